@@ -1,0 +1,15 @@
+"""Basis selection (layer 2): which points carry the kernel expansion."""
+
+from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
+from .fvs import FVSResult, feature_vector_selection
+from .random import random_basis
+
+__all__ = [
+    "BASIS_METHODS",
+    "BasisSelection",
+    "FVSResult",
+    "check_n_basis",
+    "feature_vector_selection",
+    "random_basis",
+    "select_basis",
+]

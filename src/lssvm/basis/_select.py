@@ -1,0 +1,133 @@
+"""Turn the estimators' ``basis=`` argument into basis points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+
+from ..kernels import Kernel
+from .fvs import feature_vector_selection
+from .random import random_basis
+
+__all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
+
+BASIS_METHODS = ("fvs", "random")
+
+
+@dataclass(frozen=True)
+class BasisSelection:
+    """Basis points chosen for a sparse model.
+
+    Attributes
+    ----------
+    vectors : ndarray of shape (n, d)
+    indices : ndarray of shape (n,) or None
+        Rows of the training inputs, when the basis came from them.
+    error_curve : ndarray of shape (n + 1,) or None
+        Mean relative reconstruction error after each FVS step.
+    stop_reason : str or None
+        Why FVS stopped.
+    """
+
+    vectors: np.ndarray
+    indices: np.ndarray | None = None
+    error_curve: np.ndarray | None = None
+    stop_reason: str | None = None
+
+
+def check_n_basis(n_basis, n_samples):
+    """Validate ``n_basis`` (None or an int in [1, n_samples])."""
+    if n_basis is None:
+        return None
+    if not isinstance(n_basis, Integral) or isinstance(n_basis, bool) or n_basis < 1:
+        raise ValueError(f"n_basis must be a positive integer or None; got {n_basis!r}")
+    if n_basis > n_samples:
+        raise ValueError(
+            f"n_basis={n_basis} is larger than the number of training samples "
+            f"({n_samples}); choose n_basis <= {n_samples}"
+        )
+    return int(n_basis)
+
+
+def select_basis(
+    X,
+    kernel: Kernel,
+    basis="fvs",
+    n_basis=None,
+    *,
+    tol: float = 0.0,
+    pivot_tol: float = 1e-10,
+    n_candidates=None,
+    random_state=None,
+) -> BasisSelection:
+    """Choose basis points from ``X`` or validate an explicit set.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        Training inputs.
+    kernel : Kernel
+    basis : {"fvs", "random"} or array-like of shape (n, d)
+        Selection method, or the basis points themselves.
+    n_basis : int or None
+        Number of points (a cap for "fvs"; for "random" default min(200, distinct rows)).
+    tol, pivot_tol, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    BasisSelection
+
+    Raises
+    ------
+    ValueError
+        Unknown method, invalid ``n_basis``, or an explicit basis with the
+        wrong shape, non-finite values or duplicate rows.
+    """
+    m = X.shape[0]
+    if isinstance(basis, str):
+        n_basis = check_n_basis(n_basis, m)
+        if basis == "fvs":
+            res = feature_vector_selection(
+                X,
+                kernel,
+                n_basis=n_basis,
+                tol=tol,
+                pivot_tol=pivot_tol,
+                n_candidates=n_candidates,
+                random_state=random_state,
+            )
+            return BasisSelection(X[res.indices], res.indices, res.error_curve, res.stop_reason)
+        if basis == "random":
+            idx = random_basis(X, n_basis, random_state)
+            return BasisSelection(X[idx], idx)
+        raise ValueError(
+            f"basis must be one of {list(BASIS_METHODS)} or an array of basis points "
+            f"of shape (n_basis, {X.shape[1]}); got {basis!r}"
+        )
+    Z = check_basis_array(basis, X.shape[1])
+    return BasisSelection(Z)
+
+
+def check_basis_array(basis, n_features):
+    """Validate an explicit array of basis points."""
+    try:
+        Z = np.asarray(basis, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"basis array must be numeric; {exc}") from None
+    if Z.ndim != 2 or Z.shape[1] != n_features or Z.shape[0] < 1:
+        raise ValueError(
+            f"basis array must have shape (n_basis, {n_features}) with n_basis >= 1; "
+            f"got shape {Z.shape}"
+        )
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("basis array contains NaN or infinity")
+    uniq = np.unique(Z, axis=0)
+    if uniq.shape[0] < Z.shape[0]:
+        raise ValueError(
+            f"basis array has {Z.shape[0] - uniq.shape[0]} duplicate row(s); a repeated "
+            "basis point makes K_BB singular and adds nothing to the model: remove duplicates"
+        )
+    return Z

@@ -1,0 +1,152 @@
+"""Shared machinery of the sparse LS-SVM estimators.
+
+The estimators are thin: they validate input, choose the basis
+(:mod:`lssvm.basis`), hand the kernel matrices to the path factorisation
+(:mod:`lssvm.solvers`), and expose its training-set results (coefficients,
+LOO residuals) in scikit-learn's conventions.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..basis import select_basis
+from ..exceptions import NotFittedError
+from ..kernels import make_kernel
+from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..solvers import check_alphas, factorize_sparse_rls
+
+__all__ = ["BaseSparseLSSVM"]
+
+
+def _check_unit_interval(name, value, *, allow_zero=True):
+    ok = isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value >= 0 if allow_zero else value > 0) and value < 1
+    if not ok:
+        bound = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"{name} must be a number in {bound}; got {value!r}")
+    return float(value)
+
+
+class BaseSparseLSSVM(BaseEstimator):
+    """Sparse LS-SVM on a basis, with the training factorisation kept for
+    exact fast cross-validation.  Not for direct use."""
+
+    def __init__(
+        self,
+        kernel="rbf",
+        gamma=1.0,
+        alpha=1.0,
+        basis="fvs",
+        n_basis=None,
+        random_state=None,
+        *,
+        degree=3,
+        coef0=1.0,
+        basis_tol=1e-6,
+        pivot_tol=1e-6,
+        fvs_candidates=None,
+        rcond=1e-10,
+        block_size=DEFAULT_BLOCK_SIZE,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.alpha = alpha
+        self.basis = basis
+        self.n_basis = n_basis
+        self.random_state = random_state
+        self.degree = degree
+        self.coef0 = coef0
+        self.basis_tol = basis_tol
+        self.pivot_tol = pivot_tol
+        self.fvs_candidates = fvs_candidates
+        self.rcond = rcond
+        self.block_size = block_size
+
+    # ------------------------------------------------------------------ fit
+    def _validate_params_(self):
+        kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        if np.ndim(self.alpha) != 0:
+            raise ValueError(
+                "alpha must be a single number > 0 for fit; pass an array of alphas to "
+                f"loo_residuals/press instead; got {self.alpha!r}"
+            )
+        check_alphas(self.alpha)
+        _check_unit_interval("basis_tol", self.basis_tol)
+        _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
+        _check_unit_interval("rcond", self.rcond, allow_zero=False)
+        if not (isinstance(self.block_size, (int, np.integer)) and self.block_size >= 1):
+            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
+        return kernel
+
+    def _fit_targets(self, X, Y):
+        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
+        kernel = self._validate_params_()
+        sel = select_basis(
+            X,
+            kernel,
+            self.basis,
+            self.n_basis,
+            tol=self.basis_tol,
+            pivot_tol=self.pivot_tol,
+            n_candidates=self.fvs_candidates,
+            random_state=self.random_state,
+        )
+        Z = sel.vectors
+        K_mn = kernel(X, Z, block_size=self.block_size)
+        K_BB = K_mn[sel.indices] if sel.indices is not None else kernel(Z, Z)
+        fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True)
+        a, b = fac.coef(self.alpha)
+        self.kernel_ = kernel
+        self.basis_vectors_ = Z
+        self.basis_indices_ = sel.indices
+        self.n_basis_ = Z.shape[0]
+        self.reconstruction_error_curve_ = sel.error_curve
+        self.basis_stop_reason_ = sel.stop_reason
+        self.rank_ = fac.rank
+        self.factorization_ = fac
+        self._set_coef(a, b)
+        return self
+
+    def _set_coef(self, a, b):
+        self._dual_coef_2d = a
+        self._intercept_2d = b
+
+    # -------------------------------------------------------------- predict
+    def _decision_2d(self, X):
+        check_is_fitted(self, "_dual_coef_2d")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
+        for rows in iter_row_blocks(X.shape[0], self.block_size):
+            out[rows] = self.kernel_(X[rows], self.basis_vectors_) @ self._dual_coef_2d
+        out += self._intercept_2d
+        return out
+
+    # ------------------------------------------------------------ LOO (2-D)
+    def _factorization(self):
+        check_is_fitted(self, "_dual_coef_2d")
+        fac = getattr(self, "factorization_", None)
+        if fac is None:
+            raise NotFittedError(
+                "this model has no training factorisation (it was loaded from a file); "
+                "call fit on the training data to get cross-validation results"
+            )
+        return fac
+
+    def _loo_residuals_3d(self, alpha):
+        """LOO residuals as (A, m, v) and whether alpha was a scalar."""
+        alpha = self.alpha if alpha is None else alpha
+        alphas, scalar = check_alphas(alpha)
+        return self._factorization().loo_residuals(alphas), scalar
+
+
+def squeeze_outputs(arr, scalar, single_output):
+    """Drop the alpha axis (axis 0) for scalar alpha and the output axis
+    (last) for 1-D targets."""
+    if single_output:
+        arr = arr[..., 0]
+    return arr[0] if scalar else arr

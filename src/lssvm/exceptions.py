@@ -1,0 +1,13 @@
+"""Warnings and errors raised by lssvm."""
+
+from sklearn.exceptions import NotFittedError
+
+__all__ = ["NumericalWarning", "NotFittedError"]
+
+
+class NumericalWarning(UserWarning):
+    """A numerical safeguard changed the computation (rank truncation, a
+    dropped near-dependent basis point, a hat-matrix diagonal close to 1).
+
+    The message says what was done and how much accuracy is at stake.
+    """

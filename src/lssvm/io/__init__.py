@@ -1,0 +1,15 @@
+"""Files: reading tables, saving and loading models (no pickle)."""
+
+from .model_io import FORMAT_VERSION, SavedModel, load_model, save_model
+from .tables import infer_task, input_matrix, read_table, split_xy
+
+__all__ = [
+    "FORMAT_VERSION",
+    "SavedModel",
+    "infer_task",
+    "input_matrix",
+    "load_model",
+    "read_table",
+    "save_model",
+    "split_xy",
+]

@@ -1,0 +1,168 @@
+"""Saving fitted models without pickle: NumPy arrays plus JSON metadata in
+one ``.npz`` file, loaded with ``allow_pickle=False``.
+
+Only what prediction needs is stored (basis points, coefficients, kernel,
+input scaling); the training factorisation is not, so a loaded model
+predicts but cannot cross-validate until refitted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..estimators import SparseLSSVC, SparseLSSVR
+from ..kernels import make_kernel
+
+__all__ = ["SavedModel", "save_model", "load_model", "FORMAT_VERSION"]
+
+FORMAT_VERSION = 1
+_ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
+
+
+@dataclass
+class SavedModel:
+    """A fitted estimator with the input scaling and column names it was
+    trained with.
+
+    Attributes
+    ----------
+    estimator : SparseLSSVR or SparseLSSVC
+    x_center, x_scale : ndarray of shape (d,)
+        Inputs are transformed as ``(X - x_center) / x_scale`` before the
+        estimator sees them.
+    feature_names : list of str
+    target_name : str or None
+    metadata : dict
+        Anything else (training summary), JSON-serialisable.
+    """
+
+    estimator: object
+    x_center: np.ndarray
+    x_scale: np.ndarray
+    feature_names: list
+    target_name: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+    def transform(self, X):
+        """Apply the stored input scaling, shape (m, d) -> (m, d)."""
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.x_center.size:
+            raise ValueError(
+                f"the model expects {self.x_center.size} input column(s) "
+                f"({', '.join(self.feature_names)}); got an array of shape {X.shape}"
+            )
+        return (X - self.x_center) / self.x_scale
+
+    def predict(self, X):
+        """Predictions for raw (unscaled) inputs."""
+        return self.estimator.predict(self.transform(X))
+
+
+def save_model(path, model: SavedModel):
+    """Write ``model`` to ``path`` (``.npz``) atomically: the file appears
+    only once complete."""
+    est = model.estimator
+    name = type(est).__name__
+    if name not in _ESTIMATORS:
+        raise TypeError(f"cannot save a {name}; supported: {sorted(_ESTIMATORS)}")
+    meta = {
+        "format": "lssvm-model",
+        "format_version": FORMAT_VERSION,
+        "estimator": name,
+        "params": _json_params(est.get_params()),
+        "kernel": est.kernel_.get_params(),
+        "feature_names": list(model.feature_names),
+        "target_name": model.target_name,
+        "single_output": bool(est._single_output),
+        "metadata": model.metadata,
+    }
+    arrays = {
+        "basis_vectors": est.basis_vectors_,
+        "dual_coef": est._dual_coef_2d,
+        "intercept": est._intercept_2d,
+        "x_center": np.asarray(model.x_center, dtype=float),
+        "x_scale": np.asarray(model.x_scale, dtype=float),
+    }
+    if name == "SparseLSSVC":
+        classes = est.classes_
+        meta["classes_kind"] = classes.dtype.kind
+        arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        np.savez(tmp, metadata=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path
+
+
+def load_model(path) -> SavedModel:
+    """Read a model written by :func:`save_model`.
+
+    Raises
+    ------
+    ValueError
+        If the file is not an lssvm model file.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable lssvm model file ({exc})") from None
+    try:
+        meta = json.loads(str(arrays.pop("metadata")))
+        assert meta.get("format") == "lssvm-model"
+    except Exception:
+        raise ValueError(f"{path}: not an lssvm model file (no lssvm metadata)") from None
+    if meta["format_version"] > FORMAT_VERSION:
+        raise ValueError(
+            f"{path}: model format version {meta['format_version']} is newer than this "
+            f"lssvm understands ({FORMAT_VERSION}); upgrade lssvm"
+        )
+    cls = _ESTIMATORS[meta["estimator"]]
+    params = dict(meta["params"])
+    params["basis"] = arrays["basis_vectors"]
+    est = cls(**params)
+    kparams = dict(meta["kernel"])
+    est.kernel_ = make_kernel(kparams.pop("kernel"), **kparams)
+    est.basis_vectors_ = arrays["basis_vectors"]
+    est.basis_indices_ = None
+    est.n_basis_ = est.basis_vectors_.shape[0]
+    est.n_features_in_ = est.basis_vectors_.shape[1]
+    est.factorization_ = None
+    if cls is SparseLSSVC:
+        est.classes_ = arrays["classes"]
+    else:
+        est._single_output = meta["single_output"]
+    est._set_coef(arrays["dual_coef"], arrays["intercept"])
+    return SavedModel(
+        estimator=est,
+        x_center=arrays["x_center"],
+        x_scale=arrays["x_scale"],
+        feature_names=meta["feature_names"],
+        target_name=meta["target_name"],
+        metadata=meta["metadata"],
+    )
+
+
+def _json_params(params):
+    out = {}
+    for k, v in params.items():
+        if k == "basis" and not isinstance(v, str):
+            v = "array"
+        elif isinstance(v, np.generic):
+            v = v.item()
+        elif not isinstance(v, (str, int, float, bool, type(None))):
+            v = repr(v)
+        out[k] = v
+    return out

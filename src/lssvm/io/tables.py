@@ -1,0 +1,122 @@
+"""Reading tabular data (CSV, gzip CSV, Parquet) into inputs and targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["read_table", "split_xy", "input_matrix", "infer_task"]
+
+_CSV_SUFFIXES = {".csv", ".txt", ".tsv", ".gz", ".bz2", ".xz", ".zip"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+
+
+def read_table(path) -> pd.DataFrame:
+    """Read a CSV (optionally compressed) or Parquet file with a header row.
+
+    Raises
+    ------
+    ValueError
+        Unknown file type, unreadable or empty file.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in _PARQUET_SUFFIXES:
+            frame = pd.read_parquet(path)
+        elif suffix in _CSV_SUFFIXES:
+            sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
+            frame = pd.read_csv(path, sep=sep)
+        else:
+            raise ValueError(
+                f"{path}: unknown file type {suffix!r}; use .csv, .csv.gz, .tsv or .parquet"
+            )
+    except ImportError as exc:
+        raise ValueError(f"{path}: reading Parquet needs pyarrow: pip install 'lssvm[parquet]' ({exc})") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+        raise ValueError(f"{path}: cannot read the table ({exc})") from None
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise ValueError(f"{path}: the table is empty")
+    return frame
+
+
+def split_xy(frame: pd.DataFrame, target=None, drop=()):
+    """Split a table into a numeric input matrix and a target column.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    target : str, optional
+        Target column; default the last column.
+    drop : iterable of str
+        Columns to ignore.
+
+    Returns
+    -------
+    X : ndarray of shape (m, d)
+    y : Series of shape (m,)
+    feature_names : list of str
+
+    Raises
+    ------
+    ValueError
+        Missing target or dropped column, no input column left, a
+        non-numeric input column, or missing values.
+    """
+    columns = [str(c) for c in frame.columns]
+    frame = frame.set_axis(columns, axis=1)
+    target = columns[-1] if target is None else str(target)
+    if target not in columns:
+        raise ValueError(f"target column {target!r} not found; columns are: {', '.join(columns)}")
+    missing = [c for c in drop if c not in columns]
+    if missing:
+        raise ValueError(f"--drop column(s) not found: {', '.join(missing)}")
+    features = [c for c in columns if c != target and c not in set(drop)]
+    if not features:
+        raise ValueError("no input columns left after removing the target and dropped columns")
+    X = input_matrix(frame, features)
+    y = frame[target]
+    if y.isna().any():
+        raise ValueError(f"target column {target!r} has {int(y.isna().sum())} missing value(s)")
+    return X, y, features
+
+
+def infer_task(y: pd.Series) -> str:
+    """"classification" for non-numeric, boolean or two-valued targets, else "regression"."""
+    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return "classification"
+    return "classification" if y.nunique() == 2 else "regression"
+
+
+def input_matrix(frame: pd.DataFrame, features) -> np.ndarray:
+    """The named columns as a float matrix (m, d), checked to be numeric and finite.
+
+    Raises
+    ------
+    ValueError
+        A missing or non-numeric column, missing or infinite values.
+    """
+    absent = [c for c in features if c not in frame.columns]
+    if absent:
+        raise ValueError(f"input column(s) not found: {', '.join(map(str, absent))}")
+    bad = [
+        c
+        for c in features
+        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])
+    ]
+    if bad:
+        raise ValueError(
+            f"non-numeric input column(s): {', '.join(map(str, bad))}; encode them as numbers "
+            "or leave them out with --drop"
+        )
+    X = frame[list(features)].to_numpy(dtype=float)
+    nan_cols = [c for c, has in zip(features, np.isnan(X).any(axis=0)) if has]
+    if nan_cols:
+        raise ValueError(
+            f"missing values in input column(s): {', '.join(map(str, nan_cols))}; impute or drop those rows"
+        )
+    if not np.all(np.isfinite(X)):
+        raise ValueError("input columns contain infinite values")
+    return X

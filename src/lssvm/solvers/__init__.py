@@ -1,0 +1,5 @@
+"""Solvers (layer 3): factorisations that serve a whole regularisation path."""
+
+from .sparse_rls import SparseRLSFactorization, check_alphas, factorize_sparse_rls
+
+__all__ = ["SparseRLSFactorization", "check_alphas", "factorize_sparse_rls"]

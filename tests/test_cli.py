@@ -1,0 +1,90 @@
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from lssvm.cli.main import cli
+from lssvm.io import load_model
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_fit_bundled_dataset_then_predict(runner, tmp_path):
+    out = tmp_path / "moto.npz"
+    res = runner.invoke(cli, ["fit", "motorcycle", "--target", "accel", "--gamma", "13.1", "--alpha", "1e-3", "--scale", "minmax", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "loo_mse" in res.output and "best alpha by LOO" in res.output and "model saved" in res.output
+    assert out.exists()
+    model = load_model(out)
+    assert model.target_name == "accel" and model.feature_names == ["times"]
+    pred_file = tmp_path / "pred.csv"
+    res = runner.invoke(cli, ["predict", str(out), "motorcycle", "-o", str(pred_file)])
+    assert res.exit_code == 0, res.output
+    pred = pd.read_csv(pred_file)
+    assert pred.shape == (133, 1) and list(pred.columns) == ["predicted_accel"]
+    res = runner.invoke(cli, ["predict", str(out), "motorcycle"])
+    assert res.exit_code == 0 and res.output.startswith("predicted_accel")
+
+
+def test_fit_csv_and_parquet_classification(runner, tmp_path, rng):
+    X = rng.standard_normal((60, 2))
+    frame = pd.DataFrame({"u": X[:, 0], "w": X[:, 1], "label": np.where(X[:, 0] > 0, "pos", "neg")})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    frame.to_parquet(tmp_path / "d.parquet")
+    for name in ("d.csv", "d.parquet"):
+        out = tmp_path / f"{name}.npz"
+        res = runner.invoke(cli, ["fit", str(tmp_path / name), "--target", "label", "-o", str(out)])
+        assert res.exit_code == 0, res.output
+        assert "SparseLSSVC (classification)" in res.output and "loo_error_rate" in res.output
+        res = runner.invoke(cli, ["predict", str(out), str(tmp_path / name)])
+        assert res.exit_code == 0
+        assert set(res.output.split()[1:]) <= {"pos", "neg"}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["fit", "no-such-file.csv"], "no such file"),
+        (["fit", "boston", "--target", "price"], "target column 'price' not found"),
+        (["fit", "boston", "--alpha", "0"], "alpha must be finite and > 0"),
+        (["fit", "boston", "--gamma", "-1"], "gamma must be a finite number > 0"),
+        (["fit", "boston", "--alphas", "a:b"], "START:STOP:NUM"),
+        (["fit", "boston", "--bogus"], "No such option"),
+        (["fit", "boston", "--n-basis", "100000"], "n_basis=100000 is larger"),
+        (["fit", "boston", "--task", "regression", "--target", "chas", "--drop", "zzz"], "--drop column"),
+    ],
+)
+def test_errors_are_clean(runner, tmp_path, args, message):
+    out = tmp_path / "never.npz"
+    res = runner.invoke(cli, args + ["-o", str(out)] if args[-1] != "--bogus" else args)
+    assert res.exit_code != 0
+    assert message in res.output
+    assert "Traceback" not in res.output
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []  # no partial files
+
+
+def test_non_numeric_inputs_and_targets(runner, tmp_path):
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": ["x", "y", "x", "y"], "t": ["p", "q", "p", "r"]})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    res = runner.invoke(cli, ["fit", str(tmp_path / "d.csv"), "--target", "t", "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code != 0 and "non-numeric input column(s): c" in res.output
+    res = runner.invoke(cli, ["fit", str(tmp_path / "d.csv"), "--target", "t", "--drop", "c", "--task", "regression", "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code != 0 and "not numeric" in res.output
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_predict_errors(runner, tmp_path):
+    res = runner.invoke(cli, ["predict", str(tmp_path / "none.npz"), "boston"])
+    assert res.exit_code != 0 and "does not exist" in res.output
+    bogus = tmp_path / "bogus.npz"
+    np.savez(bogus, a=np.ones(2))
+    res = runner.invoke(cli, ["predict", str(bogus), "boston"])
+    assert res.exit_code != 0 and "not an lssvm model file" in res.output
+    out = tmp_path / "m.npz"
+    assert runner.invoke(cli, ["fit", "motorcycle", "-o", str(out)]).exit_code == 0
+    res = runner.invoke(cli, ["predict", str(out), "boston"])
+    assert res.exit_code != 0 and "times" in res.output
