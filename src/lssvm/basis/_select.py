@@ -59,6 +59,7 @@ def select_basis(
     *,
     tol: float = 0.0,
     pivot_tol: float = 1e-10,
+    rcond: float = 1e-10,
     n_candidates=None,
     random_state=None,
 ) -> BasisSelection:
@@ -73,7 +74,7 @@ def select_basis(
         Selection method, or the basis points themselves.
     n_basis : int or None
         Number of points (a cap for "fvs"; for "random" default min(200, distinct rows)).
-    tol, pivot_tol, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
+    tol, pivot_tol, rcond, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
     random_state : int, RandomState or None
 
     Returns
@@ -96,6 +97,7 @@ def select_basis(
                 n_basis=n_basis,
                 tol=tol,
                 pivot_tol=pivot_tol,
+                rcond=rcond,
                 n_candidates=n_candidates,
                 random_state=random_state,
             )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 
 from ..kernels import Kernel
@@ -39,7 +40,8 @@ class FVSResult:
         increases.
     stop_reason : str
         ``"n_basis"``, ``"tol"`` (error below ``tol``) or ``"singular"`` (no
-        remaining point is numerically independent of the selected ones).
+        remaining point is numerically independent of the selected ones, or
+        the next one would make ``K_SS`` too ill-conditioned).
     """
 
     indices: np.ndarray
@@ -54,6 +56,7 @@ def feature_vector_selection(
     n_basis: int | None = None,
     tol: float = 0.0,
     pivot_tol: float = 1e-10,
+    rcond: float = 1e-10,
     n_candidates: int | None = None,
     random_state=None,
     block_size: int = DEFAULT_BLOCK_SIZE,
@@ -77,6 +80,11 @@ def feature_vector_selection(
         ``(k_jj - K_Sj^T K_SS^{-1} K_Sj) / k_jj`` exceeds ``pivot_tol``; when
         no point qualifies ``K_SS`` would stop being numerically invertible
         and the search ends (paper 000's stopping rule).
+    rcond : float, default=1e-10
+        The search also ends, without adding it, when the best point would
+        bring the reciprocal condition number of ``K_SS`` (LAPACK's estimate
+        from the Cholesky factor, O(k^2) per step) below ``rcond``; with the
+        solvers' default ``rcond`` this keeps an FVS basis safely invertible.
     n_candidates : int, optional
         ``None`` (default): exact greedy search over every point.  An int
         ``c``: each step scores only ``c`` points drawn at random among the
@@ -134,6 +142,7 @@ def feature_vector_selection(
     chosen = np.zeros(m, dtype=bool)
     selected: list[int] = []
     curve = [float(np.sum(w * resid) / m)]
+    col_norms = np.zeros(0)  # column sums of |K_SS|, for the condition estimate
 
     exact = n_candidates is None
     if exact:
@@ -169,6 +178,16 @@ def feature_vector_selection(
         g = col / np.sqrt(resid[j])
         g[j] = np.sqrt(resid[j])  # exact value, free of rounding in the subtraction
         g[chosen] = 0.0  # selected points are reconstructed exactly
+        # K_SS = L L^T with L = G[S, :k] (lower triangular in selection order)
+        k_new = kernel(X[selected + [j]], X[j : j + 1])[:, 0]
+        norms_new = np.append(col_norms + np.abs(k_new[:-1]), np.abs(k_new).sum())
+        L = G[selected + [j], : k + 1].copy()
+        L[k, : k + 1] = np.append(G[j, :k], g[j])
+        est, info = lapack.dpocon(L, norms_new.max(), uplo="L")
+        if info != 0 or est < rcond:
+            stop_reason = "singular"
+            break
+        col_norms = norms_new
         G[:, k] = g
         if exact:
             wg = w * g

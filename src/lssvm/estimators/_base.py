@@ -93,6 +93,7 @@ class BaseSparseLSSVM(BaseEstimator):
             self.n_basis,
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
+            rcond=self.rcond,
             n_candidates=self.fvs_candidates,
             random_state=self.random_state,
         )
