@@ -7,8 +7,12 @@ how model selection over the RBF width stays cheap (paper 002, Remark 6).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from scipy.spatial.distance import cdist
+from threadpoolctl import threadpool_limits
 
 DEFAULT_BLOCK_SIZE = 2048
 
@@ -26,6 +30,33 @@ def iter_row_blocks(n_rows: int, block_size: int = DEFAULT_BLOCK_SIZE):
     block_size = max(int(block_size), 1)
     for start in range(0, n_rows, block_size):
         yield slice(start, min(start + block_size, n_rows))
+
+
+#: Target size (bytes) of one kernel block: small enough to stay in cache.
+_BLOCK_BYTES = 1 << 21
+
+
+def map_row_blocks(func, n_rows: int, n_cols: int, block_size: int = DEFAULT_BLOCK_SIZE):
+    """Call ``func(rows)`` for row-block slices covering ``range(n_rows)``,
+    on all CPU cores.
+
+    Blocks hold at most ``block_size`` rows and about 2 MiB of an
+    ``n_rows x n_cols`` float64 result, so the element-wise work (``exp``,
+    shifts) runs in cache.  NumPy releases the GIL in those loops, so a
+    thread per core gives real parallelism; BLAS is limited to one thread
+    meanwhile so the two do not oversubscribe the cores.  ``func`` must
+    write disjoint outputs.
+    """
+    rows_per_block = max(1, min(int(block_size), _BLOCK_BYTES // (8 * max(n_cols, 1))))
+    blocks = list(iter_row_blocks(n_rows, rows_per_block))
+    workers = min(os.cpu_count() or 1, len(blocks))
+    if workers <= 1 or n_rows * n_cols < 1 << 16:
+        for rows in blocks:
+            func(rows)
+        return
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        for _ in pool.map(func, blocks):
+            pass
 
 
 def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):

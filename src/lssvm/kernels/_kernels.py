@@ -14,8 +14,8 @@ import numpy as np
 
 from ._distances import (
     DEFAULT_BLOCK_SIZE,
-    iter_row_blocks,
     manhattan_distances,
+    map_row_blocks,
     squared_distances,
 )
 
@@ -58,7 +58,8 @@ class Kernel:
         X : ndarray of shape (m, d)
         Z : ndarray of shape (n, d)
         block_size : int, default=2048
-            Rows of ``X`` evaluated at once.
+            Largest number of rows of ``X`` evaluated at once; blocks are
+        made smaller to stay in cache and are spread over the CPU cores.
         out : ndarray of shape (m, n), optional
             Where to write the result.
 
@@ -69,8 +70,11 @@ class Kernel:
         X, Z = _check_pair(X, Z)
         if out is None:
             out = np.empty((X.shape[0], Z.shape[0]))
-        for rows in iter_row_blocks(X.shape[0], block_size):
+
+        def work(rows):
             out[rows] = self._block(X[rows], Z)
+
+        map_row_blocks(work, X.shape[0], Z.shape[0], block_size)
         return out
 
     def _block(self, X, Z):  # pragma: no cover - abstract
@@ -98,10 +102,6 @@ class RBF(Kernel):
     gamma: float = 1.0
     name = "rbf"
 
-    def __call__(self, X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
-        X, Z = _check_pair(X, Z)
-        out = squared_distances(X, Z, block_size=block_size, out=out)
-        return self.from_squared_distances(out, out=out)
 
     def from_squared_distances(self, D, out=None):
         """Kernel values from precomputed squared distances ``D`` (any shape).

@@ -1,0 +1,142 @@
+"""Speed of fit + exact LOO over a 20-alpha path, against scikit-learn.
+
+Issue 2's speed check: m = 5000, d = 10, n in {500, 1000, 2000} random basis
+points, RBF kernel, 20 alphas on a log grid.
+
+* ours:  SparseLSSVR(basis=Z).fit, then loo_residuals(alphas) (20 alphas);
+* peer:  make_pipeline(Nystroem(n_components=n), RidgeCV(alphas, store_cv_results=True)),
+  the same model on the same basis points (Nystroem features K_mn K_BB^-1/2,
+  ridge with an unpenalised intercept) with the same LOO errors, computed by
+  scikit-learn's SVD/eigen GCV.
+
+Printed: times (best of --repeats), ratios, agreement of the LOO squared
+errors, and the flop rate of ``fit`` against this machine's DGEMM rate
+measured in the same run.
+
+Run:  python benchmarks/speed_loo.py [--n 500 1000 2000] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy
+import sklearn
+from sklearn.kernel_approximation import Nystroem
+from sklearn.linear_model import RidgeCV
+from sklearn.pipeline import make_pipeline
+
+from lssvm import SparseLSSVR
+
+
+def best_time(func, repeats):
+    best, out = np.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def gemm_rate(m, n, repeats=3):
+    """GFLOP/s of float64 DGEMM (m x n) @ (n x n) on this machine, now."""
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((m, n)), rng.standard_normal((n, n))
+    t, _ = best_time(lambda: A @ B, repeats)
+    return 2.0 * m * n * n / t / 1e9
+
+
+def fit_flops(m, n, d):
+    """Flops of SparseLSSVR.fit with an explicit basis (see factorize_sparse_rls).
+
+    kernel distances 2mnd; centred Gram m n^2 (SYRK); Cholesky n^3/3; dsygst n^3;
+    eigh (tridiagonalisation 4/3 n^3 + divide-and-conquer back-transformation
+    ~2n^3 + basis kernel 2n^2 d, ignored); Q = L^-T V n^3; M = Kc Q 2mn^2.
+    Exponentials are not counted.
+    """
+    return 2 * m * n * d + m * n**2 + n**3 / 3 + n**3 + (4 / 3 + 2) * n**3 + n**3 + 2 * m * n**2
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--m", type=int, default=5000)
+    ap.add_argument("--d", type=int, default=10)
+    ap.add_argument("--n", type=int, nargs="+", default=[500, 1000, 2000])
+    ap.add_argument("--gamma", type=float, default=0.1)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sklearn-repeats", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    args = ap.parse_args(argv)
+
+    rng = np.random.default_rng(0)
+    m, d = args.m, args.d
+    X = rng.standard_normal((m, d))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
+    alphas = np.geomspace(1e-3, 1e3, 20)
+    peak = gemm_rate(m, max(args.n))
+
+    rows = []
+    for n in args.n:
+        ny = Nystroem(kernel="rbf", gamma=args.gamma, n_components=n, random_state=0).fit(X)
+        Z = X[ny.component_indices_]
+
+        est = SparseLSSVR(kernel="rbf", gamma=args.gamma, alpha=float(alphas[0]), basis=Z)
+        t_fit, _ = best_time(lambda: est.fit(X, y), args.repeats)
+        t_loo, R = best_time(lambda: est.loo_residuals(alphas), args.repeats)
+
+        pipe = make_pipeline(
+            Nystroem(kernel="rbf", gamma=args.gamma, n_components=n, random_state=0),
+            RidgeCV(alphas=alphas, store_cv_results=True),
+        )
+        t_sk, _ = best_time(lambda: pipe.fit(X, y), args.sklearn_repeats)
+        sk_sq = pipe[-1].cv_results_.T  # (A, m) squared LOO errors
+        ours_sq = R**2
+        agree = max(
+            np.linalg.norm(ours_sq[k] - sk_sq[k]) / np.linalg.norm(sk_sq[k]) for k in range(len(alphas))
+        )
+        flops = fit_flops(m, n, d)
+        rows.append(
+            {
+                "n": n,
+                "fit_s": t_fit,
+                "loo20_s": t_loo,
+                "fit+loo_s": t_fit + t_loo,
+                "(fit+loo)/fit": (t_fit + t_loo) / t_fit,
+                "sklearn_s": t_sk,
+                "speedup_vs_sklearn": t_sk / (t_fit + t_loo),
+                "loo_rel_diff": agree,
+                "fit_GFLOP": flops / 1e9,
+                "fit_GFLOP/s": flops / t_fit / 1e9,
+                "fraction_of_dgemm": flops / t_fit / 1e9 / peak,
+                "cond_KBB": float(np.linalg.cond(est.kernel_(Z, Z))),
+            }
+        )
+        print(pd.DataFrame(rows[-1:]).to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
+
+    table = pd.DataFrame(rows)
+    machine = {
+        "cpu_count": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "sklearn": sklearn.__version__,
+        "dgemm_GFLOPs": peak,
+    }
+    print()
+    print(f"m={m} d={d} gamma={args.gamma} alphas=geomspace(1e-3, 1e3, 20); DGEMM peak {peak:.1f} GFLOP/s")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "speed_loo.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
+    return table
+
+
+if __name__ == "__main__":
+    main()
