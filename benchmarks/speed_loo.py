@@ -56,12 +56,12 @@ def gemm_rate(m, n, repeats=3):
 def fit_flops(m, n, d):
     """Flops of SparseLSSVR.fit with an explicit basis (see factorize_sparse_rls).
 
-    kernel distances 2mnd; centred Gram m n^2 (SYRK); Cholesky n^3/3; dsygst n^3;
-    eigh (tridiagonalisation 4/3 n^3 + divide-and-conquer back-transformation
-    ~2n^3 + basis kernel 2n^2 d, ignored); Q = L^-T V n^3; M = Kc Q 2mn^2.
-    Exponentials are not counted.
+    kernel distances 2mnd; whitening Kc L^-T m n^2 (TRSM); Phi^T Phi m n^2
+    (SYRK); Cholesky n^3/3; eigh ~10/3 n^3 (tridiagonalisation 4/3 n^3 +
+    divide-and-conquer back-transformation ~2 n^3); Q = L^-T V n^3;
+    M = Phi V 2 m n^2.  Exponentials and the n x n basis kernel are not counted.
     """
-    return 2 * m * n * d + m * n**2 + n**3 / 3 + n**3 + (4 / 3 + 2) * n**3 + n**3 + 2 * m * n**2
+    return 2 * m * n * d + 4 * m * n**2 + n**3 / 3 + 10 / 3 * n**3 + n**3
 
 
 def main(argv=None):

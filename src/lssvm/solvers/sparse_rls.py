@@ -103,6 +103,10 @@ class SparseRLSFactorization:
     def _inv_shift(self, alphas):
         return 1.0 / (self.eigenvalues[:, None] + alphas[None, :])  # (r, A)
 
+    def _eigen_coef(self, alphas):
+        """Coefficients ``c = (Lambda + alpha)^-1 z`` in the eigenbasis, (r, A, v); ``a = Q c``."""
+        return self._inv_shift(alphas)[:, :, None] * self.z[:, None, :]
+
     def coef(self, alpha):
         """Dual coefficients and intercept.
 
@@ -121,8 +125,8 @@ class SparseRLSFactorization:
         per alpha.
         """
         alphas, scalar = check_alphas(alpha)
-        D = self._inv_shift(alphas)  # (r, A)
-        a = np.einsum("nr,ra,rv->anv", self.Q, D, self.z, optimize=True)
+        C = self._eigen_coef(alphas)  # (r, A, v)
+        a = np.einsum("nr,rav->anv", self.Q, C, optimize=True)
         b = self.y_mean[None, :] - np.einsum("n,anv->av", self.kernel_mean, a)
         return (a[0], b[0]) if scalar else (a, b)
 
@@ -133,10 +137,9 @@ class SparseRLSFactorization:
         return E[0] if scalar else E
 
     def _residuals(self, alphas):
-        D = self._inv_shift(alphas)
-        r, v = self.z.shape
-        W = (D[:, :, None] * self.z[:, None, :]).reshape(r, -1)  # (r, A*v)
-        F = (self.M @ W).reshape(self.n_samples, alphas.size, v)
+        C = self._eigen_coef(alphas)
+        r, A, v = C.shape
+        F = (self.M @ C.reshape(r, A * v)).reshape(self.n_samples, A, v)
         return self.y_centered[None, :, :] - F.transpose(1, 0, 2)
 
     def hat_diag(self, alpha):
@@ -212,29 +215,38 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
 
     Notes
     -----
-    Flops (float64, v outputs): centring O(m n); ``Kc^T Kc`` m n^2;
-    Cholesky n^3/3, reduction to standard form (``dsygst``) n^3,
-    divide-and-conquer eigensolver with eigenvectors about 4 n^3 (half of it
-    memory-bound tridiagonalisation), back-substitution n^3; ``M = Kc Q``
-    2 m n^2.  Memory: two m x n
-    arrays (``Kc`` and ``M``) at the peak, ``M`` afterwards.
+    With a whitening ``W`` of the basis metric (``W = L^-T`` from the
+    Cholesky factor ``K_BB = L L^T``, or ``U S^-1/2`` on the range of K_BB),
+    the problem becomes ridge regression on ``Phi = Kc W``:
+    ``Phi^T Phi = V Lambda V^T``, ``Q = W V``, ``M = Phi V``.  Whitening the
+    m x n kernel rows *before* forming the n x n Gram matrix, rather than
+    reducing ``Kc^T Kc`` by ``L`` afterwards, keeps rounding at eps
+    ``||Phi||^2`` instead of eps ``||Kc||^2 / lambda_min(K_BB)``: orders of
+    magnitude more accurate on the ill-conditioned bases RBF kernels give.
+
+    Flops (float64): centring O(m n); whitening m n^2 (triangular solve);
+    ``Phi^T Phi`` m n^2 (SYRK); Cholesky n^3/3; divide-and-conquer eigh about
+    4 n^3 (half of it memory-bound tridiagonalisation); ``Q`` n^3; ``M``
+    2 m n^2.  Memory: ``Kc`` is whitened in place; peak two m x n arrays
+    (``Phi`` and ``M``), ``M`` afterwards.
     """
     K_mn = np.asarray(K_mn, dtype=float)
     Y = np.asarray(Y, dtype=float)
-    m, n = K_mn.shape
     mu = K_mn.mean(axis=0)
     Kc = K_mn if overwrite_k else K_mn.copy()
     Kc -= mu
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
-    G = Kc.T @ Kc  # n x n Gram matrix of centred kernel columns
-    Q, lam, method = _generalized_eigh(G, np.asarray(K_BB, dtype=float), rcond)
-    M = Kc @ Q
+    Phi, W, method = _whiten(Kc, np.asarray(K_BB, dtype=float), rcond)
     del Kc
+    lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
+    Q = np.ascontiguousarray(W(V))
+    M = Phi @ V
+    del Phi
     z = M.T @ Yc
     return SparseRLSFactorization(
         Q=Q,
-        eigenvalues=lam,
+        eigenvalues=np.maximum(lam, 0.0),
         M=M,
         z=z,
         y_mean=y_mean,
@@ -244,11 +256,14 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     )
 
 
-def _generalized_eigh(G, K_BB, rcond):
-    """Solve ``G Q = K_BB Q diag(lam)``, ``Q^T K_BB Q = I`` robustly.
+def _whiten(Kc, K_BB, rcond):
+    """``Phi = Kc W`` with ``W^T K_BB W = I`` (on the range of K_BB).
 
-    Cholesky reduction when K_BB is well conditioned; otherwise the range of
-    K_BB from its eigendecomposition (the Nystrom pseudo-inverse of paper 003).
+    Returns ``Phi`` (m x r; overwrites ``Kc`` on the Cholesky path), a
+    function applying ``W`` to an r x k matrix, and the method name.
+    Cholesky when K_BB is well conditioned (LAPACK condition estimate above
+    ``rcond``); otherwise the eigendecomposition of K_BB with eigenvalues
+    below ``rcond`` times the largest dropped (the ``W_k^+`` of paper 003).
     """
     n = K_BB.shape[0]
     try:
@@ -259,14 +274,9 @@ def _generalized_eigh(G, K_BB, rcond):
     except linalg.LinAlgError:
         ok = False
     if ok:
-        # C = L^-1 G L^-T by LAPACK's symmetric reduction (n^3 flops, half of
-        # two triangular solves), then divide-and-conquer eigh
-        C, info = lapack.dsygst(G, L, itype=1, lower=1)
-        if info != 0:  # pragma: no cover - dsygst only fails on bad arguments
-            raise linalg.LinAlgError(f"dsygst failed with info={info}")
-        lam, V = linalg.eigh(C, lower=True, driver="evd", check_finite=False)
-        Q = linalg.solve_triangular(L, V, lower=True, trans="T", check_finite=False)
-        return np.ascontiguousarray(Q), np.maximum(lam, 0.0), "cholesky"
+        # Phi^T = L^-1 Kc^T, solved in place on the Fortran view of Kc
+        PhiT = linalg.solve_triangular(L, Kc.T, lower=True, overwrite_b=True, check_finite=False)
+        return PhiT.T, (lambda V: linalg.solve_triangular(L, V, lower=True, trans="T", check_finite=False)), "cholesky"
     s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if keep.sum() < n:
@@ -279,7 +289,4 @@ def _generalized_eigh(G, K_BB, rcond):
             stacklevel=3,
         )
     R = U[:, keep] / np.sqrt(s[keep])
-    C = R.T @ G @ R
-    C = (C + C.T) * 0.5
-    lam, V = linalg.eigh(C, driver="evd", check_finite=False)
-    return np.ascontiguousarray(R @ V), np.maximum(lam, 0.0), "eigh"
+    return Kc @ R, (lambda V: R @ V), "eigh"
