@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from conftest import rel_err
 from scipy.spatial.distance import cdist
 from sklearn.metrics.pairwise import (
     laplacian_kernel,
@@ -9,8 +10,6 @@ from sklearn.metrics.pairwise import (
 )
 
 from lssvm.kernels import RBF, Laplacian, Linear, Polynomial, make_kernel, squared_distances
-
-from conftest import rel_err
 
 
 @pytest.mark.parametrize(

@@ -7,15 +7,14 @@ cond * eps < 3e-9 and both paths agree to better than 1e-8 relative.
 
 import numpy as np
 import pytest
+from _reference import dense_hat_matrix, dense_solve, retrain_loo
+from conftest import rel_err
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lssvm.exceptions import NumericalWarning
 from lssvm.kernels import RBF, Polynomial
 from lssvm.solvers import check_alphas, factorize_sparse_rls
-
-from _reference import dense_hat_matrix, dense_solve, retrain_loo
-from conftest import rel_err
 
 TOL = 1e-8
 
@@ -157,3 +156,19 @@ def test_small_alpha_accuracy_against_high_precision(rng):
     ref_loo = np.array([float(res[i] / (1 - h[i])) for i in range(m)])
     assert rel_err(fac.residuals(alpha)[:, 0], ref_res) < 1e-9
     assert rel_err(fac.loo_residuals(alpha)[:, 0], ref_loo) < 1e-8
+
+
+@pytest.mark.parametrize("duplicate", [False, True], ids=["cholesky", "range"])
+def test_generalised_eigenvectors(rng, duplicate):
+    K_mn, K_BB, Y = problem(rng, n=8)
+    if duplicate:  # a repeated basis column forces the range-of-K_BB path
+        K_mn, K_BB = np.hstack([K_mn, K_mn[:, :1]]), np.block([[K_BB, K_BB[:, :1]], [K_BB[:1, :], K_BB[:1, :1]]])
+        with pytest.warns(NumericalWarning):
+            fac = factorize_sparse_rls(K_mn, K_BB, Y)
+    else:
+        fac = factorize_sparse_rls(K_mn, K_BB, Y)
+    Kc = K_mn - K_mn.mean(axis=0)
+    Q, lam = fac.Q, fac.eigenvalues
+    np.testing.assert_allclose(Q.T @ K_BB @ Q, np.eye(fac.rank), atol=1e-8)
+    np.testing.assert_allclose(Kc.T @ Kc @ Q, K_BB @ Q * lam, atol=1e-8 * lam.max())
+    np.testing.assert_allclose(fac.M, Kc @ Q, atol=1e-10 * np.abs(fac.M).max())

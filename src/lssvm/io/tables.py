@@ -112,7 +112,7 @@ def input_matrix(frame: pd.DataFrame, features) -> np.ndarray:
             "or leave them out with --drop"
         )
     X = frame[list(features)].to_numpy(dtype=float)
-    nan_cols = [c for c, has in zip(features, np.isnan(X).any(axis=0)) if has]
+    nan_cols = [c for c, has in zip(features, np.isnan(X).any(axis=0), strict=True) if has]
     if nan_cols:
         raise ValueError(
             f"missing values in input column(s): {', '.join(map(str, nan_cols))}; impute or drop those rows"

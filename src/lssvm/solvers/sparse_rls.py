@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import linalg
@@ -66,8 +67,11 @@ class SparseRLSFactorization:
 
     Attributes
     ----------
-    Q : ndarray of shape (n, r)
-        Generalised eigenvectors, ``Q^T K_BB Q = I`` (r = numerical rank).
+    V : ndarray of shape (r, r)
+        Eigenvectors of the whitened Gram matrix ``Phi^T Phi``.
+    whitener : ndarray
+        ``L`` (n x n, lower Cholesky factor of K_BB, ``W = L^-T``) when
+        ``method == "cholesky"``, else ``W`` itself (n x r).
     eigenvalues : ndarray of shape (r,)
         ``Lambda``, non-negative.
     M : ndarray of shape (m, r)
@@ -83,7 +87,8 @@ class SparseRLSFactorization:
         numerically singular).
     """
 
-    Q: np.ndarray
+    V: np.ndarray
+    whitener: np.ndarray
     eigenvalues: np.ndarray
     M: np.ndarray
     z: np.ndarray
@@ -98,7 +103,20 @@ class SparseRLSFactorization:
 
     @property
     def rank(self) -> int:
-        return self.Q.shape[1]
+        return self.V.shape[1]
+
+    def whiten_back(self, B):
+        """``W B`` for an r x k matrix ``B``: from the eigenbasis to basis-point
+        coefficients; O(n^2 k)."""
+        if self.method == "cholesky":
+            return linalg.solve_triangular(self.whitener, B, lower=True, trans="T", check_finite=False)
+        return self.whitener @ B
+
+    @cached_property
+    def Q(self):
+        """Generalised eigenvectors ``Q = W V`` (n x r), ``Q^T K_BB Q = I``,
+        ``Kc^T Kc Q = K_BB Q Lambda``; formed on first use, O(n^3)."""
+        return np.ascontiguousarray(self.whiten_back(self.V))
 
     def _inv_shift(self, alphas):
         return 1.0 / (self.eigenvalues[:, None] + alphas[None, :])  # (r, A)
@@ -121,12 +139,14 @@ class SparseRLSFactorization:
 
         Notes
         -----
-        ``a = Q (Lambda + alpha)^-1 z``, ``b = mean(y) - mu^T a``; O(n r v)
+        ``a = W V (Lambda + alpha)^-1 z``, ``b = mean(y) - mu^T a``; O(n^2 v)
         per alpha.
         """
         alphas, scalar = check_alphas(alpha)
         C = self._eigen_coef(alphas)  # (r, A, v)
-        a = np.einsum("nr,rav->anv", self.Q, C, optimize=True)
+        r, A, v = C.shape
+        VC = (self.V @ C.reshape(r, A * v))
+        a = self.whiten_back(VC).reshape(-1, A, v).transpose(1, 0, 2)
         b = self.y_mean[None, :] - np.einsum("n,anv->av", self.kernel_mean, a)
         return (a[0], b[0]) if scalar else (a, b)
 
@@ -226,8 +246,9 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
 
     Flops (float64): centring O(m n); whitening m n^2 (triangular solve);
     ``Phi^T Phi`` m n^2 (SYRK); Cholesky n^3/3; divide-and-conquer eigh about
-    4 n^3 (half of it memory-bound tridiagonalisation); ``Q`` n^3; ``M``
-    2 m n^2.  Memory: ``Kc`` is whitened in place; peak two m x n arrays
+    4 n^3 (half of it memory-bound tridiagonalisation); ``M`` 2 m n^2.
+    ``Q = W V`` (n^3) is only formed if asked for.  Memory: ``Kc`` is
+    whitened in place; peak two m x n arrays
     (``Phi`` and ``M``), ``M`` afterwards.
     """
     K_mn = np.asarray(K_mn, dtype=float)
@@ -240,12 +261,12 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     Phi, W, method = _whiten(Kc, np.asarray(K_BB, dtype=float), rcond)
     del Kc
     lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
-    Q = np.ascontiguousarray(W(V))
     M = Phi @ V
     del Phi
     z = M.T @ Yc
     return SparseRLSFactorization(
-        Q=Q,
+        V=V,
+        whitener=W,
         eigenvalues=np.maximum(lam, 0.0),
         M=M,
         z=z,
@@ -259,8 +280,8 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
 def _whiten(Kc, K_BB, rcond):
     """``Phi = Kc W`` with ``W^T K_BB W = I`` (on the range of K_BB).
 
-    Returns ``Phi`` (m x r; overwrites ``Kc`` on the Cholesky path), a
-    function applying ``W`` to an r x k matrix, and the method name.
+    Returns ``Phi`` (m x r; overwrites ``Kc`` on the Cholesky path), the
+    whitener (``L`` with ``W = L^-T``, or ``W`` itself) and the method name.
     Cholesky when K_BB is well conditioned (LAPACK condition estimate above
     ``rcond``); otherwise the eigendecomposition of K_BB with eigenvalues
     below ``rcond`` times the largest dropped (the ``W_k^+`` of paper 003).
@@ -276,7 +297,7 @@ def _whiten(Kc, K_BB, rcond):
     if ok:
         # Phi^T = L^-1 Kc^T, solved in place on the Fortran view of Kc
         PhiT = linalg.solve_triangular(L, Kc.T, lower=True, overwrite_b=True, check_finite=False)
-        return PhiT.T, (lambda V: linalg.solve_triangular(L, V, lower=True, trans="T", check_finite=False)), "cholesky"
+        return PhiT.T, L, "cholesky"
     s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if keep.sum() < n:
@@ -289,4 +310,4 @@ def _whiten(Kc, K_BB, rcond):
             stacklevel=3,
         )
     R = U[:, keep] / np.sqrt(s[keep])
-    return Kc @ R, (lambda V: R @ V), "eigh"
+    return Kc @ R, R, "eigh"
