@@ -38,7 +38,7 @@ def test_fit_csv_and_parquet_classification(runner, tmp_path, rng):
         out = tmp_path / f"{name}.npz"
         res = runner.invoke(cli, ["fit", str(tmp_path / name), "--target", "label", "-o", str(out)])
         assert res.exit_code == 0, res.output
-        assert "SparseLSSVC (classification)" in res.output and "loo_error_rate" in res.output
+        assert "task       classification" in res.output and "SparseLSSVC" in res.output and "loo_error_rate" in res.output
         res = runner.invoke(cli, ["predict", str(out), str(tmp_path / name)])
         assert res.exit_code == 0
         assert set(res.output.split()[1:]) <= {"pos", "neg"}

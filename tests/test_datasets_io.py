@@ -64,6 +64,15 @@ def test_load_model_rejects_other_files(tmp_path):
     q.write_text("hello")
     with pytest.raises(ValueError, match="not a readable lssvm model file"):
         load_model(q)
+    r = tmp_path / "z.npy"
+    np.save(r, np.ones(3))
+    with pytest.raises(ValueError, match="not an .npz archive"):
+        load_model(r)
+    t = tmp_path / "t.npz"
+    np.savez(t, a=np.ones(1000))
+    t.write_bytes(t.read_bytes()[:200])  # truncated archive
+    with pytest.raises(ValueError, match="not a readable lssvm model file"):
+        load_model(t)
 
 
 def test_split_xy_errors():
@@ -83,6 +92,8 @@ def test_split_xy_errors():
     assert infer_task(pd.Series(["a", "b"])) == "classification"
     assert infer_task(pd.Series([0, 1, 1])) == "classification"
     assert infer_task(pd.Series([0.1, 1.2, 3.0])) == "regression"
+    assert infer_task(pd.Series([0.5, 1.5, 0.5])) == "regression"  # two values, not labels
+    assert infer_task(pd.Series([True, False])) == "classification"
 
 
 def test_read_table_formats(tmp_path):

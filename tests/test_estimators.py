@@ -121,7 +121,7 @@ def test_bad_data_raises_clear_value_error(X, y, match):
         (dict(basis=np.array([[0.0, np.nan]])), "NaN"),
         (dict(basis_tol=2.0), "basis_tol"),
         (dict(rcond=0.0), "rcond"),
-        (dict(fvs_candidates=0), "n_candidates"),
+        (dict(fvs_candidates=0), "fvs_candidates"),
     ],
 )
 def test_bad_parameters_raise_clear_value_error(rng, params, match):
@@ -156,3 +156,41 @@ def test_near_singular_kernel_warns_and_still_fits(rng):
     assert est.rank_ < 100
     assert np.all(np.isfinite(est.loo_residuals()))
     assert est.score(X, y) > 0.95
+
+
+def test_kernel_object_clones_and_round_trips(rng, tmp_path):
+    from sklearn.base import clone
+
+    from lssvm.io import SavedModel, load_model, save_model
+    from lssvm.kernels import Polynomial
+
+    X = rng.standard_normal((30, 2))
+    y = X[:, 0] * X[:, 1]
+    est = SparseLSSVR(kernel=Polynomial(gamma=0.5, degree=2, coef0=1.0), alpha=0.01)
+    assert clone(est).kernel == est.kernel
+    est.fit(X, y)
+    path = save_model(tmp_path / "m.npz", SavedModel(est, np.zeros(2), np.ones(2), ["a", "b"]))
+    loaded = load_model(path)
+    np.testing.assert_allclose(loaded.predict(X), est.predict(X), rtol=1e-12)
+    assert loaded.estimator.kernel == est.kernel
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(kernel="poly", coef0=-1.0), "coef0 must be a finite number >= 0"),
+        (dict(fvs_candidates=2.5), "fvs_candidates must be an integer"),
+        (dict(fvs_candidates="a"), "fvs_candidates must be an integer"),
+        (dict(alpha="1"), "alpha must be a number"),
+    ],
+)
+def test_more_bad_parameters(rng, params, match):
+    X = rng.standard_normal((20, 2))
+    with pytest.raises(ValueError, match=match):
+        SparseLSSVR(**params).fit(X, X[:, 0])
+
+
+def test_missing_labels_rejected(rng):
+    X = rng.standard_normal((30, 2))
+    with pytest.raises(ValueError, match="not missing"):
+        SparseLSSVC().fit(X, np.array(["a", None] * 15, dtype=object))

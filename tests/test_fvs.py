@@ -112,3 +112,18 @@ def test_random_basis_distinct_and_seeded(rng):
     np.testing.assert_array_equal(idx, random_basis(X, 15, random_state=1))
     with pytest.raises(ValueError, match="distinct rows"):
         random_basis(X, 16)
+
+
+def test_candidate_mode_needs_no_m_by_m_memory(rng):
+    # 60000^2 doubles would be 27 GiB; the factor must grow with the basis
+    X = rng.standard_normal((60000, 2))
+    res = feature_vector_selection(X, RBF(0.5), n_candidates=10, tol=5e-2, random_state=0)
+    assert res.stop_reason == "tol" and 1 < len(res.indices) < 200
+
+
+def test_fvs_input_validation(rng):
+    X = rng.standard_normal((10, 2))
+    with pytest.raises(ValueError, match="n_basis must be a positive integer"):
+        feature_vector_selection(X, RBF(1.0), n_basis=0)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        feature_vector_selection(np.vstack([X, [[np.nan, 0.0]]]), RBF(1.0))

@@ -172,3 +172,11 @@ def test_generalised_eigenvectors(rng, duplicate):
     np.testing.assert_allclose(Q.T @ K_BB @ Q, np.eye(fac.rank), atol=1e-8)
     np.testing.assert_allclose(Kc.T @ Kc @ Q, K_BB @ Q * lam, atol=1e-8 * lam.max())
     np.testing.assert_allclose(fac.M, Kc @ Q, atol=1e-10 * np.abs(fac.M).max())
+
+
+def test_factorize_checks_shapes(rng):
+    K_mn, K_BB, Y = problem(rng)
+    with pytest.raises(ValueError, match="2-D Y"):
+        factorize_sparse_rls(K_mn, K_BB, Y[:, 0])
+    with pytest.raises(ValueError, match="expected K_mn"):
+        factorize_sparse_rls(K_mn, K_BB[:-1, :-1], Y)

@@ -12,6 +12,7 @@ rather than the point with the largest residual diagonal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from scipy.linalg import lapack
@@ -125,7 +126,13 @@ def feature_vector_selection(
     machines, Neural Networks 17 (2004), §2.4.1.
     """
     X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity")
     m = X.shape[0]
+    if n_basis is not None and (not isinstance(n_basis, Integral) or isinstance(n_basis, bool) or n_basis < 1):
+        raise ValueError(f"n_basis must be a positive integer or None; got {n_basis!r}")
     n_max = m if n_basis is None else min(int(n_basis), m)
     kdiag = np.asarray(kernel.diag(X), dtype=float)
     scale = kdiag.max() if m else 0.0
@@ -138,7 +145,7 @@ def feature_vector_selection(
     w = np.where(nonzero, 1.0 / np.where(nonzero, kdiag, 1.0), 0.0)
 
     resid = kdiag.copy()  # diagonal of R = K - G G^T
-    G = np.zeros((m, max(n_max, 1)))
+    G = np.zeros((m, min(n_max, 64)))  # grown by doubling: no m x m allocation
     chosen = np.zeros(m, dtype=bool)
     selected: list[int] = []
     curve = [float(np.sum(w * resid) / m)]
@@ -149,9 +156,9 @@ def feature_vector_selection(
         K = kernel(X, X, block_size=block_size) if m * m * 8 <= cache_bytes else None
         s = _initial_scores(X, kernel, w, K, block_size)
     else:
+        if not isinstance(n_candidates, Integral) or isinstance(n_candidates, bool) or n_candidates < 1:
+            raise ValueError(f"n_candidates (fvs_candidates) must be an integer >= 1 or None; got {n_candidates!r}")
         n_candidates = int(n_candidates)
-        if n_candidates < 1:
-            raise ValueError(f"n_candidates must be >= 1 or None; got {n_candidates}")
         rng = check_random_state(random_state)
 
     stop_reason = "n_basis"
@@ -175,6 +182,8 @@ def feature_vector_selection(
             gain = (w @ cols**2) / resid[cand]
             best = int(np.argmax(gain))
             j, col = int(cand[best]), cols[:, best]
+        if k == G.shape[1]:
+            G = np.hstack([G, np.zeros((m, min(G.shape[1], n_max - k)))])
         g = col / np.sqrt(resid[j])
         g[j] = np.sqrt(resid[j])  # exact value, free of rounding in the subtraction
         g[chosen] = 0.0  # selected points are reconstructed exactly

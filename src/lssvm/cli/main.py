@@ -102,6 +102,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     alpha_path = _parse_alphas(alphas)
     try:
         X, y, features = split_xy(frame, target, drop)
+        chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
         task = infer_task(y) if task == "auto" else task
         if task == "regression" and not pd.api.types.is_numeric_dtype(y):
             raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
@@ -122,7 +123,8 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
         raise click.ClickException(str(exc)) from None
 
     click.echo(f"data       {data}: {X.shape[0]} rows, {X.shape[1]} inputs ({', '.join(features)}), target {y.name!r}")
-    click.echo(f"model      {cls.__name__} ({task}), kernel {kernel}, gamma={gamma:g}, alpha={alpha:g}, inputs scaled: {scale}")
+    click.echo(f"task       {task} ({chosen})")
+    click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={gamma:g}, alpha={alpha:g}, inputs scaled: {scale}")
     stop = f", stopped: {est.basis_stop_reason_}" if est.basis_stop_reason_ else ""
     click.echo(f"basis      {basis}: {est.n_basis_} points (rank {est.rank_}{stop})")
     click.echo(f"time       fit {t_fit:.3f} s; exact LOO for {len(table)} alphas {t_loo:.3f} s")

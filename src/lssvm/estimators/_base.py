@@ -8,7 +8,7 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -79,7 +79,10 @@ class BaseSparseLSSVM(BaseEstimator):
         _check_unit_interval("basis_tol", self.basis_tol)
         _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
         _check_unit_interval("rcond", self.rcond, allow_zero=False)
-        if not (isinstance(self.block_size, (int, np.integer)) and self.block_size >= 1):
+        fc = self.fvs_candidates
+        if fc is not None and (not isinstance(fc, Integral) or isinstance(fc, bool) or fc < 1):
+            raise ValueError(f"fvs_candidates must be an integer >= 1 or None; got {fc!r}")
+        if not (isinstance(self.block_size, Integral) and self.block_size >= 1):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
 

@@ -59,8 +59,14 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        try:
+            check_classification_targets(y)
+            self.classes_, codes = np.unique(y, return_inverse=True)
+        except TypeError:
+            raise ValueError(
+                "class labels must be mutually comparable and not missing (None / NaN); "
+                "got a mix of types"
+            ) from None
         k = self.classes_.size
         if k < 2:
             raise ValueError(

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import make_kernel
 
 __all__ = ["SavedModel", "save_model", "load_model", "FORMAT_VERSION"]
@@ -75,8 +76,8 @@ def save_model(path, model: SavedModel):
         "format": "lssvm-model",
         "format_version": FORMAT_VERSION,
         "estimator": name,
-        "params": _json_params(est.get_params()),
-        "kernel": est.kernel_.get_params(),
+        "params": _json_params(est.get_params(deep=False)),
+        "kernel": est.kernel_.to_dict(),
         "feature_names": list(model.feature_names),
         "target_name": model.target_name,
         "single_output": bool(est._single_output),
@@ -115,9 +116,15 @@ def load_model(path) -> SavedModel:
         If the file is not an lssvm model file.
     """
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+    except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
+        raise ValueError(f"{path}: not a readable lssvm model file ({exc})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
+    try:
+        with data:
             arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
+    except Exception as exc:
         raise ValueError(f"{path}: not a readable lssvm model file ({exc})") from None
     try:
         meta = json.loads(str(arrays.pop("metadata")))
@@ -130,11 +137,14 @@ def load_model(path) -> SavedModel:
             f"lssvm understands ({FORMAT_VERSION}); upgrade lssvm"
         )
     cls = _ESTIMATORS[meta["estimator"]]
+    kparams = dict(meta["kernel"])
+    kernel = make_kernel(kparams.pop("kernel"), **kparams)
     params = dict(meta["params"])
     params["basis"] = arrays["basis_vectors"]
+    if params.get("kernel") not in KERNEL_NAMES:  # a Kernel object was passed
+        params["kernel"] = kernel
     est = cls(**params)
-    kparams = dict(meta["kernel"])
-    est.kernel_ = make_kernel(kparams.pop("kernel"), **kparams)
+    est.kernel_ = kernel
     est.basis_vectors_ = arrays["basis_vectors"]
     est.basis_indices_ = None
     est.n_basis_ = est.basis_vectors_.shape[0]
@@ -160,6 +170,8 @@ def _json_params(params):
     for k, v in params.items():
         if k == "basis" and not isinstance(v, str):
             v = "array"
+        elif k == "kernel" and not isinstance(v, str):
+            v = "object"
         elif isinstance(v, np.generic):
             v = v.item()
         elif not isinstance(v, (str, int, float, bool, type(None))):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.multiclass import type_of_target
 
 __all__ = ["read_table", "split_xy", "input_matrix", "infer_task"]
 
@@ -84,10 +85,13 @@ def split_xy(frame: pd.DataFrame, target=None, drop=()):
 
 
 def infer_task(y: pd.Series) -> str:
-    """"classification" for non-numeric, boolean or two-valued targets, else "regression"."""
+    """"classification" for non-numeric or boolean targets and for numeric
+    targets with exactly two integer values; otherwise "regression" (numeric
+    targets with more integer values may be counts: ask for classification
+    explicitly)."""
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
         return "classification"
-    return "classification" if y.nunique() == 2 else "regression"
+    return "classification" if type_of_target(y.to_numpy()) == "binary" else "regression"
 
 
 def input_matrix(frame: pd.DataFrame, features) -> np.ndarray:

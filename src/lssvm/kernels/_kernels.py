@@ -84,8 +84,10 @@ class Kernel:
         """Diagonal ``k(x_i, x_i)`` for the rows of ``X``, shape (m,), O(m d)."""
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def get_params(self) -> dict:
-        """Kernel parameters as a JSON-serialisable dict (name included)."""
+    def to_dict(self) -> dict:
+        """Kernel parameters as a JSON-serialisable dict, name included;
+        ``make_kernel(**d)`` rebuilds the kernel.  (Not ``get_params``: that
+        name would make scikit-learn treat the kernel as a nested estimator.)"""
         params = {"kernel": self.name}
         params.update(asdict(self))
         return params
@@ -190,8 +192,8 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0) -> Kernel:
         Width parameter of "rbf" / "laplacian", scale of "poly".
     degree : int >= 1
         Degree of "poly".
-    coef0 : float
-        Offset of "poly".
+    coef0 : float >= 0
+        Offset of "poly" (negative offsets give an indefinite kernel).
 
     Returns
     -------
@@ -217,6 +219,9 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0) -> Kernel:
         return Laplacian(gamma=gamma)
     if not isinstance(degree, Integral) or isinstance(degree, bool) or degree < 1:
         raise ValueError(f"degree must be an integer >= 1; got {degree!r}")
-    if not isinstance(coef0, Real) or not np.isfinite(coef0):
-        raise ValueError(f"coef0 must be a finite number; got {coef0!r}")
+    if not isinstance(coef0, Real) or isinstance(coef0, bool) or not np.isfinite(coef0) or coef0 < 0:
+        raise ValueError(
+            f"coef0 must be a finite number >= 0 (a negative offset makes the polynomial "
+            f"kernel indefinite); got {coef0!r}"
+        )
     return Polynomial(gamma=gamma, degree=int(degree), coef0=float(coef0))

@@ -46,10 +46,10 @@ def check_alphas(alpha):
         not 1-D.
     """
     scalar = np.ndim(alpha) == 0
-    try:
-        alphas = np.atleast_1d(np.asarray(alpha, dtype=float))
-    except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a number > 0 or a 1-D array of them; got {alpha!r}") from None
+    raw = np.asarray(alpha)
+    if raw.dtype.kind not in "biuf" or raw.dtype.kind == "b":
+        raise ValueError(f"alpha must be a number > 0 or a 1-D array of them; got {alpha!r}")
+    alphas = np.atleast_1d(raw.astype(float))
     if alphas.ndim != 1 or alphas.size == 0:
         raise ValueError(f"alpha must be a number or a non-empty 1-D array; got shape {alphas.shape}")
     if not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
@@ -253,12 +253,18 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     """
     K_mn = np.asarray(K_mn, dtype=float)
     Y = np.asarray(Y, dtype=float)
+    K_BB = np.asarray(K_BB, dtype=float)
+    if K_mn.ndim != 2 or Y.ndim != 2 or Y.shape[0] != K_mn.shape[0] or K_BB.shape != (K_mn.shape[1],) * 2:
+        raise ValueError(
+            "expected K_mn (m, n), K_BB (n, n) and 2-D Y (m, v); got shapes "
+            f"{K_mn.shape}, {K_BB.shape} and {Y.shape}"
+        )
     mu = K_mn.mean(axis=0)
     Kc = K_mn if overwrite_k else K_mn.copy()
     Kc -= mu
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
-    Phi, W, method = _whiten(Kc, np.asarray(K_BB, dtype=float), rcond)
+    Phi, W, method = _whiten(Kc, K_BB, rcond)
     del Kc
     lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
     M = Phi @ V
