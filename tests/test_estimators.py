@@ -1,7 +1,5 @@
 import numpy as np
 import pytest
-from _reference import dense_solve
-from conftest import rel_err
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -10,6 +8,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from lssvm import NumericalWarning, SparseLSSVC, SparseLSSVR
 from lssvm.datasets import load_ripley
 from lssvm.exceptions import NotFittedError
+
+from _reference import dense_solve
+from conftest import rel_err
 
 
 @parametrize_with_checks([SparseLSSVR(), SparseLSSVC(), SparseLSSVR(basis="random"), SparseLSSVC(kernel="poly", degree=2)])

@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-from conftest import rel_err
 from scipy.spatial.distance import cdist
 from sklearn.metrics.pairwise import (
     laplacian_kernel,
@@ -10,6 +9,8 @@ from sklearn.metrics.pairwise import (
 )
 
 from lssvm.kernels import RBF, Laplacian, Linear, Polynomial, make_kernel, squared_distances
+
+from conftest import rel_err
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,11 @@ agree to about 1e-12, and the test demands 1e-8 (the issue's bound).
 
 import numpy as np
 import pytest
-from conftest import rel_err
 
 from lssvm import SparseLSSVC, SparseLSSVR
 from lssvm.cv import explicit_loo_residuals
+
+from conftest import rel_err
 
 TOL = 1e-8
 

@@ -7,14 +7,15 @@ cond * eps < 3e-9 and both paths agree to better than 1e-8 relative.
 
 import numpy as np
 import pytest
-from _reference import dense_hat_matrix, dense_solve, retrain_loo
-from conftest import rel_err
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lssvm.exceptions import NumericalWarning
 from lssvm.kernels import RBF, Polynomial
 from lssvm.solvers import check_alphas, factorize_sparse_rls
+
+from _reference import dense_hat_matrix, dense_solve, retrain_loo
+from conftest import rel_err
 
 TOL = 1e-8
 

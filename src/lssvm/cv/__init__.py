@@ -1,11 +1,23 @@
-"""Cross-validation (layer 4): brute-force references and CV helpers.
+"""Cross-validation (layer 4): exact hold-out / k-fold / grouped CV from a
+training factorisation, and brute-force references.
 
-The exact fast LOO itself lives with the training factorisation
-(:class:`lssvm.solvers.SparseRLSFactorization`) and is exposed by the
-estimators' ``loo_residuals``; :func:`explicit_loo_residuals` is the slow
-reference it is tested against.
+The closed-form LOO lives with the factorisation
+(:meth:`lssvm.solvers.SparseRLSFactorization.loo_residuals`); hold-out sets
+of any size, with or without removing held-out basis points, come from
+:class:`HoldoutEngine`.  :func:`explicit_loo_residuals` and
+:func:`explicit_holdout_predict` retrain and are the slow references.
 """
 
-from .explicit import explicit_loo_residuals
+from .explicit import explicit_holdout_predict, explicit_loo_residuals
+from .folds import cross_val_predictions, resolve_folds
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = ["explicit_loo_residuals"]
+__all__ = [
+    "BASIS_IN_HOLDOUT",
+    "HoldoutEngine",
+    "check_indices",
+    "cross_val_predictions",
+    "explicit_holdout_predict",
+    "explicit_loo_residuals",
+    "resolve_folds",
+]

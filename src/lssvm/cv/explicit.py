@@ -76,3 +76,57 @@ def _coded_targets(estimator, y):
     Y = -np.ones((y.shape[0], estimator.classes_.size))
     Y[np.arange(y.shape[0]), codes] = 1.0
     return Y
+
+
+def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_holdout="remove"):
+    """Hold-out predictions by retraining on the other rows (slow reference).
+
+    Parameters
+    ----------
+    estimator : fitted SparseLSSVR or SparseLSSVC
+        Supplies the kernel, the basis and the (coded) training targets.
+    X : array-like of shape (m, d)
+        The training inputs the estimator was fitted on.
+    test_indices : array-like of int
+    alpha : float or array-like of shape (A,), optional
+    basis_in_holdout : {"remove", "keep", "train"}
+        As in :meth:`lssvm.cv.HoldoutEngine.predict`.
+
+    Returns
+    -------
+    ndarray of shape (h, v) or (A, h, v)
+        Outputs (decision values of the coded targets for a classifier) of
+        a model refitted from scratch on the training rows, by a dense
+        factorisation of the smaller problem.
+    """
+    from ..solvers import factorize_sparse_rls
+    from .holdout import check_indices
+
+    fac = estimator.factorization_
+    X = np.asarray(X, dtype=float)
+    Y = fac.y_centered + fac.y_mean
+    m = Y.shape[0]
+    H = check_indices(test_indices, m)
+    alphas, scalar = check_alphas(estimator.alpha if alpha is None else alpha)
+    rows = estimator.basis_indices_
+    keep_basis = np.ones(estimator.n_basis_, dtype=bool)
+    train = np.ones(m, dtype=bool)
+    train[H] = False
+    if rows is not None:
+        held_basis = np.isin(rows, H)
+        if basis_in_holdout == "remove":
+            keep_basis &= ~held_basis
+        elif basis_in_holdout == "train":
+            train[rows[held_basis]] = True
+    Z = estimator.basis_vectors_[keep_basis]
+    kern = estimator.kernel_
+    out = np.empty((alphas.size, H.size, Y.shape[1]))
+    if Z.shape[0] == 0:  # every basis point removed: intercept-only model
+        out[:] = Y[train].mean(axis=0)
+    else:
+        refit = factorize_sparse_rls(kern(X[train], Z), kern(Z, Z), Y[train])
+        K_H = kern(X[H], Z)
+        for k, a in enumerate(alphas):
+            coef, b = refit.coef(a)
+            out[k] = K_H @ coef + b
+    return out[0] if scalar else out

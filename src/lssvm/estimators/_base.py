@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..basis import select_basis
+from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
 from ..exceptions import NotFittedError
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
@@ -113,6 +114,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.basis_stop_reason_ = sel.stop_reason
         self.rank_ = fac.rank
         self.factorization_ = fac
+        self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)
         self._set_coef(a, b)
         return self
 
@@ -146,6 +148,30 @@ class BaseSparseLSSVM(BaseEstimator):
         alpha = self.alpha if alpha is None else alpha
         alphas, scalar = check_alphas(alpha)
         return self._factorization().loo_residuals(alphas), scalar
+
+
+    # ---------------------------------------------------- hold-out and CV
+    def _holdout_engine(self):
+        fac = self._factorization()
+        X, Z, kern = self._X_fit, self.basis_vectors_, self.kernel_
+
+        def centred_kernel(rows, cols):
+            return kern(X[rows], Z[cols]) - fac.kernel_mean[cols]
+
+        return HoldoutEngine(fac, centred_kernel, self.basis_indices_)
+
+    def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
+        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        return self._holdout_engine().predict(test_indices, alphas, basis_in_holdout), scalar
+
+    def _cv_3d(self, cv, alpha, groups, basis_in_holdout):
+        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        engine = self._holdout_engine()
+        folds = resolve_folds(cv, engine.fac.n_samples, y=self._split_labels(), groups=groups)
+        return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+
+    def _split_labels(self):
+        return None
 
 
 def squeeze_outputs(arr, scalar, single_output):

@@ -138,6 +138,70 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         rate = wrong.mean(axis=1)
         return float(rate[0]) if scalar else rate
 
+    def _split_labels(self):
+        return self._codes
+
+    def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
+        """Outputs for rows ``test_indices`` of the model trained without them.
+
+        Parameters and costs as :meth:`lssvm.SparseLSSVR.holdout_predict`.
+
+        Returns
+        -------
+        ndarray of shape (h,), (h, n_classes), (A, h) or (A, h, n_classes)
+        """
+        F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
+        return squeeze_outputs(F, scalar, self._single_output)
+
+    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
+        """Labels for rows ``test_indices`` from the model trained without them,
+        shape (h,) or (A, h)."""
+        F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
+        labels = self._labels(F)
+        return labels[0] if scalar else labels
+
+    def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
+        """Out-of-fold outputs for every training row; parameters as
+        :meth:`lssvm.SparseLSSVR.cv_predict` (stratifying splitters see the labels).
+
+        Returns
+        -------
+        ndarray of shape (m,), (m, n_classes), (A, m) or (A, m, n_classes)
+        """
+        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
+        return squeeze_outputs(F, scalar, self._single_output)
+
+    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
+        """Out-of-fold labels for every training row, shape (m,) or (A, m)."""
+        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
+        labels = self._labels(F)
+        return labels[0] if scalar else labels
+
+    def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove", metric="error_rate"):
+        """Cross-validated error per alpha.
+
+        Parameters
+        ----------
+        metric : {"error_rate", "press", "mse"}, default="error_rate"
+            Misclassification rate; or PRESS / mean squared error of the
+            coded outputs, per output.
+
+        Returns
+        -------
+        float or ndarray of shape (A,) for "error_rate"; like :meth:`press` otherwise.
+        """
+        if metric not in ("error_rate", "press", "mse"):
+            raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
+        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
+        if metric == "error_rate":
+            idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
+            rate = (idx != self._codes[None]).mean(axis=1)
+            return float(rate[0]) if scalar else rate
+        fac = self.factorization_
+        sq = (F - (fac.y_centered + fac.y_mean)[None]) ** 2
+        agg = sq.sum(axis=1) if metric == "press" else sq.mean(axis=1)
+        return squeeze_outputs(agg, scalar, self._single_output)
+
     def press(self, alpha=None):
         """PRESS of the coded targets: float, (n_classes,), (A,) or (A, n_classes)."""
         R, scalar = self._loo_residuals_3d(alpha)

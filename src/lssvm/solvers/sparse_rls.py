@@ -81,6 +81,9 @@ class SparseRLSFactorization:
     y_mean : ndarray of shape (v,)
     y_centered : ndarray of shape (m, v)
     kernel_mean : ndarray of shape (n,)
+    KcT_y : ndarray of shape (n, v)
+        ``Kc^T Yc``, the basis-side right-hand side (used when basis points
+        are removed in hold-out computations).
         Column means ``mu`` of ``K_mn``.
     method : str
         ``"cholesky"`` or ``"eigh"`` (range of K_BB, used when K_BB is
@@ -95,6 +98,7 @@ class SparseRLSFactorization:
     y_mean: np.ndarray
     y_centered: np.ndarray
     kernel_mean: np.ndarray
+    KcT_y: np.ndarray
     method: str
 
     @property
@@ -264,6 +268,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     Kc -= mu
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
+    KcT_y = Kc.T @ Yc
     Phi, W, method = _whiten(Kc, K_BB, rcond)
     del Kc
     lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
@@ -279,6 +284,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         y_mean=y_mean,
         y_centered=Yc,
         kernel_mean=mu,
+        KcT_y=KcT_y,
         method=method,
     )
 

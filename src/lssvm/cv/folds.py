@@ -1,0 +1,100 @@
+"""Fold definitions and out-of-fold predictions from a hold-out engine."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.model_selection import KFold
+
+from ..solvers import check_alphas
+from .holdout import HoldoutEngine, check_indices
+
+__all__ = ["resolve_folds", "cross_val_predictions"]
+
+
+def resolve_folds(cv, n_samples, y=None, groups=None):
+    """Turn ``cv`` into a list of test-index arrays that partition the rows.
+
+    Parameters
+    ----------
+    cv : int, scikit-learn splitter, or iterable of (train, test) pairs
+        An int k means ``KFold(k)`` (contiguous folds, as scikit-learn).
+        A splitter gets ``split(X, y, groups)``.
+    n_samples : int
+    y : array-like, optional
+        Passed to splitters that stratify.
+    groups : array-like of shape (m,), optional
+        Passed to group splitters (``GroupKFold``, ``LeaveOneGroupOut``, ...).
+
+    Returns
+    -------
+    list of ndarray
+        Test indices of each fold.
+
+    Raises
+    ------
+    ValueError
+        If the test sets do not cover every row exactly once (out-of-fold
+        predictions need a partition), or ``cv`` is not understood.
+    """
+    dummy = np.zeros((n_samples, 1))
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        if cv < 2 or cv > n_samples:
+            raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={n_samples}")
+        splits = KFold(int(cv)).split(dummy)
+    elif hasattr(cv, "split"):
+        if groups is not None and len(groups) != n_samples:
+            raise ValueError(f"groups has {len(groups)} entries for {n_samples} samples")
+        splits = cv.split(dummy, y, groups)
+    else:
+        try:
+            splits = iter(cv)
+        except TypeError:
+            raise ValueError(
+                f"cv must be an int, a scikit-learn splitter or an iterable of (train, test) pairs; got {cv!r}"
+            ) from None
+    tests = []
+    for i, split in enumerate(splits):
+        try:
+            _, test = split
+        except (TypeError, ValueError):
+            raise ValueError(f"fold {i} is not a (train, test) pair") from None
+        tests.append(check_indices(test, n_samples, name=f"fold {i} test indices"))
+    if not tests:
+        raise ValueError("cv produced no folds")
+    counts = np.bincount(np.concatenate(tests), minlength=n_samples)
+    if np.any(counts != 1):
+        bad = int(np.flatnonzero(counts != 1)[0])
+        raise ValueError(
+            f"the test folds must partition the rows (each row in exactly one test fold); "
+            f"row {bad} appears {int(counts[bad])} times"
+        )
+    return tests
+
+
+def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+    """Out-of-fold predictions, shape (m, v) or (A, m, v).
+
+    Folds of one row whose row is not removed from the basis use the
+    closed-form LOO (O(m r) for all of them together); the rest go through
+    the hold-out engine fold by fold.
+    """
+    alphas, scalar = check_alphas(alpha)
+    fac = engine.fac
+    m, v = fac.y_centered.shape
+    out = np.empty((alphas.size, m, v))
+    singles = np.array([f[0] for f in folds if f.size == 1], dtype=np.intp)
+    is_basis = engine.row_to_basis[singles] >= 0
+    closed = singles if basis_in_holdout == "keep" else singles[~is_basis]
+    kept_in_training = singles[is_basis] if basis_in_holdout == "train" else singles[:0]
+    if closed.size:
+        out[:, closed] = engine.Y[None, closed] - fac.loo_residuals(alphas)[:, closed]
+    if kept_in_training.size:
+        out[:, kept_in_training] = engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training]
+    done = set(closed.tolist()) | set(kept_in_training.tolist())
+    for test in folds:
+        if test.size == 1 and int(test[0]) in done:
+            continue
+        out[:, test] = engine.predict(test, alphas, basis_in_holdout)
+    return out[0] if scalar else out
