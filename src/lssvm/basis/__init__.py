@@ -2,6 +2,7 @@
 
 from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
 from .fvs import FVSResult, feature_vector_selection
+from .greedy import GreedyResult, greedy_selection
 from .random import random_basis
 
 __all__ = [
@@ -10,6 +11,8 @@ __all__ = [
     "FVSResult",
     "check_n_basis",
     "feature_vector_selection",
+    "GreedyResult",
+    "greedy_selection",
     "random_basis",
     "select_basis",
 ]

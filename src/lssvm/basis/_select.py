@@ -9,11 +9,12 @@ import numpy as np
 
 from ..kernels import Kernel
 from .fvs import feature_vector_selection
-from .random import random_basis
+from .greedy import greedy_selection
+from .random import DEFAULT_N_BASIS, random_basis
 
 __all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
 
-BASIS_METHODS = ("fvs", "random")
+BASIS_METHODS = ("fvs", "random", "greedy")
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,16 @@ class BasisSelection:
     error_curve : ndarray of shape (n + 1,) or None
         Mean relative reconstruction error after each FVS step.
     stop_reason : str or None
-        Why FVS stopped.
+        Why FVS or greedy selection stopped.
+    training_error : ndarray of shape (n + 1,) or None
+        Greedy selection's training error after each addition.
     """
 
     vectors: np.ndarray
     indices: np.ndarray | None = None
     error_curve: np.ndarray | None = None
     stop_reason: str | None = None
+    training_error: np.ndarray | None = None
 
 
 def check_n_basis(n_basis, n_samples):
@@ -57,6 +61,8 @@ def select_basis(
     basis="fvs",
     n_basis=None,
     *,
+    y=None,
+    alpha=None,
     tol: float = 0.0,
     pivot_tol: float = 1e-10,
     rcond: float = 1e-10,
@@ -70,11 +76,12 @@ def select_basis(
     X : ndarray of shape (m, d)
         Training inputs.
     kernel : Kernel
-    basis : {"fvs", "random"} or array-like of shape (n, d)
+    basis : {"fvs", "random", "greedy"} or array-like of shape (n, d)
         Selection method, or the basis points themselves.
     n_basis : int or None
         Number of points (a cap for "fvs"; for "random" default min(200, distinct rows)).
     tol, pivot_tol, rcond, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
+    y, alpha : targets (m, v) and regularisation, used by "greedy".
     random_state : int, RandomState or None
 
     Returns
@@ -102,6 +109,17 @@ def select_basis(
                 random_state=random_state,
             )
             return BasisSelection(X[res.indices], res.indices, res.error_curve, res.stop_reason)
+        if basis == "greedy":
+            if y is None or alpha is None:
+                raise ValueError('basis="greedy" selects by training error: it needs y and alpha')
+            n = min(DEFAULT_N_BASIS, m) if n_basis is None else n_basis
+            res = greedy_selection(
+                X, y, kernel, n, float(alpha),
+                n_candidates=60 if n_candidates is None else n_candidates,
+                pivot_tol=pivot_tol, random_state=random_state,
+            )
+            return BasisSelection(X[res.indices], res.indices, stop_reason=res.stop_reason,
+                                  training_error=res.training_error)
         if basis == "random":
             idx = random_basis(X, n_basis, random_state)
             return BasisSelection(X[idx], idx)

@@ -157,7 +157,7 @@ def feature_vector_selection(
         s = _initial_scores(X, kernel, w, K, block_size)
     else:
         if not isinstance(n_candidates, Integral) or isinstance(n_candidates, bool) or n_candidates < 1:
-            raise ValueError(f"n_candidates (fvs_candidates) must be an integer >= 1 or None; got {n_candidates!r}")
+            raise ValueError(f"n_candidates (basis_candidates) must be an integer >= 1 or None; got {n_candidates!r}")
         n_candidates = int(n_candidates)
         rng = check_random_state(random_state)
 

@@ -50,7 +50,7 @@ class BaseSparseLSSVM(BaseEstimator):
         coef0=1.0,
         basis_tol=1e-6,
         pivot_tol=1e-6,
-        fvs_candidates=None,
+        basis_candidates=None,
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
     ):
@@ -64,7 +64,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.coef0 = coef0
         self.basis_tol = basis_tol
         self.pivot_tol = pivot_tol
-        self.fvs_candidates = fvs_candidates
+        self.basis_candidates = basis_candidates
         self.rcond = rcond
         self.block_size = block_size
 
@@ -80,9 +80,9 @@ class BaseSparseLSSVM(BaseEstimator):
         _check_unit_interval("basis_tol", self.basis_tol)
         _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
         _check_unit_interval("rcond", self.rcond, allow_zero=False)
-        fc = self.fvs_candidates
+        fc = self.basis_candidates
         if fc is not None and (not isinstance(fc, Integral) or isinstance(fc, bool) or fc < 1):
-            raise ValueError(f"fvs_candidates must be an integer >= 1 or None; got {fc!r}")
+            raise ValueError(f"basis_candidates must be an integer >= 1 or None; got {fc!r}")
         if not (isinstance(self.block_size, Integral) and self.block_size >= 1):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
@@ -95,10 +95,12 @@ class BaseSparseLSSVM(BaseEstimator):
             kernel,
             self.basis,
             self.n_basis,
+            y=Y,
+            alpha=self.alpha,
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
-            n_candidates=self.fvs_candidates,
+            n_candidates=self.basis_candidates,
             random_state=self.random_state,
         )
         Z = sel.vectors
@@ -112,6 +114,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.n_basis_ = Z.shape[0]
         self.reconstruction_error_curve_ = sel.error_curve
         self.basis_stop_reason_ = sel.stop_reason
+        self.greedy_training_error_ = sel.training_error
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)

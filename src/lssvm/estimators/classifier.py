@@ -24,7 +24,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, fvs_candidates, rcond, block_size
+    basis_tol, pivot_tol, basis_candidates, rcond, block_size
         As for :class:`lssvm.SparseLSSVR`.
 
     Attributes

@@ -28,16 +28,17 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     alpha : float > 0, default=1.0
         Regularisation.  Paper 000's gamma is ``1 / (2 alpha)``; the gamma of
         LS-SVMlab and papers 002/003 is ``1 / alpha``.
-    basis : {"fvs", "random"} or array-like of shape (n_basis, n_features), default="fvs"
+    basis : {"fvs", "random", "greedy"} or array-like of shape (n_basis, n_features), default="fvs"
         "fvs": greedy feature-vector selection (paper 000 §2.4.1);
-        "random": uniform sample of distinct training points; or the basis
-        points themselves.
+        "random": uniform sample of distinct training points; "greedy":
+        randomized greedy forward selection by training error at ``alpha``
+        (paper 001, Algorithm 1); or the basis points themselves.
     n_basis : int, optional
         Number of basis points: an upper bound for "fvs" (default: stop by
-        ``basis_tol``/``pivot_tol`` only), the sample size for "random"
+        ``basis_tol``/``pivot_tol`` only), the sample size for "random" and "greedy"
         (default ``min(200, number of distinct training rows)``).
     random_state : int, RandomState or None
-        Seeds "random" and ``fvs_candidates``.
+        Seeds "random" and ``basis_candidates``.
     degree, coef0 : int, float
         Parameters of the "poly" kernel ``(gamma x.z + coef0) ** degree``.
     basis_tol : float in [0, 1), default=1e-6
@@ -45,9 +46,10 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     pivot_tol : float in (0, 1), default=1e-6
         FVS stops when no remaining point has relative residual above this
         (K_SS would stop being numerically invertible).
-    fvs_candidates : int, optional
-        Score only this many random candidates per FVS step (cheaper for
-        large data; the default scores all points).
+    basis_candidates : int, optional
+        Random candidates scored per selection step: "fvs" scores all points
+        by default (exact greedy; set this for large data), "greedy" draws
+        60 by default (paper 001, Algorithm 1).
     rcond : float in (0, 1), default=1e-10
         Below this reciprocal condition number of ``K_BB`` the model is fitted
         on the numerical range of ``K_BB`` (with a ``NumericalWarning``).
@@ -66,7 +68,9 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         FVS mean relative reconstruction error after 0, 1, ... basis points
         (paper 000 Fig. 3); None for other bases.
     basis_stop_reason_ : str or None
-        Why FVS stopped ("n_basis", "tol" or "singular").
+        Why FVS or greedy selection stopped ("n_basis", "tol" or "singular").
+    greedy_training_error_ : ndarray of shape (n_basis_ + 1,) or None
+        For ``basis="greedy"``: training error after each added point.
     rank_ : int
         Numerical rank used for ``K_BB`` (``n_basis_`` unless singular).
     factorization_ : lssvm.solvers.SparseRLSFactorization
