@@ -13,7 +13,10 @@ from _reference import dense_solve
 from conftest import rel_err
 
 
-@parametrize_with_checks([SparseLSSVR(), SparseLSSVC(), SparseLSSVR(basis="random"), SparseLSSVC(kernel="poly", degree=2)])
+@parametrize_with_checks(
+    [SparseLSSVR(), SparseLSSVC(), SparseLSSVR(basis="random"), SparseLSSVC(kernel="poly", degree=2),
+     SparseLSSVR(kernel="linear", basis="greedy", n_basis=5)]
+)
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)
 

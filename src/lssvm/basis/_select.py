@@ -7,6 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
+from .._arrays import all_finite, as_float_matrix, unique_row_indices
 from ..kernels import Kernel
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
@@ -132,9 +133,9 @@ def select_basis(
 
 
 def check_basis_array(basis, n_features):
-    """Validate an explicit array of basis points."""
+    """Validate an explicit array (dense or scipy sparse) of basis points."""
     try:
-        Z = np.asarray(basis, dtype=float)
+        Z = as_float_matrix(basis)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"basis array must be numeric; {exc}") from None
     if Z.ndim != 2 or Z.shape[1] != n_features or Z.shape[0] < 1:
@@ -142,12 +143,12 @@ def check_basis_array(basis, n_features):
             f"basis array must have shape (n_basis, {n_features}) with n_basis >= 1; "
             f"got shape {Z.shape}"
         )
-    if not np.all(np.isfinite(Z)):
+    if not all_finite(Z):
         raise ValueError("basis array contains NaN or infinity")
-    uniq = np.unique(Z, axis=0)
-    if uniq.shape[0] < Z.shape[0]:
+    n_unique = unique_row_indices(Z).size
+    if n_unique < Z.shape[0]:
         raise ValueError(
-            f"basis array has {Z.shape[0] - uniq.shape[0]} duplicate row(s); a repeated "
+            f"basis array has {Z.shape[0] - n_unique} duplicate row(s); a repeated "
             "basis point makes K_BB singular and adds nothing to the model: remove duplicates"
         )
     return Z

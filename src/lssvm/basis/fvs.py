@@ -18,6 +18,7 @@ import numpy as np
 from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 
+from .._arrays import all_finite, as_float_matrix
 from ..kernels import Kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 
@@ -125,10 +126,10 @@ def feature_vector_selection(
     leave-one-out cross-validation of sparse least-squares support vector
     machines, Neural Networks 17 (2004), §2.4.1.
     """
-    X = np.asarray(X, dtype=float)
+    X = as_float_matrix(X)
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
+    if not all_finite(X):
         raise ValueError("X contains NaN or infinity")
     m = X.shape[0]
     if n_basis is not None and (not isinstance(n_basis, Integral) or isinstance(n_basis, bool) or n_basis < 1):

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
 
+from .._arrays import as_float_matrix
 from ..kernels import Kernel
 
 __all__ = ["GreedyResult", "greedy_selection"]
@@ -89,7 +90,7 @@ def greedy_selection(
     training error changes by ``-2 gamma^T u^T e + ||u||^2 ||gamma||^2``.
     Cost per step O(c m (k + d) + c k^2) for c candidates; O(c m n^2) in all.
     """
-    X = np.asarray(X, dtype=float)
+    X = as_float_matrix(X)
     Y = np.asarray(Y, dtype=float).reshape(X.shape[0], -1)
     m = X.shape[0]
     n_basis = min(int(n_basis), m)

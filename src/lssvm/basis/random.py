@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._arrays import unique_row_indices
+
 __all__ = ["random_basis", "DEFAULT_N_BASIS"]
 
 #: Basis size drawn when none is given.
@@ -32,8 +34,7 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     -----
     O(m d log m) for the duplicate check, then O(m) for the draw.
     """
-    X = np.asarray(X)
-    _, first = np.unique(X, axis=0, return_index=True)
+    first = unique_row_indices(X)
     if n_basis is None:
         n_basis = min(DEFAULT_N_BASIS, first.size)
     if n_basis > first.size:
@@ -42,4 +43,4 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
             "lower n_basis"
         )
     rng = check_random_state(random_state)
-    return np.sort(rng.choice(np.sort(first), size=n_basis, replace=False))
+    return np.sort(rng.choice(first, size=n_basis, replace=False))

@@ -90,12 +90,14 @@ def cli():
 @click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel.")
 @click.option("--alpha", type=float, default=1.0, show_default=True, help="Regularisation of the saved model.")
 @click.option("--alphas", default="1e-6:1e3:19", show_default=True, help="Alpha path for the LOO table: START:STOP:NUM (log) or a list.")
-@click.option("--basis", type=click.Choice(["fvs", "random"]), default="fvs", show_default=True)
+@click.option("--basis", type=click.Choice(["fvs", "random", "greedy"]), default="fvs", show_default=True)
+@click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z)).")
 @click.option("--n-basis", type=int, default=None, help="Number (fvs: at most) of basis points.")
 @click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True, help="Input scaling, stored with the model.")
 @click.option("--random-state", type=int, default=0, show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Model file (default: NAME.lssvm.npz).")
-def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, basis, n_basis, scale, random_state, output):
+def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, basis, normalize_kernel, n_basis, scale,
+        random_state, output):
     """Fit a sparse LS-SVM on DATA (CSV/Parquet path or bundled data set name),
     print the exact LOO error over an alpha path and save the model."""
     frame, name = _load_frame(data)
@@ -111,7 +113,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
         cls = SparseLSSVR if task == "regression" else SparseLSSVC
         est = cls(
             kernel=kernel, gamma=gamma, alpha=alpha, basis=basis, n_basis=n_basis,
-            random_state=random_state, degree=degree, coef0=coef0,
+            random_state=random_state, degree=degree, coef0=coef0, normalize_kernel=normalize_kernel,
         )
         t0 = time.perf_counter()
         est.fit(Xs, y.to_numpy())

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from .._arrays import as_float_matrix
 from ..solvers import check_alphas
 
 __all__ = ["explicit_loo_residuals"]
@@ -39,7 +40,7 @@ def explicit_loo_residuals(estimator, X, y, alpha=None):
     testing and benchmarking.  Raises ``ValueError`` for a classifier when
     leaving a point out removes its class from the training data.
     """
-    X = np.asarray(X, dtype=float)
+    X = as_float_matrix(X)
     y = np.asarray(y)
     try:
         check_is_fitted(estimator, "factorization_")
@@ -103,7 +104,7 @@ def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_ho
     from .holdout import check_indices
 
     fac = estimator.factorization_
-    X = np.asarray(X, dtype=float)
+    X = as_float_matrix(X)
     Y = fac.y_centered + fac.y_mean
     m = Y.shape[0]
     H = check_indices(test_indices, m)

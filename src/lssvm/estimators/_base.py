@@ -11,6 +11,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -53,6 +54,7 @@ class BaseSparseLSSVM(BaseEstimator):
         basis_candidates=None,
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
+        normalize_kernel=False,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -67,10 +69,13 @@ class BaseSparseLSSVM(BaseEstimator):
         self.basis_candidates = basis_candidates
         self.rcond = rcond
         self.block_size = block_size
+        self.normalize_kernel = normalize_kernel
 
     # ------------------------------------------------------------------ fit
     def _validate_params_(self):
-        kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        kernel = make_kernel(
+            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+        )
         if np.ndim(self.alpha) != 0:
             raise ValueError(
                 "alpha must be a single number > 0 for fit; pass an array of alphas to "
@@ -90,6 +95,11 @@ class BaseSparseLSSVM(BaseEstimator):
     def _fit_targets(self, X, Y):
         """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
         kernel = self._validate_params_()
+        if sp.issparse(X) and not kernel.accepts_sparse:
+            raise ValueError(
+                f"sparse input is supported only with kernel='linear' or 'poly' (got {kernel.name!r}); "
+                "pass a dense array or choose a dot-product kernel"
+            )
         sel = select_basis(
             X,
             kernel,
@@ -128,7 +138,7 @@ class BaseSparseLSSVM(BaseEstimator):
     # -------------------------------------------------------------- predict
     def _decision_2d(self, X):
         check_is_fitted(self, "_dual_coef_2d")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], self.basis_vectors_) @ self._dual_coef_2d
@@ -175,6 +185,12 @@ class BaseSparseLSSVM(BaseEstimator):
 
     def _split_labels(self):
         return None
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
+        tags.input_tags.sparse = name in ("linear", "poly") or bool(getattr(self.kernel, "accepts_sparse", False))
+        return tags
 
 
 def squeeze_outputs(arr, scalar, single_output):

@@ -24,7 +24,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size
+    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
         As for :class:`lssvm.SparseLSSVR`.
 
     Attributes
@@ -58,7 +58,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         try:
             check_classification_targets(y)
             self.classes_, codes = np.unique(y, return_inverse=True)

@@ -55,6 +55,11 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         on the numerical range of ``K_BB`` (with a ``NumericalWarning``).
     block_size : int, default=2048
         Rows per kernel block.
+    normalize_kernel : bool, default=False
+        Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
+
+    Sparse input (scipy CSR) is accepted with the dot-product kernels
+    ("linear", "poly"), as for paper 001's high-dimensional sparse features.
 
     Attributes
     ----------
@@ -116,7 +121,8 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         self
         """
         X, y = validate_data(
-            self, X, y, multi_output=True, y_numeric=True, dtype=np.float64, ensure_min_samples=2
+            self, X, y, multi_output=True, y_numeric=True, dtype=np.float64, ensure_min_samples=2,
+            accept_sparse="csr",
         )
         y = np.asarray(y, dtype=float)
         self._single_output = y.ndim == 1

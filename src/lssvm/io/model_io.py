@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..estimators import SparseLSSVC, SparseLSSVR
 from ..kernels import KERNELS as KERNEL_NAMES
-from ..kernels import make_kernel
+from ..kernels import kernel_from_dict
 
 __all__ = ["SavedModel", "save_model", "load_model", "FORMAT_VERSION"]
 
@@ -83,8 +84,15 @@ def save_model(path, model: SavedModel):
         "single_output": bool(est._single_output),
         "metadata": model.metadata,
     }
+    Z = est.basis_vectors_
+    if sp.issparse(Z):
+        Z = sp.csr_matrix(Z)
+        arrays_basis = {"basis_data": Z.data, "basis_indices": Z.indices, "basis_indptr": Z.indptr,
+                        "basis_shape": np.asarray(Z.shape)}
+    else:
+        arrays_basis = {"basis_vectors": Z}
     arrays = {
-        "basis_vectors": est.basis_vectors_,
+        **arrays_basis,
         "dual_coef": est._dual_coef_2d,
         "intercept": est._intercept_2d,
         "x_center": np.asarray(model.x_center, dtype=float),
@@ -137,15 +145,21 @@ def load_model(path) -> SavedModel:
             f"lssvm understands ({FORMAT_VERSION}); upgrade lssvm"
         )
     cls = _ESTIMATORS[meta["estimator"]]
-    kparams = dict(meta["kernel"])
-    kernel = make_kernel(kparams.pop("kernel"), **kparams)
+    kernel = kernel_from_dict(meta["kernel"])
+    if "basis_vectors" in arrays:
+        Z = arrays["basis_vectors"]
+    else:
+        Z = sp.csr_matrix(
+            (arrays["basis_data"], arrays["basis_indices"], arrays["basis_indptr"]),
+            shape=tuple(arrays["basis_shape"]),
+        )
     params = dict(meta["params"])
-    params["basis"] = arrays["basis_vectors"]
+    params["basis"] = Z
     if params.get("kernel") not in KERNEL_NAMES:  # a Kernel object was passed
         params["kernel"] = kernel
     est = cls(**params)
     est.kernel_ = kernel
-    est.basis_vectors_ = arrays["basis_vectors"]
+    est.basis_vectors_ = Z
     est.basis_indices_ = None
     est.n_basis_ = est.basis_vectors_.shape[0]
     est.n_features_in_ = est.basis_vectors_.shape[1]

@@ -1,7 +1,17 @@
 """Kernels (layer 1): cross-kernel matrices computed in row blocks."""
 
 from ._distances import iter_row_blocks, manhattan_distances, map_row_blocks, squared_distances
-from ._kernels import KERNELS, RBF, Kernel, Laplacian, Linear, Polynomial, make_kernel
+from ._kernels import (
+    KERNELS,
+    RBF,
+    Kernel,
+    Laplacian,
+    Linear,
+    Normalized,
+    Polynomial,
+    kernel_from_dict,
+    make_kernel,
+)
 
 __all__ = [
     "Kernel",
@@ -9,6 +19,8 @@ __all__ = [
     "Laplacian",
     "Linear",
     "Polynomial",
+    "Normalized",
+    "kernel_from_dict",
     "KERNELS",
     "make_kernel",
     "squared_distances",

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._distances import (
     DEFAULT_BLOCK_SIZE,
@@ -25,14 +26,27 @@ __all__ = [
     "Linear",
     "Polynomial",
     "Laplacian",
+    "Normalized",
     "KERNELS",
+    "kernel_from_dict",
     "make_kernel",
 ]
 
 
-def _check_pair(X, Z):
-    X = np.asarray(X, dtype=float)
-    Z = np.asarray(Z, dtype=float)
+def _as_matrix(A, sparse_ok):
+    if sp.issparse(A):
+        if not sparse_ok:
+            raise ValueError(
+                "sparse input is supported only by the dot-product kernels ('linear', 'poly'); "
+                "pass a dense array for distance kernels"
+            )
+        return sp.csr_matrix(A, dtype=float)
+    return np.asarray(A, dtype=float)
+
+
+def _check_pair(X, Z, sparse_ok=False):
+    X = _as_matrix(X, sparse_ok)
+    Z = _as_matrix(Z, sparse_ok)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
         raise ValueError(
             "kernel arguments must be 2-D with the same number of columns; "
@@ -49,6 +63,8 @@ class Kernel:
     """
 
     name = "kernel"
+    #: Whether scipy sparse inputs are accepted (dot-product kernels).
+    accepts_sparse = False
 
     def __call__(self, X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
         """Cross-kernel matrix ``K[i, j] = k(X[i], Z[j])``.
@@ -67,7 +83,7 @@ class Kernel:
         -------
         K : ndarray of shape (m, n)
         """
-        X, Z = _check_pair(X, Z)
+        X, Z = _check_pair(X, Z, self.accepts_sparse)
         if out is None:
             out = np.empty((X.shape[0], Z.shape[0]))
 
@@ -143,13 +159,13 @@ class Linear(Kernel):
     """Linear kernel ``x . z``."""
 
     name = "linear"
+    accepts_sparse = True
 
     def _block(self, X, Z):
-        return X @ Z.T
+        return _dense(X @ Z.T)
 
     def diag(self, X):
-        X = np.asarray(X, dtype=float)
-        return np.einsum("ij,ij->i", X, X)
+        return _row_sq_norms(X)
 
 
 @dataclass(frozen=True)
@@ -160,16 +176,65 @@ class Polynomial(Kernel):
     degree: int = 3
     coef0: float = 1.0
     name = "poly"
+    accepts_sparse = True
 
     def _block(self, X, Z):
-        K = X @ Z.T
+        K = _dense(X @ Z.T)
         K *= self.gamma
         K += self.coef0
         return K**self.degree
 
     def diag(self, X):
-        X = np.asarray(X, dtype=float)
-        return (self.gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
+        return (self.gamma * _row_sq_norms(X) + self.coef0) ** self.degree
+
+
+@dataclass(frozen=True)
+class Normalized(Kernel):
+    """Cosine-normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
+
+    ``k(x, x) = 1`` for every x; points with ``k(x, x) = 0`` cannot be
+    normalised and raise ``ValueError``.
+    """
+
+    base: Kernel
+    name = "normalized"
+
+    @property
+    def accepts_sparse(self):
+        return self.base.accepts_sparse
+
+    def __call__(self, X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
+        X, Z = _check_pair(X, Z, self.accepts_sparse)
+        K = self.base(X, Z, block_size=block_size, out=out)
+        K /= self._scale(X)[:, None]
+        K /= self._scale(Z)[None, :]
+        return K
+
+    def _scale(self, A):
+        d = np.asarray(self.base.diag(A), dtype=float)
+        if np.any(d <= 0):
+            raise ValueError(
+                f"{int(np.sum(d <= 0))} point(s) have k(x, x) = 0 and cannot be normalised "
+                "(e.g. all-zero rows with the linear kernel); drop them or do not normalise"
+            )
+        return np.sqrt(d)
+
+    def diag(self, X):
+        return np.ones(X.shape[0])
+
+    def to_dict(self) -> dict:
+        return {"kernel": self.name, "base": self.base.to_dict()}
+
+
+def _dense(K):
+    return K.toarray() if sp.issparse(K) else K
+
+
+def _row_sq_norms(X):
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    X = np.asarray(X, dtype=float)
+    return np.einsum("ij,ij->i", X, X)
 
 
 KERNELS = {"rbf": RBF, "laplacian": Laplacian, "linear": Linear, "poly": Polynomial}
@@ -181,7 +246,16 @@ def _check_positive(name, value):
     return float(value)
 
 
-def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0) -> Kernel:
+def kernel_from_dict(d: dict) -> Kernel:
+    """Inverse of :meth:`Kernel.to_dict`."""
+    d = dict(d)
+    name = d.pop("kernel")
+    if name == "normalized":
+        return Normalized(kernel_from_dict(d["base"]))
+    return make_kernel(name, **d)
+
+
+def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0, normalize=False) -> Kernel:
     """Build a kernel object from its name and parameters, validating them.
 
     Parameters
@@ -194,6 +268,8 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0) -> Kernel:
         Degree of "poly".
     coef0 : float >= 0
         Offset of "poly" (negative offsets give an indefinite kernel).
+    normalize : bool, default=False
+        Wrap the kernel in :class:`Normalized`.
 
     Returns
     -------
@@ -204,6 +280,9 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0) -> Kernel:
     ValueError
         For an unknown name or an invalid parameter, naming the valid choices.
     """
+    if normalize:
+        base = make_kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
+        return base if isinstance(base, Normalized) else Normalized(base)
     if isinstance(kernel, Kernel):
         return kernel
     if kernel not in KERNELS:
