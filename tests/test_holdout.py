@@ -179,3 +179,17 @@ def test_bad_cv_arguments(rng):
         est.cv_predict(2.5)
     with pytest.raises(ValueError, match="groups has"):
         est.cv_predict(GroupKFold(2), groups=[0, 1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("h", [3, 25])
+def test_both_sides_of_the_holdout_solve_agree(rng, mode, h):
+    # h rows against rank 10: the h-side and r-side formulas must agree, and
+    # equal retraining, whichever is larger
+    est, X, Y = fitted(rng, n_basis=10)
+    H = np.concatenate([est.basis_indices_[:3], np.setdiff1d(np.arange(60), est.basis_indices_)[: h - 3]])
+    engine = est._holdout_engine()
+    fh = engine.predict(H, ALPHAS, mode, _side="h")
+    fr = engine.predict(H, ALPHAS, mode, _side="r")
+    ref = explicit_holdout_predict(est, X, H, ALPHAS, mode)
+    assert rel_err(fh, ref) < TOL and rel_err(fr, ref) < TOL

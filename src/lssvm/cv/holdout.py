@@ -74,7 +74,7 @@ class HoldoutEngine:
             self.row_to_basis[np.asarray(basis_rows)] = np.arange(len(basis_rows))
         self.Y = fac.y_centered + fac.y_mean
 
-    def predict(self, test_indices, alpha, basis_in_holdout="remove"):
+    def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
         """Predictions for rows ``test_indices`` of the model trained without them.
 
         Parameters
@@ -90,6 +90,15 @@ class HoldoutEngine:
         Returns
         -------
         ndarray of shape (h, v) or (A, h, v)
+
+        Notes
+        -----
+        The (I - U) system is solved on the smaller side: directly
+        (O(h^2 r + h^3) per alpha) when the held-out rows are fewer than the
+        rank r, otherwise through ``(I - B W B^T)^-1 = I + B (I - W B^T B)^-1
+        W B^T`` with ``B = [M_H, 1]`` (O(h r v + r^3) per alpha after an
+        O(h r^2) product shared by all alphas).  ``_side`` ("h" or "r")
+        forces one side, for testing.
         """
         fac = self.fac
         m = fac.n_samples
@@ -109,22 +118,49 @@ class HoldoutEngine:
             M_H = M_H - self._centred_kernel(H, E) @ Q_E  # rows restricted to the kept columns
             qc = qc - Q_E.T @ fac.KcT_y[E]  # Q^T c restricted to the kept columns
         Y_p = self.Y[H[p]]
+        r = fac.rank
+        use_r_side = p.size > r + 1 if _side is None else _side == "r"
+        predict_alpha = self._r_side if use_r_side else self._h_side
+        ctx = {"M_H": M_H, "qc": qc, "p": p, "Y_p": Y_p, "Q_E": Q_E if E.size else None}
+        if use_r_side:
+            B = np.hstack([M_H, np.ones((H.size, 1))])
+            ctx.update(B=B, Bp=B[p], Gp=B[p].T @ B[p], BpY=B[p].T @ Y_p)
         out = np.empty((alphas.size, H.size, qc.shape[1]))
         for k, a in enumerate(alphas):
-            d = 1.0 / (fac.eigenvalues + a)
-            MD = M_H * d
-            g = d[:, None] * qc
-            yL = M_H @ g + fac.y_mean
-            U = MD @ M_H[p].T + 1.0 / m  # (h, |p|)
-            if E.size:
-                T = MD @ Q_E.T  # (h, |E|)
-                S = (Q_E * d) @ Q_E.T  # (|E|, |E|), SPD
-                cS = linalg.cho_factor(S, lower=True, check_finite=False)
-                yL -= T @ linalg.cho_solve(cS, Q_E @ g, check_finite=False)
-                U -= T @ linalg.cho_solve(cS, T[p].T, check_finite=False)
-            Upp = U[p]
-            r = yL[p] - Upp @ Y_p
-            A_mat = np.eye(p.size) - Upp
-            sol = linalg.solve(A_mat, r, assume_a="pos", check_finite=False) if p.size else r
-            out[k] = yL - U @ Y_p + U @ sol
+            out[k] = predict_alpha(1.0 / (fac.eigenvalues + a), **ctx)
         return out[0] if scalar else out
+
+    def _h_side(self, d, *, M_H, qc, p, Y_p, Q_E):
+        """Hold-out predictions for one alpha through the h x h system."""
+        m = self.fac.n_samples
+        MD = M_H * d
+        g = d[:, None] * qc
+        yL = M_H @ g + self.fac.y_mean
+        U = MD @ M_H[p].T + 1.0 / m  # (h, |p|)
+        if Q_E is not None:
+            T = MD @ Q_E.T  # (h, |E|)
+            cS = linalg.cho_factor((Q_E * d) @ Q_E.T, lower=True, check_finite=False)
+            yL -= T @ linalg.cho_solve(cS, Q_E @ g, check_finite=False)
+            U -= T @ linalg.cho_solve(cS, T[p].T, check_finite=False)
+        Upp = U[p]
+        r = yL[p] - Upp @ Y_p
+        sol = linalg.solve(np.eye(p.size) - Upp, r, assume_a="pos", check_finite=False) if p.size else r
+        return yL - U @ Y_p + U @ sol
+
+    def _r_side(self, d, *, M_H, qc, p, Y_p, Q_E, B, Bp, Gp, BpY):
+        """Hold-out predictions for one alpha through an (r+1) x (r+1) system."""
+        m = self.fac.n_samples
+        rank = d.size
+        W = np.zeros((rank + 1, rank + 1))  # blockdiag(W_basis, 1/m), W_basis = D - D Q_E^T S^-1 Q_E D
+        W[:rank, :rank] = np.diag(d)
+        if Q_E is not None:
+            DQ = Q_E * d  # (|E|, r)
+            cS = linalg.cho_factor(DQ @ Q_E.T, lower=True, check_finite=False)
+            W[:rank, :rank] -= DQ.T @ linalg.cho_solve(cS, DQ, check_finite=False)
+        W[rank, rank] = 1.0 / m
+        yL = M_H @ (W[:rank, :rank] @ qc) + self.fac.y_mean
+        WBpY = W @ BpY
+        r = yL[p] - Bp @ WBpY
+        inner = linalg.solve(np.eye(rank + 1) - W @ Gp, W @ (Bp.T @ r), check_finite=False)
+        sol = r + Bp @ inner
+        return yL - B @ WBpY + B @ (W @ (Bp.T @ sol))
