@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
 
 import numpy as np
 from sklearn.model_selection import KFold
+from threadpoolctl import threadpool_limits
 
 from ..solvers import check_alphas
 from .holdout import HoldoutEngine, check_indices
@@ -93,8 +96,29 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     if kept_in_training.size:
         out[:, kept_in_training] = engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training]
     done = set(closed.tolist()) | set(kept_in_training.tolist())
-    for test in folds:
-        if test.size == 1 and int(test[0]) in done:
-            continue
+    todo = [test for test in folds if not (test.size == 1 and int(test[0]) in done)]
+
+    def work(test):
         out[:, test] = engine.predict(test, alphas, basis_in_holdout)
+
+    _map_folds(work, todo)
     return out[0] if scalar else out
+
+
+def _map_folds(func, folds):
+    """Run ``func`` on every fold, one fold per core.
+
+    The per-fold linear algebra is mid-sized (h x h and r x r matrices), where
+    OpenBLAS's own threads cost more in synchronisation than they gain
+    (measured: one fold at r = 2000 runs 2x faster on one BLAS thread), so
+    folds run side by side with single-threaded BLAS instead.  Folds write
+    disjoint rows of the output.
+    """
+    workers = min(os.cpu_count() or 1, len(folds))
+    if workers <= 1:
+        for f in folds:
+            func(f)
+        return
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        for _ in pool.map(func, folds):
+            pass
