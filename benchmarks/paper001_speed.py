@@ -94,8 +94,10 @@ def main(argv=None):
 
     rows = []
     for n in args.n:
-        Z = X[rng.choice(m, n, replace=False)]
-        est = SparseLSSVR(kernel="rbf", gamma=args.gamma, alpha=float(alphas[0]), basis=Z)
+        idx = np.sort(rng.choice(m, n, replace=False))
+        Z = X[idx]
+        # basis given as row indices, so that 10-fold CV can remove held-out basis points
+        est = SparseLSSVR(kernel="rbf", gamma=args.gamma, alpha=float(alphas[0]), basis=idx)
 
         # 1. ours
         t_train_loo, _ = best(lambda: est.fit(X, y).loo_residuals(), args.repeats)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut, LeaveOneOut, ShuffleSplit
 
-from lssvm import SparseLSSVC, SparseLSSVR
+from lssvm import NumericalWarning, SparseLSSVC, SparseLSSVR
 from lssvm.cv import explicit_holdout_predict
 
 from conftest import rel_err
@@ -194,3 +194,35 @@ def test_all_holdout_algorithms_agree(rng, mode, h):
     ref = explicit_holdout_predict(est, X, H, ALPHAS, mode)
     for side in ("h", "r", "refactor"):
         assert rel_err(engine.predict(H, ALPHAS, mode, _side=side), ref) < TOL, side
+
+
+def test_basis_as_row_indices_enables_removal(rng):
+    X, Y = data(rng)
+    rows = np.array([3, 10, 22, 41, 57])
+    est = SparseLSSVR(gamma=0.3, alpha=0.05, basis=rows).fit(X, Y)
+    np.testing.assert_array_equal(est.basis_indices_, rows)
+    np.testing.assert_array_equal(est.basis_vectors_, X[rows])
+    H = np.array([3, 4, 5, 10])
+    assert rel_err(est.holdout_predict(H), explicit_holdout_predict(est, X, H)) < TOL
+    with pytest.raises(ValueError, match="distinct and in"):
+        SparseLSSVR(basis=np.array([1, 1, 2])).fit(X, Y)
+    with pytest.raises(ValueError, match="distinct and in"):
+        SparseLSSVR(basis=np.array([100])).fit(X, Y)
+    with pytest.raises(ValueError, match="integer row indices"):
+        SparseLSSVR(basis=np.array([0.5, 1.5])).fit(X, Y)
+
+
+def test_removal_on_a_singular_basis_matrix(rng):
+    """A very wide kernel: K_BB is numerically singular and the model lives on
+    its range; "without these basis points" is then a different truncation,
+    so the engine refits the fold (with a warning) and equals retraining."""
+    X, Y = data(rng, m=50)
+    with pytest.warns(NumericalWarning):
+        est = SparseLSSVR(gamma=1e-4, alpha=1e-2, basis="random", n_basis=20, random_state=0).fit(X, Y)
+    assert est.factorization_.method == "eigh"
+    H = np.concatenate([est.basis_indices_[:4], np.setdiff1d(np.arange(50), est.basis_indices_)[:6]])
+    with pytest.warns(NumericalWarning, match="refits the fold"):
+        fast = est.holdout_predict(H, ALPHAS)
+    with pytest.warns(NumericalWarning):
+        ref = explicit_holdout_predict(est, X, H, ALPHAS)
+    assert rel_err(fast, ref) < TOL

@@ -77,8 +77,9 @@ def select_basis(
     X : ndarray of shape (m, d)
         Training inputs.
     kernel : Kernel
-    basis : {"fvs", "random", "greedy"} or array-like of shape (n, d)
-        Selection method, or the basis points themselves.
+    basis : {"fvs", "random", "greedy"}, array-like of shape (n, d), or 1-D int array
+        Selection method, the basis points themselves, or row indices
+        into ``X`` (then ``indices`` is set, so hold-out can remove them).
     n_basis : int or None
         Number of points (a cap for "fvs"; for "random" default min(200, distinct rows)).
     tol, pivot_tol, rcond, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
@@ -128,6 +129,19 @@ def select_basis(
             f"basis must be one of {list(BASIS_METHODS)} or an array of basis points "
             f"of shape (n_basis, {X.shape[1]}); got {basis!r}"
         )
+    if isinstance(basis, (list, tuple, np.ndarray)) and np.ndim(basis) == 1:
+        idx = np.asarray(basis)
+        if idx.dtype.kind not in "iu":
+            raise ValueError(
+                f"a 1-D basis must hold integer row indices into X; got dtype {idx.dtype} "
+                f"(pass basis points as a 2-D array of shape (n_basis, {X.shape[1]}))"
+            )
+        if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
+            raise ValueError(f"basis row indices must be distinct and in [0, {m}); got {idx.size} indices")
+        Xb = X[idx]
+        if unique_row_indices(Xb).size < idx.size:
+            raise ValueError("basis row indices point at duplicate rows of X; a repeated basis point adds nothing")
+        return BasisSelection(Xb, idx.astype(np.intp))
     Z = check_basis_array(basis, X.shape[1])
     return BasisSelection(Z)
 

@@ -19,10 +19,13 @@ computed in the eigenbasis of the training factorisation: O(|H|^2 r +
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from ..exceptions import NumericalWarning
 from ..solvers import SparseRLSFactorization, check_alphas
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]
@@ -58,17 +61,24 @@ class HoldoutEngine:
     ----------
     fac : SparseRLSFactorization
         The training factorisation.
-    centred_kernel : callable ``(rows, basis_cols) -> ndarray (len(rows), len(basis_cols))``
-        Centred kernel entries ``k(x_rows, z_cols) - mu_cols`` (needed only
-        when basis points are removed).
+    kernel_block : callable ``(rows, basis_cols) -> ndarray (len(rows), len(basis_cols))``
+        Kernel entries ``k(x_rows, z_cols)`` (needed only when basis points
+        are removed).
     basis_rows : ndarray of shape (n,) or None
         Training row of each basis point (None: no basis point is a
         training row, so nothing is ever removed).
+    basis_kernel : callable ``(basis_cols) -> ndarray``, optional
+        ``k(z_cols, z_cols)``; with ``rcond``, used to refit a fold when
+        basis points are removed from a numerically singular K_BB.
+    rcond : float
+        The training factorisation's ``rcond``.
     """
 
-    def __init__(self, fac: SparseRLSFactorization, centred_kernel, basis_rows=None):
+    def __init__(self, fac: SparseRLSFactorization, kernel_block, basis_rows=None, basis_kernel=None, rcond=1e-10):
         self.fac = fac
-        self._centred_kernel = centred_kernel
+        self._kernel_block = kernel_block
+        self._basis_kernel = basis_kernel
+        self._rcond = rcond
         m = fac.n_samples
         self.row_to_basis = np.full(m, -1, dtype=np.intp)
         if basis_rows is not None:
@@ -119,11 +129,22 @@ class HoldoutEngine:
         qc = fac.z
         if E.size:
             Q_E = fac.Q[E]  # (|E|, r)
-            M_H = M_H - self._centred_kernel(H, E) @ Q_E  # rows restricted to the kept columns
+            M_H = M_H - (self._kernel_block(H, E) - fac.kernel_mean[E]) @ Q_E  # rows on the kept columns
             qc = qc - Q_E.T @ fac.KcT_y[E]  # Q^T c restricted to the kept columns
         r = fac.rank
         if _side is None:
             _side = _cheapest_method(H.size, p.size, r, E.size, alphas.size)
+        if E.size and fac.method != "cholesky":
+            # On the range of a numerically singular K_BB, "without these basis
+            # points" is a different truncation than the training one: refit.
+            warnings.warn(
+                "K_BB is numerically singular (the model lives on its range): hold-out with "
+                "basis points removed refits the fold on the remaining basis, O(m n^2) per fold",
+                NumericalWarning,
+                stacklevel=3,
+            )
+            out = self._refit(H, p, E, alphas)
+            return out[0] if scalar else out
         if _side == "refactor":
             out = self._refactor(H, p, E, alphas)
             return out[0] if scalar else out
@@ -191,6 +212,9 @@ class HoldoutEngine:
         sol = r + Bp @ inner
         return yL - B @ WBpY + B @ (W @ (Bp.T @ sol))
 
+    def _refit(self, H, p, E, alphas):
+        return _refit_fold(self, H, p, E, alphas)
+
     def _refactor(self, H, p, E, alphas):
         """Hold-out predictions for all alphas from one eigendecomposition of
         the fold's normal matrix in the eigenbasis of the training fit.
@@ -236,6 +260,27 @@ class HoldoutEngine:
             x = R / (sigma + a)[:, None]
             out[i] = G @ x + (c_int + sW @ x) / mr
         return out
+
+
+def _refit_fold(engine, H, p, E, alphas):
+    """Predictions for H from a model refitted without rows H[p] and basis E."""
+    from ..solvers import factorize_sparse_rls
+
+    fac = engine.fac
+    m, n = fac.n_samples, fac.kernel_mean.size
+    train = np.setdiff1d(np.arange(m), H[p])
+    keep = np.setdiff1d(np.arange(n), E)
+    out = np.empty((alphas.size, H.size, fac.z.shape[1]))
+    if keep.size == 0:
+        out[:] = engine.Y[train].mean(axis=0)
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        refit = factorize_sparse_rls(
+            engine._kernel_block(train, keep), engine._basis_kernel(keep), engine.Y[train], rcond=engine._rcond
+        )
+    A, b = refit.coef(alphas)
+    return np.einsum("hn,anv->ahv", engine._kernel_block(H, keep), A) + b[:, None, :]
 
 
 def _apply_q(qr, tau, C, side, trans):

@@ -168,10 +168,13 @@ class BaseSparseLSSVM(BaseEstimator):
         fac = self._factorization()
         X, Z, kern = self._X_fit, self.basis_vectors_, self.kernel_
 
-        def centred_kernel(rows, cols):
-            return kern(X[rows], Z[cols]) - fac.kernel_mean[cols]
+        def kernel_block(rows, cols):
+            return kern(X[rows], Z[cols])
 
-        return HoldoutEngine(fac, centred_kernel, self.basis_indices_)
+        def basis_kernel(cols):
+            return kern(Z[cols], Z[cols])
+
+        return HoldoutEngine(fac, kernel_block, self.basis_indices_, basis_kernel, self.rcond)
 
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)

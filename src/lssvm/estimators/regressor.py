@@ -32,7 +32,8 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         "fvs": greedy feature-vector selection (paper 000 §2.4.1);
         "random": uniform sample of distinct training points; "greedy":
         randomized greedy forward selection by training error at ``alpha``
-        (paper 001, Algorithm 1); or the basis points themselves.
+        (paper 001, Algorithm 1); the basis points themselves; or a 1-D
+        integer array of training-row indices.
     n_basis : int, optional
         Number of basis points: an upper bound for "fvs" (default: stop by
         ``basis_tol``/``pivot_tol`` only), the sample size for "random" and "greedy"
