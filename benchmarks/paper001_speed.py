@@ -78,7 +78,7 @@ def main(argv=None):
     ap.add_argument("--d", type=int, default=10)
     ap.add_argument("--n", type=int, nargs="+", default=[500, 1000, 1500, 2000, 2500])
     ap.add_argument("--gamma", type=float, default=0.1)
-    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-sklearn-above", type=int, default=2500,
                     help="skip scikit-learn for larger n (it takes minutes there)")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")

@@ -109,9 +109,10 @@ class HoldoutEngine:
         rank r, otherwise through ``(I - B W B^T)^-1 = I + B (I - W B^T B)^-1
         W B^T`` with ``B = [M_H, 1]`` (O(h r v + r^3) per alpha after an
         O(h r^2) product shared by all alphas).  With many alphas it is
-        cheaper still to refactorise the fold's own problem once in the
-        eigenbasis (O(h r^2 + r^3), then O(h r v) per alpha); the cheapest of
-        the three is chosen from their flop counts.  ``_side`` ("h", "r" or
+        cheaper still to reduce the fold's own normal matrix, in the training
+        eigenbasis, to tridiagonal form once (O(h r^2 + r^3), then O(h r v)
+        per alpha); the cheapest of the three is chosen from their flop
+        counts.  ``_side`` ("h", "r" or
         "refactor") forces one, for testing.
         """
         fac = self.fac
@@ -216,8 +217,8 @@ class HoldoutEngine:
         return _refit_fold(self, H, p, E, alphas)
 
     def _refactor(self, H, p, E, alphas):
-        """Hold-out predictions for all alphas from one eigendecomposition of
-        the fold's normal matrix in the eigenbasis of the training fit.
+        """Hold-out predictions for all alphas from one tridiagonal reduction
+        of the fold's normal matrix in the eigenbasis of the training fit.
 
         In the coordinates ``beta`` (``a = Q beta``), training on all rows but
         ``H' = H[p]`` with intercept ``b0`` solves
@@ -251,14 +252,23 @@ class HoldoutEngine:
             rhs = _apply_q(qr, tau, rhs, "L", "T")[k:]
             s = _apply_q(qr, tau, s[:, None], "L", "T")[k:, 0]
             Mq = _apply_q(qr, tau, Mq, "R", "N")[:, k:]
-        sigma, W = linalg.eigh((C + C.T) * 0.5, driver="evd", check_finite=False)
-        R = W.T @ rhs  # (r', v)
-        G = Mq @ W  # (h, r')
-        sW = W.T @ s
-        out = np.empty((alphas.size, H.size, rhs.shape[1]))
+        # C = Ho T Ho^T (LAPACK dsytrd, 4/3 r^3): every alpha is then a
+        # tridiagonal solve, with no eigenvectors to compute or apply
+        Cr, diag, off, tau, info = lapack.dsytrd((C + C.T) * 0.5, lower=1)
+        if info != 0:  # pragma: no cover - only on bad arguments
+            raise linalg.LinAlgError(f"dsytrd failed with info={info}")
+        v = rhs.shape[1]
+        B = np.column_stack([rhs, s])  # Ho^T [rhs, s]
+        if diag.size > 1:  # Ho = diag(1, Q) with Q from the reflectors below the subdiagonal
+            refl = Cr[1:, :-1]
+            B[1:] = _apply_q(refl, tau, B[1:], "L", "T")
+            Mq = Mq.copy()
+            Mq[:, 1:] = _apply_q(refl, tau, Mq[:, 1:], "R", "N")
+        rhs_t, s_t = B[:, :v], B[:, v]
+        out = np.empty((alphas.size, H.size, v))
         for i, a in enumerate(alphas):
-            x = R / (sigma + a)[:, None]
-            out[i] = G @ x + (c_int + sW @ x) / mr
+            x = _tridiagonal_solve(diag + a, off, rhs_t)  # (C + alpha I)^-1 rhs, in Ho coordinates
+            out[i] = Mq @ x + (c_int + s_t @ x) / mr
         return out
 
 
@@ -283,6 +293,18 @@ def _refit_fold(engine, H, p, E, alphas):
     return np.einsum("hn,anv->ahv", engine._kernel_block(H, keep), A) + b[:, None, :]
 
 
+def _tridiagonal_solve(d, e, B):
+    """Solve ``T x = B`` for the symmetric tridiagonal ``T = tridiag(e, d, e)``:
+    LAPACK ``dptsv`` when T is positive definite (the usual case: a PSD
+    matrix shifted by alpha > 0), ``solve_banded`` otherwise."""
+    _, _, x, info = lapack.dptsv(d, e, B)
+    if info == 0:
+        return x
+    ab = np.zeros((3, d.size))
+    ab[0, 1:], ab[1], ab[2, :-1] = e, d, e
+    return linalg.solve_banded((1, 1), ab, B, check_finite=False)
+
+
 def _apply_q(qr, tau, C, side, trans):
     """Apply the orthogonal factor of a raw QR (``linalg.qr(mode="raw")``) to C."""
     C = np.asfortranarray(C, dtype=float)
@@ -296,15 +318,15 @@ def _apply_q(qr, tau, C, side, trans):
 def _cheapest_method(h, h_out, r, e, n_alphas):
     """Pick the hold-out algorithm with the smallest estimated time.
 
-    Flop counts of each path (SYRK counted once per entry pair), with the
-    symmetric eigensolver weighted 1.2x: calibrated on single-threaded
-    OpenBLAS at r = 500, 1000, 2000 with h = 500 and 20 alphas (the folds
-    run one per core).
+    Flop counts of each path (SYRK counted once per entry pair); the
+    tridiagonal reduction of the refactorisation is memory-bound and weighted
+    2.5x.  Calibrated on single-threaded OpenBLAS at r = 500, 1000, 2000,
+    h = 500, 20 alphas (folds run one per core), where all paths ran at about
+    33 GFLOP/s-equivalent.
     """
-    per_alpha_h = h * h_out * r + 2 * e * h * r + e * h * h_out + h_out**3 / 3
     cost = {
-        "h": n_alphas * per_alpha_h + 2 * e * r * h,
+        "h": n_alphas * (h * h_out * r + 2 * e * h * r + e * h * h_out + h_out**3 / 3) + 2 * e * r * h,
         "r": 2 * h_out * r * r + n_alphas * (2 * h * r + 4 * r**3) + 2 * e * r * h,
-        "refactor": 3 * h * r * r + 8 * r * r * e + 1.2 * (10 / 3) * r**3,
+        "refactor": 3 * h * r * r + 8 * r * r * e + 2.5 * (4 / 3) * r**3,
     }
     return min(cost, key=cost.get)
