@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -42,7 +43,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lssvm import SparseLSSVR  # noqa: E402
+from lssvm import NumericalWarning, SparseLSSVR  # noqa: E402
 from lssvm.basis import greedy_selection  # noqa: E402
 from lssvm.kernels import RBF  # noqa: E402
 
@@ -166,6 +167,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     tables = {}
+    # 300 RBF basis points on a 1-D interval are numerically dependent: the
+    # models live on the range of K_BB (the paper shifted K by 1e-7 I instead),
+    # and hold-out with removal refits those folds; say so once, not per fold
+    warnings.simplefilter("ignore", NumericalWarning)
+    print("note: NumericalWarnings (singular K_BB on the sinusoid) are silenced in this script")
 
     # Figs. 1-4: real data
     alphas = 2.0 ** np.arange(-15, 5)

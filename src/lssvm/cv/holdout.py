@@ -242,33 +242,36 @@ class HoldoutEngine:
         C -= np.outer(s, s) / mr
         c_int = self.Y.sum(axis=0) - self.Y[Hp].sum(axis=0)  # (v,)
         rhs = fac.z - N.T @ self.Y[Hp] + np.outer(s, c_int) / mr
-        Mq = fac.M[H]
+        s_full = s
         if E.size:
             # orthonormal basis of null(Q_E): trailing columns of the QR of Q_E^T,
             # applied as Householder reflectors (O(r^2 |E|)), never formed
-            (qr, tau), _ = linalg.qr(fac.Q[E].T, mode="raw")
-            k = tau.size
-            C = _apply_q(qr, tau, _apply_q(qr, tau, C, "L", "T"), "R", "N")[k:, k:]
-            rhs = _apply_q(qr, tau, rhs, "L", "T")[k:]
-            s = _apply_q(qr, tau, s[:, None], "L", "T")[k:, 0]
-            Mq = _apply_q(qr, tau, Mq, "R", "N")[:, k:]
+            (qr, tau_e), _ = linalg.qr(fac.Q[E].T, mode="raw")
+            k = tau_e.size
+            C = _apply_q(qr, tau_e, _apply_q(qr, tau_e, C, "L", "T"), "R", "N")[k:, k:]
+            rhs = _apply_q(qr, tau_e, rhs, "L", "T")[k:]
         # C = Ho T Ho^T (LAPACK dsytrd, 4/3 r^3): every alpha is then a
         # tridiagonal solve, with no eigenvectors to compute or apply
         Cr, diag, off, tau, info = lapack.dsytrd((C + C.T) * 0.5, lower=1)
         if info != 0:  # pragma: no cover - only on bad arguments
             raise linalg.LinAlgError(f"dsytrd failed with info={info}")
+        refl = Cr[1:, :-1]  # Ho = diag(1, Q) with Q from the reflectors below the subdiagonal
+        if diag.size > 1:
+            rhs = rhs.copy()
+            rhs[1:] = _apply_q(refl, tau, rhs[1:], "L", "T")
         v = rhs.shape[1]
-        B = np.column_stack([rhs, s])  # Ho^T [rhs, s]
-        if diag.size > 1:  # Ho = diag(1, Q) with Q from the reflectors below the subdiagonal
-            refl = Cr[1:, :-1]
-            B[1:] = _apply_q(refl, tau, B[1:], "L", "T")
-            Mq = Mq.copy()
-            Mq[:, 1:] = _apply_q(refl, tau, Mq[:, 1:], "R", "N")
-        rhs_t, s_t = B[:, :v], B[:, v]
-        out = np.empty((alphas.size, H.size, v))
+        X = np.empty((diag.size, alphas.size * v))
         for i, a in enumerate(alphas):
-            x = _tridiagonal_solve(diag + a, off, rhs_t)  # (C + alpha I)^-1 rhs, in Ho coordinates
-            out[i] = Mq @ x + (c_int + s_t @ x) / mr
+            X[:, i * v : (i + 1) * v] = _tridiagonal_solve(diag + a, off, rhs)
+        # back to the training eigenbasis: beta = [Omega] Ho X, O(r^2 A v),
+        # far cheaper than transforming the h x r prediction rows
+        if diag.size > 1:
+            X[1:] = _apply_q(refl, tau, X[1:], "L", "N")
+        if E.size:
+            X = _apply_q(qr, tau_e, np.vstack([np.zeros((k, X.shape[1])), X]), "L", "N")
+        F = fac.M[H] @ X  # (h, A v)
+        b0 = (np.tile(c_int, alphas.size) + s_full @ X) / mr
+        out = (F + b0).reshape(H.size, alphas.size, v).transpose(1, 0, 2)
         return out
 
 
@@ -327,6 +330,6 @@ def _cheapest_method(h, h_out, r, e, n_alphas):
     cost = {
         "h": n_alphas * (h * h_out * r + 2 * e * h * r + e * h * h_out + h_out**3 / 3) + 2 * e * r * h,
         "r": 2 * h_out * r * r + n_alphas * (2 * h * r + 4 * r**3) + 2 * e * r * h,
-        "refactor": 3 * h * r * r + 8 * r * r * e + 2.5 * (4 / 3) * r**3,
+        "refactor": h * r * r + 4 * r * r * e + 2.5 * (4 / 3) * r**3,
     }
     return min(cost, key=cost.get)
