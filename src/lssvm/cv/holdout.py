@@ -250,6 +250,10 @@ class HoldoutEngine:
             k = tau_e.size
             C = _apply_q(qr, tau_e, _apply_q(qr, tau_e, C, "L", "T"), "R", "N")[k:, k:]
             rhs = _apply_q(qr, tau_e, rhs, "L", "T")[k:]
+        if C.shape[0] == 0:  # every basis direction removed: intercept-only model
+            out = np.empty((alphas.size, H.size, rhs.shape[1]))
+            out[:] = c_int / mr
+            return out
         # C = Ho T Ho^T (LAPACK dsytrd, 4/3 r^3): every alpha is then a
         # tridiagonal solve, with no eigenvectors to compute or apply
         Cr, diag, off, tau, info = lapack.dsytrd((C + C.T) * 0.5, lower=1)
