@@ -304,6 +304,8 @@ def _tridiagonal_solve(d, e, B):
     """Solve ``T x = B`` for the symmetric tridiagonal ``T = tridiag(e, d, e)``:
     LAPACK ``dptsv`` when T is positive definite (the usual case: a PSD
     matrix shifted by alpha > 0), ``solve_banded`` otherwise."""
+    if d.size == 1:
+        return B / d[0]
     _, _, x, info = lapack.dptsv(d, e, B)
     if info == 0:
         return x
