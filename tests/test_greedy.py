@@ -57,3 +57,13 @@ def test_greedy_basis_in_estimators_with_exact_cv(rng):
     assert rel_err(est.holdout_predict(H)[:, None], explicit_holdout_predict(est, X, H)) < 1e-8
     clf = SparseLSSVC(gamma=0.5, alpha=0.05, basis="greedy", n_basis=10, random_state=0).fit(X, y > 0)
     assert clf.n_basis_ == 10 and clf.score(X, y > 0) > 0.8
+
+
+def test_dependent_candidate_draws_do_not_stop_the_search(rng):
+    # 3 points repeated 60 times each plus 10 distinct ones: once the 3 are
+    # chosen, most draws are dependent; the search must still find all 13
+    X = np.vstack([np.repeat(rng.standard_normal((3, 2)), 60, axis=0), rng.standard_normal((10, 2))])
+    y = np.sin(X[:, :1])
+    res = greedy_selection(X, y, RBF(1.0), 13, 0.1, n_candidates=60, random_state=0)
+    assert len(res.indices) == 13
+    assert len(np.unique(X[res.indices], axis=0)) == 13

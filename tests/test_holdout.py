@@ -179,7 +179,7 @@ def test_bad_cv_arguments(rng):
         est.cv_predict(1)
     with pytest.raises(ValueError, match="cv must be"):
         est.cv_predict(2.5)
-    with pytest.raises(ValueError, match="groups has"):
+    with pytest.raises(ValueError, match="groups must be a 1-D array"):
         est.cv_predict(GroupKFold(2), groups=[0, 1])
 
 
@@ -226,3 +226,25 @@ def test_removal_on_a_singular_basis_matrix(rng):
     with pytest.warns(NumericalWarning):
         ref = explicit_holdout_predict(est, X, H, ALPHAS)
     assert rel_err(fast, ref) < TOL
+
+
+def test_integer_cv_stratifies_classifiers(rng):
+    X = rng.standard_normal((60, 2))
+    y = np.repeat([0, 1, 2], 20)  # sorted labels: plain KFold would hold out whole classes
+    X[:, 0] += y
+    clf = SparseLSSVC(gamma=0.5, alpha=0.1, basis="random", n_basis=15, random_state=0).fit(X, y)
+    assert clf.cv_error(3) < 0.5
+    with pytest.warns(UserWarning, match="groups is ignored"):
+        clf.cv_predict(3, groups=np.arange(60) % 4)
+
+
+def test_blas_thread_limits_survive_concurrent_calls(rng):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_info
+
+    before = [p["num_threads"] for p in threadpool_info()]
+    est, _, _ = fitted(rng, m=60)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda _: est.cv_predict(10, alpha=ALPHAS), range(4)))
+    assert [p["num_threads"] for p in threadpool_info()] == before

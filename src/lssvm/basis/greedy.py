@@ -102,27 +102,36 @@ def greedy_selection(
     Ainv = np.zeros((n_basis, n_basis))
     beta = np.zeros((n_basis, Y.shape[1]))
     chosen = np.zeros(m, dtype=bool)
+    dependent = np.zeros(m, dtype=bool)
     selected: list[int] = []
     errors = [float(np.sum(E**2))]
     stop = "n_basis"
     while len(selected) < n_basis:
         k = len(selected)
-        pool = np.flatnonzero(~chosen)
-        cand = pool if pool.size <= n_candidates else rng.choice(pool, n_candidates, replace=False)
-        Kc = kernel(X, X[cand])
-        Kc -= Kc.mean(axis=0)  # centred kernel columns (the intercept is free)
-        if k:
-            K_Sc = kernel(X[selected], X[cand])  # (k, c)
-            lc = linalg.solve_triangular(L[:k, :k], K_Sc, lower=True, check_finite=False)
-            delta2 = kdiag[cand] - np.einsum("kc,kc->c", lc, lc)
-        else:
-            lc = np.zeros((0, cand.size))
-            delta2 = kdiag[cand].astype(float)
-        ok = delta2 > pivot_tol * np.maximum(kdiag[cand], 1e-300)
-        if not ok.any():
+        while True:
+            pool = np.flatnonzero(~chosen & ~dependent)
+            if pool.size == 0:
+                break
+            cand = pool if pool.size <= n_candidates else rng.choice(pool, n_candidates, replace=False)
+            if k:
+                K_Sc = kernel(X[selected], X[cand])  # (k, c)
+                lc = linalg.solve_triangular(L[:k, :k], K_Sc, lower=True, check_finite=False)
+                delta2 = kdiag[cand] - np.einsum("kc,kc->c", lc, lc)
+            else:
+                lc = np.zeros((0, cand.size))
+                delta2 = kdiag[cand].astype(float)
+            ok = delta2 > pivot_tol * np.maximum(kdiag[cand], 1e-300)
+            # a point dependent on the chosen ones stays dependent as the basis
+            # grows: drop it for good and draw again rather than stop early
+            dependent[cand[~ok]] = True
+            if ok.any():
+                break
+        if pool.size == 0:
             stop = "singular"
             break
-        cand, Kc, lc, delta2 = cand[ok], Kc[:, ok], lc[:, ok], delta2[ok]
+        cand, lc, delta2 = cand[ok], lc[:, ok], delta2[ok]
+        Kc = kernel(X, X[cand])
+        Kc -= Kc.mean(axis=0)  # centred kernel columns (the intercept is free)
         delta = np.sqrt(delta2)
         phi = (Kc - Phi[:, :k] @ lc) / delta  # whitened new columns (m, c)
         S = Phi[:, :k].T @ phi  # (k, c)

@@ -101,8 +101,10 @@ def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_ho
         factorisation of the smaller problem.
     """
     from ..solvers import factorize_sparse_rls
-    from .holdout import check_indices
+    from .holdout import BASIS_IN_HOLDOUT, check_indices
 
+    if basis_in_holdout not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     fac = estimator.factorization_
     X = as_float_matrix(X)
     Y = fac.y_centered + fac.y_mean
@@ -125,7 +127,7 @@ def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_ho
     if Z.shape[0] == 0:  # every basis point removed: intercept-only model
         out[:] = Y[train].mean(axis=0)
     else:
-        refit = factorize_sparse_rls(kern(X[train], Z), kern(Z, Z), Y[train])
+        refit = factorize_sparse_rls(kern(X[train], Z), kern(Z, Z), Y[train], rcond=estimator.rcond)
         K_H = kern(X[H], Z)
         for k, a in enumerate(alphas):
             coef, b = refit.coef(a)

@@ -2,33 +2,35 @@
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.model_selection import KFold
-from threadpoolctl import threadpool_limits
+from sklearn.model_selection import KFold, StratifiedKFold
 
+from .._parallel import parallel_map
 from ..solvers import check_alphas
 from .holdout import HoldoutEngine, check_indices
 
 __all__ = ["resolve_folds", "cross_val_predictions"]
 
 
-def resolve_folds(cv, n_samples, y=None, groups=None):
+def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
     """Turn ``cv`` into a list of test-index arrays that partition the rows.
 
     Parameters
     ----------
     cv : int, scikit-learn splitter, or iterable of (train, test) pairs
-        An int k means ``KFold(k)`` (contiguous folds, as scikit-learn).
-        A splitter gets ``split(X, y, groups)``.
+        An int k means ``KFold(k)``, or ``StratifiedKFold(k)`` for a
+        classifier (as scikit-learn's ``check_cv``).  A splitter gets
+        ``split(X, y, groups)``.
     n_samples : int
     y : array-like, optional
         Passed to splitters that stratify.
     groups : array-like of shape (m,), optional
         Passed to group splitters (``GroupKFold``, ``LeaveOneGroupOut``, ...).
+    classifier : bool
+        Stratify integer ``cv`` on ``y``.
 
     Returns
     -------
@@ -42,13 +44,22 @@ def resolve_folds(cv, n_samples, y=None, groups=None):
         predictions need a partition), or ``cv`` is not understood.
     """
     dummy = np.zeros((n_samples, 1))
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.ndim != 1 or groups.shape[0] != n_samples:
+            raise ValueError(f"groups must be a 1-D array with one label per sample ({n_samples}); got shape {groups.shape}")
     if isinstance(cv, Integral) and not isinstance(cv, bool):
         if cv < 2 or cv > n_samples:
             raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={n_samples}")
-        splits = KFold(int(cv)).split(dummy)
+        if groups is not None:
+            warnings.warn(
+                "groups is ignored by an integer cv (KFold); pass GroupKFold or LeaveOneGroupOut to use it",
+                UserWarning,
+                stacklevel=3,
+            )
+        splitter = StratifiedKFold(int(cv)) if classifier else KFold(int(cv))
+        splits = splitter.split(dummy, y)
     elif hasattr(cv, "split"):
-        if groups is not None and len(groups) != n_samples:
-            raise ValueError(f"groups has {len(groups)} entries for {n_samples} samples")
         splits = cv.split(dummy, y, groups)
     else:
         try:
@@ -114,11 +125,4 @@ def _map_folds(func, folds):
     folds run side by side with single-threaded BLAS instead.  Folds write
     disjoint rows of the output.
     """
-    workers = min(os.cpu_count() or 1, len(folds))
-    if workers <= 1:
-        for f in folds:
-            func(f)
-        return
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-        for _ in pool.map(func, folds):
-            pass
+    parallel_map(func, folds)

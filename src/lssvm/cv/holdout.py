@@ -291,11 +291,9 @@ def _refit_fold(engine, H, p, E, alphas):
     if keep.size == 0:
         out[:] = engine.Y[train].mean(axis=0)
         return out
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumericalWarning)
-        refit = factorize_sparse_rls(
-            engine._kernel_block(train, keep), engine._basis_kernel(keep), engine.Y[train], rcond=engine._rcond
-        )
+    refit = factorize_sparse_rls(
+        engine._kernel_block(train, keep), engine._basis_kernel(keep), engine.Y[train], rcond=engine._rcond, warn=False
+    )
     A, b = refit.coef(alphas)
     return np.einsum("hn,anv->ahv", engine._kernel_block(H, keep), A) + b[:, None, :]
 

@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..basis import select_basis
@@ -183,11 +183,15 @@ class BaseSparseLSSVM(BaseEstimator):
     def _cv_3d(self, cv, alpha, groups, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         engine = self._holdout_engine()
-        folds = resolve_folds(cv, engine.fac.n_samples, y=self._split_labels(), groups=groups)
+        folds = resolve_folds(
+            cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)
+        )
         return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
 
     def _split_labels(self):
-        return None
+        """Targets handed to splitters (first output for multi-output)."""
+        fac = self.factorization_
+        return fac.y_centered[:, 0] + fac.y_mean[0]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

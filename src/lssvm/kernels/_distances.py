@@ -7,12 +7,10 @@ how model selection over the RBF width stays cheap (paper 002, Remark 6).
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from scipy.spatial.distance import cdist
-from threadpoolctl import threadpool_limits
+
+from .._parallel import parallel_map
 
 DEFAULT_BLOCK_SIZE = 2048
 
@@ -49,14 +47,11 @@ def map_row_blocks(func, n_rows: int, n_cols: int, block_size: int = DEFAULT_BLO
     """
     rows_per_block = max(1, min(int(block_size), _BLOCK_BYTES // (8 * max(n_cols, 1))))
     blocks = list(iter_row_blocks(n_rows, rows_per_block))
-    workers = min(os.cpu_count() or 1, len(blocks))
-    if workers <= 1 or n_rows * n_cols < 1 << 16:
+    if n_rows * n_cols < 1 << 16:
         for rows in blocks:
             func(rows)
         return
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-        for _ in pool.map(func, blocks):
-            pass
+    parallel_map(func, blocks)
 
 
 def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):

@@ -226,7 +226,7 @@ class SparseRLSFactorization:
         return R[0] if scalar else R
 
 
-def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False):
+def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False, warn: bool = True):
     """Factorise the sparse RLS problem once for all alphas.
 
     Parameters
@@ -244,6 +244,8 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         :class:`~lssvm.exceptions.NumericalWarning` says how many.
     overwrite_k : bool, default=False
         Centre ``K_mn`` in place (saves one m x n copy).
+    warn : bool, default=True
+        Issue the ``NumericalWarning`` about a singular ``K_BB``.
 
     Returns
     -------
@@ -281,7 +283,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
     KcT_y = Kc.T @ Yc
-    Phi, W, method = _whiten(Kc, K_BB, rcond)
+    Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     del Kc
     lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
     M = Phi @ V
@@ -301,7 +303,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     )
 
 
-def _whiten(Kc, K_BB, rcond):
+def _whiten(Kc, K_BB, rcond, warn=True):
     """``Phi = Kc W`` with ``W^T K_BB W = I`` (on the range of K_BB).
 
     Returns ``Phi`` (m x r; overwrites ``Kc`` on the Cholesky path), the
@@ -324,7 +326,7 @@ def _whiten(Kc, K_BB, rcond):
         return PhiT.T, L, "cholesky"
     s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
-    if keep.sum() < n:
+    if warn and keep.sum() < n:
         warnings.warn(
             f"the basis kernel matrix K_BB is numerically singular (rank {int(keep.sum())} "
             f"of {n} at rcond={rcond:g}); the model is fitted on its range, which drops "

@@ -1,0 +1,61 @@
+"""Process-wide control of BLAS threads for lssvm's own thread pools.
+
+Row blocks of kernels and CV folds run one per core on single-threaded BLAS.
+``threadpoolctl.threadpool_limits`` changes a process-global setting, so two
+overlapping uses (user threads, or nested lssvm calls) must not each save
+and restore it: this module reference-counts a single limit and restores the
+original setting when the last user leaves.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from threadpoolctl import threadpool_limits
+
+__all__ = ["single_threaded_blas", "in_parallel_region", "parallel_map"]
+
+_lock = threading.Lock()
+_depth = 0
+_controller = None
+
+
+@contextmanager
+def single_threaded_blas():
+    """Limit BLAS to one thread while any caller is inside this context."""
+    global _depth, _controller
+    with _lock:
+        _depth += 1
+        if _depth == 1:
+            _controller = threadpool_limits(limits=1, user_api="blas")
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _controller is not None:
+                _controller.restore_original_limits()
+                _controller = None
+
+
+def in_parallel_region() -> bool:
+    """Whether some lssvm thread pool is running (nested work stays serial)."""
+    return _depth > 0
+
+
+def parallel_map(func, items):
+    """Call ``func`` on every item, one item per core with single-threaded
+    BLAS; serially if there is one core, one item, or we are already inside a
+    parallel region.  ``func`` must write disjoint outputs."""
+    items = list(items)
+    workers = min(os.cpu_count() or 1, len(items))
+    if workers <= 1 or in_parallel_region():
+        for item in items:
+            func(item)
+        return
+    with single_threaded_blas(), ThreadPoolExecutor(workers) as pool:
+        for _ in pool.map(func, items):
+            pass
