@@ -248,3 +248,20 @@ def test_blas_thread_limits_survive_concurrent_calls(rng):
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda _: est.cv_predict(10, alpha=ALPHAS), range(4)))
     assert [p["num_threads"] for p in threadpool_info()] == before
+
+
+@pytest.mark.parametrize("side", ["h", "r", "refactor"])
+def test_removal_accurate_on_an_ill_conditioned_basis(side):
+    """cond(K_BB) ~ 4e9 (an FVS basis at its invertibility limit) and small
+    alpha: forming Q_E D Q_E^T lost up to 3e-2 here; every path must keep
+    1e-8 of a refit."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, (200, 1))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    est = SparseLSSVR(gamma=1.0, alpha=1e-3, basis="fvs", n_basis=40).fit(X, y)
+    Z = est.basis_vectors_
+    assert np.linalg.cond(est.kernel_(Z, Z)) > 1e9
+    engine = est._holdout_engine()
+    for H in (np.arange(190, 195), est.basis_indices_[:5], np.arange(0, 200, 10)):
+        ref = explicit_holdout_predict(est, X, H, [1e-4, 1e-3])
+        assert rel_err(engine.predict(H, [1e-4, 1e-3], "remove", _side=side), ref) < TOL

@@ -128,10 +128,7 @@ class HoldoutEngine:
 
         M_H = fac.M[H]
         qc = fac.z
-        if E.size:
-            Q_E = fac.Q[E]  # (|E|, r)
-            M_H = M_H - (self._kernel_block(H, E) - fac.kernel_mean[E]) @ Q_E  # rows on the kept columns
-            qc = qc - Q_E.T @ fac.KcT_y[E]  # Q^T c restricted to the kept columns
+        Q_E = fac.Q[E] if E.size else None  # (|E|, r)
         r = fac.rank
         if _side is None:
             _side = _cheapest_method(H.size, p.size, r, E.size, alphas.size)
@@ -152,7 +149,7 @@ class HoldoutEngine:
         Y_p = self.Y[H[p]]
         use_r_side = _side == "r"
         predict_alpha = self._r_side if use_r_side else self._h_side
-        ctx = {"M_H": M_H, "qc": qc, "p": p, "Y_p": Y_p, "Q_E": Q_E if E.size else None}
+        ctx = {"M_H": M_H, "qc": qc, "p": p, "Y_p": Y_p, "Q_E": Q_E}
         if not use_r_side:
             ctx["M_p"] = M_H[p] if p.size < H.size else M_H
         else:
@@ -166,24 +163,27 @@ class HoldoutEngine:
     def _h_side(self, d, *, M_H, M_p, qc, p, Y_p, Q_E):
         """Hold-out predictions for one alpha through the h x h system.
 
-        ``U = M_H W M_p^T + 1/m`` with ``W = D - D Q_E^T S^-1 Q_E D``; when
-        every query row is left out (``p`` is everything) U is symmetric and
-        is formed as ``Ms Ms^T - R^T R`` by SYRK (half the flops), with
-        ``Ms = M_H D^1/2`` and ``R = L_S^-1 Q_E D M_H^T``.
+        With removed basis points the restricted inverse is
+        ``W = D^1/2 (I - P) D^1/2``, ``P`` the orthogonal projector on the
+        range of ``D^1/2 Q_E^T`` (from a QR factorisation, never from the
+        Gram matrix ``Q_E D Q_E^T``, which loses every digit once K_BB is
+        ill-conditioned).  ``W`` maps into the null space of ``Q_E``, so the
+        rows ``M_H`` need no restriction.  ``U = Ms Ms^T - (Ms Qp)(Ms Qp)^T``
+        with ``Ms = M_H D^1/2``, formed by SYRK when every query row is left
+        out.
         """
         m = self.fac.n_samples
         sq = np.sqrt(d)
-        g = d[:, None] * qc
-        yL = M_H @ g + self.fac.y_mean
         full = M_p is M_H
         Ms = M_H * sq
+        gs = sq[:, None] * qc
         U = Ms @ Ms.T if full else Ms @ (M_p * sq).T  # (h, |p|)
         if Q_E is not None:
-            Qs = Q_E * sq
-            L_S = linalg.cholesky(Qs @ Qs.T, lower=True, check_finite=False)
-            R = linalg.solve_triangular(L_S, Qs @ Ms.T, lower=True, check_finite=False)  # (|E|, h)
-            yL -= R.T @ linalg.solve_triangular(L_S, Q_E @ g, lower=True, check_finite=False)
-            U -= R.T @ R if full else R.T @ R[:, p]
+            Qp, _ = linalg.qr((Q_E * sq).T, mode="economic", check_finite=False)  # (r, |E|)
+            MsQ = Ms @ Qp
+            gs = gs - Qp @ (Qp.T @ gs)
+            U -= MsQ @ MsQ.T if full else MsQ @ MsQ[p].T
+        yL = Ms @ gs + self.fac.y_mean
         U += 1.0 / m
         Upp = U if full else U[p]
         r = yL[p] - Upp @ Y_p
@@ -201,10 +201,11 @@ class HoldoutEngine:
         rank = d.size
         W = np.zeros((rank + 1, rank + 1))  # blockdiag(W_basis, 1/m), W_basis = D - D Q_E^T S^-1 Q_E D
         W[:rank, :rank] = np.diag(d)
-        if Q_E is not None:
-            DQ = Q_E * d  # (|E|, r)
-            cS = linalg.cho_factor(DQ @ Q_E.T, lower=True, check_finite=False)
-            W[:rank, :rank] -= DQ.T @ linalg.cho_solve(cS, DQ, check_finite=False)
+        if Q_E is not None:  # D^1/2 (I - P) D^1/2, P by QR (see _h_side)
+            sq = np.sqrt(d)
+            Qp, _ = linalg.qr((Q_E * sq).T, mode="economic", check_finite=False)
+            SQ = sq[:, None] * Qp
+            W[:rank, :rank] -= SQ @ SQ.T
         W[rank, rank] = 1.0 / m
         yL = M_H @ (W[:rank, :rank] @ qc) + self.fac.y_mean
         WBpY = W @ BpY
