@@ -22,7 +22,6 @@ Run:  python benchmarks/paper000_motorcycle.py [--trials 100]
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import matplotlib
@@ -31,6 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _timing import mean_time  # noqa: E402
 
 from lssvm import SparseLSSVR  # noqa: E402
 from lssvm.cv import explicit_loo_residuals  # noqa: E402
@@ -38,16 +38,6 @@ from lssvm.datasets import load_motorcycle  # noqa: E402
 
 GAMMA_KERNEL = 13.1  # paper's sigma^-2
 GAMMA_PAPER = 1.2055e-3  # paper's regularisation gamma
-
-
-def timed(func, trials):
-    times = []
-    for _ in range(trials):
-        t0 = time.perf_counter()
-        out = func()
-        times.append(time.perf_counter() - t0)
-    times = np.asarray(times)
-    return times.mean(), times.std(ddof=1) / np.sqrt(trials) if trials > 1 else 0.0, out
 
 
 def main(argv=None):
@@ -74,9 +64,9 @@ def main(argv=None):
           f"mean relative reconstruction error {sparse.reconstruction_error_curve_[-1]:.2e}")
 
     # Table 1
-    t_exp, se_exp, e = timed(lambda: explicit_loo_residuals(sparse, X, y), args.explicit_trials)
-    t_fast, se_fast, e_hat = timed(lambda: sparse.loo_residuals(), args.trials)
-    t_fit, se_fit, _ = timed(lambda: SparseLSSVR(gamma=GAMMA_KERNEL, alpha=alpha, basis=sparse.basis_vectors_).fit(X, y).loo_residuals(), args.trials)
+    t_exp, se_exp, e = mean_time(lambda: explicit_loo_residuals(sparse, X, y), args.explicit_trials)
+    t_fast, se_fast, e_hat = mean_time(lambda: sparse.loo_residuals(), args.trials)
+    t_fit, se_fit, _ = mean_time(lambda: SparseLSSVR(gamma=GAMMA_KERNEL, alpha=alpha, basis=sparse.basis_vectors_).fit(X, y).loo_residuals(), args.trials)
     E_r = np.linalg.norm(e - e_hat) / np.linalg.norm(e)
     table = pd.DataFrame(
         [

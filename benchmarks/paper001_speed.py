@@ -30,34 +30,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import best_time, gemm_rate
 from scipy import linalg
 from sklearn.kernel_approximation import Nystroem
 from sklearn.linear_model import RidgeCV
 
 from lssvm import SparseLSSVR
 from lssvm.kernels import RBF
-
-
-def best(func, repeats):
-    t_best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = func()
-        t_best = min(t_best, time.perf_counter() - t0)
-    return t_best, out
-
-
-def gemm_rate(m, n):
-    """GFLOP/s of float64 DGEMM (m x n) @ (n x n), measured now."""
-    rng = np.random.default_rng(1)
-    A, B = rng.standard_normal((m, n)), rng.standard_normal((n, n))
-    t, _ = best(lambda: A @ B, 2)
-    return 2.0 * m * n * n / t / 1e9
 
 
 def paper000_loo(Kc, K_BB, yc, G, alpha):
@@ -103,11 +86,11 @@ def main(argv=None):
         # training, then LOO for one alpha and for the path, each timed on its
         # own (best of --repeats): on this shared machine a fit varies by
         # 20-30 % between runs, which would swamp the 1 % a LOO adds
-        t_fit, _ = best(lambda: est.fit(X, y), args.repeats)
-        t_loo, _ = best(lambda: est.loo_residuals(), args.repeats)
-        t_loo20, R_ours = best(lambda: est.loo_residuals(alphas), args.repeats)
+        t_fit, _ = best_time(lambda: est.fit(X, y), args.repeats)
+        t_loo, _ = best_time(lambda: est.loo_residuals(), args.repeats)
+        t_loo20, R_ours = best_time(lambda: est.loo_residuals(alphas), args.repeats)
         t_train_loo, t_ms = t_fit + t_loo, t_fit + t_loo20
-        t_cv, _ = best(lambda: est.cv_predict(10, alpha=alphas, basis_in_holdout="remove"), 1)
+        t_cv, _ = best_time(lambda: est.cv_predict(10, alpha=alphas, basis_in_holdout="remove"), 1)
         flops = 2 * m * n * d + 4 * m * n**2 + n**3 / 3 + 10 / 3 * n**3
 
         # 2. paper 000's method per alpha
@@ -119,8 +102,8 @@ def main(argv=None):
             yc = y - y.mean()
             return np.stack([paper000_loo(Kc, K_BB, yc, G, a) for a in alpha_list])
 
-        t_p000_one, _ = best(lambda: p000(alphas[:1]), 1)
-        t_p000_ms, R_p000 = best(lambda: p000(alphas), 1)
+        t_p000_one, _ = best_time(lambda: p000(alphas[:1]), 1)
+        t_p000_ms, R_p000 = best_time(lambda: p000(alphas), 1)
 
         # 3. scikit-learn
         if n <= args.skip_sklearn_above:
@@ -129,8 +112,8 @@ def main(argv=None):
                 ny.fit(Z)  # n samples and n components: the basis is exactly Z
                 F = ny.transform(X)
                 return RidgeCV(alphas=alpha_list, store_cv_results=True).fit(F, y)
-            t_sk_one, _ = best(lambda: sk_fit(alphas[:1]), 1)
-            t_sk_ms, rcv = best(lambda: sk_fit(alphas), 1)
+            t_sk_one, _ = best_time(lambda: sk_fit(alphas[:1]), 1)
+            t_sk_ms, rcv = best_time(lambda: sk_fit(alphas), 1)
             sk_sq = rcv.cv_results_.T
         else:
             t_sk_one = t_sk_ms = np.nan

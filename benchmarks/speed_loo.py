@@ -29,28 +29,12 @@ import numpy as np
 import pandas as pd
 import scipy
 import sklearn
+from _timing import best_time, gemm_rate
 from sklearn.kernel_approximation import Nystroem
 from sklearn.linear_model import RidgeCV
 from sklearn.pipeline import make_pipeline
 
 from lssvm import SparseLSSVR
-
-
-def best_time(func, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def gemm_rate(m, n, repeats=3):
-    """GFLOP/s of float64 DGEMM (m x n) @ (n x n) on this machine, now."""
-    rng = np.random.default_rng(1)
-    A, B = rng.standard_normal((m, n)), rng.standard_normal((n, n))
-    t, _ = best_time(lambda: A @ B, repeats)
-    return 2.0 * m * n * n / t / 1e9
 
 
 def fit_flops(m, n, d):

@@ -1,0 +1,38 @@
+"""Timing helpers shared by the benchmark scripts."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def run_times(func, trials):
+    """Run ``func`` ``trials`` times; return (array of seconds, last result)."""
+    times, out = [], None
+    for _ in range(trials):
+        t0 = time.perf_counter()
+        out = func()
+        times.append(time.perf_counter() - t0)
+    return np.asarray(times), out
+
+
+def best_time(func, repeats):
+    """Best of ``repeats`` runs (seconds) and the last result."""
+    times, out = run_times(func, repeats)
+    return float(times.min()), out
+
+
+def mean_time(func, trials):
+    """Mean run time (seconds), its standard error, and the last result."""
+    times, out = run_times(func, trials)
+    se = times.std(ddof=1) / np.sqrt(trials) if trials > 1 else 0.0
+    return float(times.mean()), float(se), out
+
+
+def gemm_rate(m, n, repeats=3):
+    """GFLOP/s of float64 DGEMM (m x n) @ (n x n) on this machine, now."""
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((m, n)), rng.standard_normal((n, n))
+    t, _ = best_time(lambda: A @ B, repeats)
+    return 2.0 * m * n * n / t / 1e9
