@@ -12,7 +12,8 @@ Layers, dependencies pointing down:
 
 from .estimators import SparseLSSVC, SparseLSSVR
 from .exceptions import NumericalWarning
+from .solvers import scdp
 
 __version__ = "0.1.0"
 
-__all__ = ["SparseLSSVC", "SparseLSSVR", "NumericalWarning", "__version__"]
+__all__ = ["SparseLSSVC", "SparseLSSVR", "NumericalWarning", "scdp", "__version__"]

@@ -3,6 +3,7 @@
 from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
 from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
+from .kcenter import kcenter
 from .random import random_basis
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "feature_vector_selection",
     "GreedyResult",
     "greedy_selection",
+    "kcenter",
     "random_basis",
     "select_basis",
 ]

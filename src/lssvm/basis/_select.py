@@ -11,11 +11,12 @@ from .._arrays import all_finite, as_float_matrix, unique_row_indices
 from ..kernels import Kernel
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
+from .kcenter import kcenter
 from .random import DEFAULT_N_BASIS, random_basis
 
 __all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
 
-BASIS_METHODS = ("fvs", "random", "greedy")
+BASIS_METHODS = ("fvs", "random", "greedy", "kcenter")
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,10 @@ def select_basis(
             )
             return BasisSelection(X[res.indices], res.indices, stop_reason=res.stop_reason,
                                   training_error=res.training_error)
+        if basis == "kcenter":
+            n = min(DEFAULT_N_BASIS, unique_row_indices(X).size) if n_basis is None else n_basis
+            idx = kcenter(X, n, random_state)
+            return BasisSelection(X[idx], idx)
         if basis == "random":
             idx = random_basis(X, n_basis, random_state)
             return BasisSelection(X[idx], idx)
