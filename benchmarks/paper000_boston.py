@@ -25,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from _timing import mean_time  # noqa: E402
+from _common import mean_time  # noqa: E402
 
 from lssvm import SparseLSSVR  # noqa: E402
 from lssvm.basis import feature_vector_selection  # noqa: E402

@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from _timing import mean_time  # noqa: E402
+from _common import mean_time  # noqa: E402
 
 from lssvm import SparseLSSVR  # noqa: E402
 from lssvm.cv import explicit_loo_residuals  # noqa: E402

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _timing import best_time, gemm_rate
+from _common import best_time, gemm_rate, synthetic_regression
 from scipy import linalg
 from sklearn.kernel_approximation import Nystroem
 from sklearn.linear_model import RidgeCV
@@ -69,8 +69,7 @@ def main(argv=None):
 
     rng = np.random.default_rng(0)
     m, d = args.m, args.d
-    X = rng.standard_normal((m, d))
-    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
+    X, y = synthetic_regression(rng, m, d)
     alphas = np.geomspace(1e-3, 1e3, 20)
     kern = RBF(args.gamma)
     peak = gemm_rate(m, max(args.n))

@@ -1,4 +1,4 @@
-"""Timing helpers shared by the benchmark scripts."""
+"""Helpers shared by the benchmark scripts: timing and the synthetic speed data."""
 
 from __future__ import annotations
 
@@ -36,3 +36,11 @@ def gemm_rate(m, n, repeats=3):
     A, B = rng.standard_normal((m, n)), rng.standard_normal((n, n))
     t, _ = best_time(lambda: A @ B, repeats)
     return 2.0 * m * n * n / t / 1e9
+
+
+def synthetic_regression(rng, m, d):
+    """The speed benchmarks' data: Gaussian inputs (m, d) and a smooth target
+    ``sin(x0) + x1 x2`` plus N(0, 0.1^2) noise, drawn from ``rng``."""
+    X = rng.standard_normal((m, d))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
+    return X, y
