@@ -5,6 +5,7 @@ from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
 from .kcenter import kcenter
 from .random import random_basis
+from .renyi import RenyiResult, renyi_entropy_selection
 
 __all__ = [
     "BASIS_METHODS",
@@ -16,5 +17,7 @@ __all__ = [
     "greedy_selection",
     "kcenter",
     "random_basis",
+    "RenyiResult",
+    "renyi_entropy_selection",
     "select_basis",
 ]

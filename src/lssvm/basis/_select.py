@@ -13,10 +13,11 @@ from .fvs import feature_vector_selection
 from .greedy import greedy_selection
 from .kcenter import kcenter
 from .random import DEFAULT_N_BASIS, random_basis
+from .renyi import renyi_entropy_selection
 
 __all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
 
-BASIS_METHODS = ("fvs", "random", "greedy", "kcenter")
+BASIS_METHODS = ("fvs", "random", "greedy", "kcenter", "renyi")
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def select_basis(
     X : ndarray of shape (m, d)
         Training inputs.
     kernel : Kernel
-    basis : {"fvs", "random", "greedy"}, array-like of shape (n, d), or 1-D int array
+    basis : {"fvs", "random", "greedy", "kcenter", "renyi"}, array-like of shape (n, d), or 1-D int array
         Selection method, the basis points themselves, or row indices
         into ``X`` (then ``indices`` is set, so hold-out can remove them).
     n_basis : int or None
@@ -126,6 +127,10 @@ def select_basis(
         if basis == "kcenter":
             n = min(DEFAULT_N_BASIS, unique_row_indices(X).size) if n_basis is None else n_basis
             idx = kcenter(X, n, random_state)
+            return BasisSelection(X[idx], idx)
+        if basis == "renyi":
+            n = min(DEFAULT_N_BASIS, unique_row_indices(X).size) if n_basis is None else n_basis
+            idx = renyi_entropy_selection(X, n, kernel, random_state=random_state).indices
             return BasisSelection(X[idx], idx)
         if basis == "random":
             idx = random_basis(X, n_basis, random_state)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._labels import encode_classes
 
 __all__ = ["SparseLSSVC"]
 
@@ -59,24 +59,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
-        try:
-            check_classification_targets(y)
-            self.classes_, codes = np.unique(y, return_inverse=True)
-        except TypeError:
-            raise ValueError(
-                "class labels must be mutually comparable and not missing (None / NaN); "
-                "got a mix of types"
-            ) from None
-        k = self.classes_.size
-        if k < 2:
-            raise ValueError(
-                f"SparseLSSVC needs samples of at least 2 classes; got 1 class ({self.classes_[0]!r})"
-            )
-        if k == 2:
-            Y = np.where(codes == 1, 1.0, -1.0)[:, None]
-        else:
-            Y = -np.ones((codes.size, k))
-            Y[np.arange(codes.size), codes] = 1.0
+        self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
         return self._fit_targets(X, Y)
 

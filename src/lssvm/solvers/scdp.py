@@ -16,9 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from sklearn.utils import check_random_state
 
-__all__ = ["SCDPResult", "scdp"]
+__all__ = ["SCDPResult", "SCDPState", "scdp"]
+
+DEFAULT_N_CANDIDATES = 59  # paper 002 §3.5.2: one of the top 5 % with probability 0.95
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,148 @@ class SCDPResult:
         return w
 
 
+class SCDPState:
+    """SCDP one step at a time (the engine behind :func:`scdp`).
+
+    Parameters
+    ----------
+    A : ndarray of shape (D, D)
+        Symmetric positive definite; only the columns of selected
+        coordinates are read (each once).
+    b : ndarray of shape (D,)
+    n_candidates : int or None
+        SCDPP's rho (see :func:`scdp`).
+    random_state : int, RandomState or None
+    pivot_tol : float, default=1e-12
+        Relative size of ``p^T A p`` below which a coordinate counts as
+        linearly dependent on the selected ones and is skipped.
+
+    Attributes
+    ----------
+    k : int
+        Steps taken (= non-zeros of ``w``).
+    order : ndarray of shape (k,)
+    coef : ndarray of shape (k,)
+        ``w`` on ``order``.
+    residual : ndarray of shape (D,)
+        ``c = A w - b``.
+    direction : ndarray of shape (k,)
+        The last search direction on ``order`` (its last entry is 1).
+    step_size : float
+        The last step length eta: ``w`` moved by ``step_size * direction``.
+    skipped : list of int
+        Coordinates found numerically dependent and left out.
+
+    Notes
+    -----
+    Storage grows by doubling, so memory is O(D k + k^2) for k steps, not
+    O(D^2) up front.  Selected columns of A are copied into a contiguous
+    D x k cache, so ``t = A p`` is one GEMV over it.
+    """
+
+    def __init__(self, A, b, n_candidates=None, random_state=None, pivot_tol=1e-12):
+        self.A = A
+        self.pivot_tol = float(pivot_tol)
+        self.skipped = []
+        self.b = b
+        self.D = b.size
+        self.n_candidates = n_candidates
+        self._rng = check_random_state(random_state) if n_candidates is not None else None
+        self.residual = -b.astype(float, copy=True)
+        self._selected = np.zeros(self.D, dtype=bool)
+        self.k = 0
+        self._alloc(min(self.D, 16))
+        self.step_size = 0.0
+
+    def _alloc(self, cap):
+        old_k = self.k
+        cols = np.empty((self.D, cap), order="F")
+        P = np.zeros((cap, cap))
+        B = np.zeros((cap, cap))
+        order = np.empty(cap, dtype=np.intp)
+        w = np.zeros(cap)
+        if old_k:
+            cols[:, :old_k] = self._cols[:, :old_k]
+            P[:old_k, :old_k] = self._P[:old_k, :old_k]
+            B[:old_k, :old_k] = self._B[:old_k, :old_k]
+            order[:old_k] = self._order[:old_k]
+            w[:old_k] = self._w[:old_k]
+        self._cols, self._P, self._B, self._order, self._w = cols, P, B, order, w
+
+    @property
+    def order(self):
+        return self._order[: self.k]
+
+    @property
+    def coef(self):
+        return self._w[: self.k]
+
+    @property
+    def direction(self):
+        return self._P[self.k - 1, : self.k]
+
+    def next_coordinate(self):
+        """Southwell's rule over all (or rho random) unselected coordinates;
+        None when every coordinate is selected."""
+        c, selected = self.residual, self._selected
+        if self.n_candidates is None:
+            scores = np.where(selected, -np.inf, np.abs(c))
+            j = int(np.argmax(scores))
+            return None if selected[j] else j
+        perm = self._rng.permutation(self.D)  # one draw per step, independent of A and b (Remark 8)
+        cand = perm[~selected[perm]][: int(self.n_candidates)]
+        if cand.size == 0:
+            return None
+        return int(cand[np.argmax(np.abs(c[cand]))])
+
+    def step(self):
+        """Add one coordinate; return it, or None if none is left.
+
+        A coordinate whose Schur complement ``p^T A p`` is at most
+        ``pivot_tol * A_ss`` lies numerically in the span of the selected
+        ones (A formed as ``K^T K`` squares the kernel's conditioning); it is
+        skipped for good (listed in ``skipped``) and the next one is tried.
+        """
+        while True:
+            s = self.next_coordinate()
+            if s is None:
+                return None
+            self._selected[s] = True
+            if self._try_add(s):
+                return s
+            self.skipped.append(s)
+
+    def _try_add(self, s):
+        k = self.k
+        if k == self._order.size:
+            self._alloc(min(self.D, 2 * k))
+        self._order[k] = s
+        self._cols[:, k] = self.A[:, s]
+        P, B, order = self._P, self._B, self._order
+        if k:
+            # new direction: p_{s_k} = 1, A-conjugate to all previous ones
+            B[:k, k] = P[:k, :k] @ self._cols[order[:k], k]  # (A p_i)_{s_k}, eq. 20
+            P[k, :k] = solve_triangular(B[:k, :k], -B[:k, k], lower=False, check_finite=False)  # eq. 18
+        P[k, k] = 1.0
+        p = P[k, : k + 1]
+        t = self._cols[:, : k + 1] @ p  # A p, O(k D)
+        pAp = p @ t[order[: k + 1]]
+        a_ss = self._cols[s, k]
+        if not a_ss > 0 or pAp < -self.pivot_tol * a_ss:
+            raise ValueError("A is not positive definite along the selected coordinates")
+        if pAp <= self.pivot_tol * a_ss:
+            P[k, : k + 1] = 0.0
+            B[:k, k] = 0.0
+            return False
+        eta = -(self.residual[order[: k + 1]] @ p) / pAp
+        self._w[: k + 1] += eta * p
+        self.residual += eta * t
+        B[k, k] = t[s]  # (A p_k)_{s_k}; entries left of it vanish by conjugacy
+        self.step_size = float(eta)
+        self.k = k + 1
+        return True
+
+
 def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=None, tol=0.0):
     """Sparse conjugate directions pursuit for ``A w = b``, A symmetric positive definite.
 
@@ -87,7 +232,7 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     Step k costs O(k D) for ``t = A p`` (p has k non-zeros), O(k^2) to extend
     the upper-triangular matrix ``B`` (paper 002 eq. 20: ``B_ij = (A p_i)_{s_j}``)
     and O(k^2) for the back-substitution giving the next direction (eq. 18).
-    Memory: the k x k triangular matrices of directions and of ``B``.
+    Memory: O(D k + k^2), growing with the steps taken.
     """
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float).ravel()
@@ -96,69 +241,32 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
         raise ValueError(f"A must be square with the size of b ({D}); got shape {A.shape}")
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
         raise ValueError("A and b must be finite")
-    K = D if max_nonzero is None else int(max_nonzero)
-    if not 1 <= K <= D:
-        raise ValueError(f"max_nonzero must be in [1, {D}]; got {max_nonzero!r}")
-    if n_candidates is not None and (int(n_candidates) != n_candidates or n_candidates < 1):
-        raise ValueError(f"n_candidates must be a positive integer or None; got {n_candidates!r}")
-    rng = check_random_state(random_state) if n_candidates is not None else None
-
-    c = -b.copy()
-    selected = np.zeros(D, dtype=bool)
-    order = np.empty(K, dtype=np.intp)
-    Pm = np.zeros((K, K))  # Pm[i, j] = (p_i)_{s_j}: direction i on the selected coordinates
-    B = np.zeros((K, K))  # B[i, j] = (A p_i)_{s_j}, upper triangular
-    coefs = np.zeros((K, K))
-    w_sel = np.zeros(K)
-    norms = [float(np.linalg.norm(c))]
+    K = D if max_nonzero is None else max_nonzero
+    if int(K) != K or not 1 <= K <= D:
+        raise ValueError(f"max_nonzero must be an integer in [1, {D}]; got {max_nonzero!r}")
+    check_n_candidates(n_candidates)
+    state = SCDPState(A, b, n_candidates, random_state)
+    coefs = []
+    norms = [float(np.linalg.norm(state.residual))]
     b_norm = np.linalg.norm(b)
-    k = 0
-    s = _next_coordinate(c, selected, n_candidates, rng)
-    while True:
-        order[k] = s
-        selected[s] = True
-        # new direction: p_{s_k} = 1, conjugate to all previous ones (eq. 18)
-        if k:
-            B[:k, k] = Pm[:k, :k] @ A[order[:k], s]  # (A p_i)_{s_k}, eq. 20
-            Pm[k, :k] = _back_substitute(B[:k, :k], -B[:k, k])
-        Pm[k, k] = 1.0
-        p_idx = order[: k + 1]
-        p_val = Pm[k, : k + 1]
-        t = A[:, p_idx] @ p_val  # A p, O(k D)
-        pAp = p_val @ t[p_idx]
-        if not pAp > 0:
-            raise ValueError("A is not positive definite along the selected coordinates")
-        eta = -(c[p_idx] @ p_val) / pAp
-        w_sel[: k + 1] += eta * p_val
-        c += eta * t
-        B[k, k] = t[s]  # (A p_k)_{s_k}; entries left of it vanish by conjugacy
-        coefs[k, : k + 1] = w_sel[: k + 1]
-        norms.append(float(np.linalg.norm(c)))
-        k += 1
-        stop = callback(k, order[:k].copy(), w_sel[:k].copy(), norms[-1]) if callback else False
-        if stop or k == K or norms[-1] <= tol * b_norm:
+    while state.k < K and norms[-1] > tol * b_norm:
+        if state.step() is None:
             break
-        s = _next_coordinate(c, selected, n_candidates, rng)
-        if s is None:
+        coefs.append(state.coef.copy())
+        norms.append(float(np.linalg.norm(state.residual)))
+        if callback is not None and callback(state.k, state.order.copy(), state.coef.copy(), norms[-1]):
             break
-    return SCDPResult(order[:k].copy(), coefs[:k, :k].copy(), np.asarray(norms), D)
+    k = state.k
+    path = np.zeros((k, k))
+    for i, c in enumerate(coefs):
+        path[i, : i + 1] = c
+    return SCDPResult(state.order.copy(), path, np.asarray(norms), D)
 
 
-def _next_coordinate(c, selected, n_candidates, rng):
-    """Southwell's rule: the unselected coordinate with the largest |c_i|."""
-    if n_candidates is None:
-        scores = np.where(selected, -np.inf, np.abs(c))
-        j = int(np.argmax(scores))
-        return None if selected[j] else j
-    perm = rng.permutation(c.size)  # one draw per step, independent of A and b
-    cand = perm[~selected[perm]][: int(n_candidates)]
-    if cand.size == 0:
-        return None
-    return int(cand[np.argmax(np.abs(c[cand]))])
-
-
-def _back_substitute(U, rhs):
-    """Solve the upper-triangular ``U x = rhs`` (k x k) in O(k^2)."""
-    from scipy.linalg import solve_triangular
-
-    return solve_triangular(U, rhs, lower=False, check_finite=False)
+def check_n_candidates(n_candidates):
+    """Validate SCDPP's rho (None or a positive integer)."""
+    if n_candidates is not None and (
+        isinstance(n_candidates, bool) or int(n_candidates) != n_candidates or n_candidates < 1
+    ):
+        raise ValueError(f"n_candidates must be a positive integer or None; got {n_candidates!r}")
+    return None if n_candidates is None else int(n_candidates)

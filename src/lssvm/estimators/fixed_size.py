@@ -1,0 +1,463 @@
+"""Fixed-size LS-SVMs solved sparsely by SCDP (paper 002).
+
+Prototypes Z (k-center, random, Rényi entropy, all rows, or given) span the
+model ``f(x) = sum_i w_i k(x, z_i) + b0``.  Fitting solves the fixed-size
+normal equations (:mod:`lssvm.solvers.fixed_size`) either directly (all
+prototypes) or by sparse conjugate directions pursuit, which adds one
+prototype per step and is stopped at the size chosen by fast v-fold CV
+(:mod:`lssvm.cv.fixed_size`).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._arrays import unique_row_indices
+from ..basis import kcenter, random_basis, renyi_entropy_selection
+from ..basis._select import check_basis_array
+from ..cv import resolve_folds
+from ..cv.fixed_size import fixed_size_cv_curves, select_model_size
+from ..kernels import make_kernel
+from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..solvers import check_alphas
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
+from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._labels import encode_classes
+
+__all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
+
+PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
+SOLVERS = ("scdp", "scdpp", "direct")
+#: Prototype pool drawn when ``n_prototypes`` is not given (paper 002 §5.3).
+DEFAULT_N_PROTOTYPES = 2000
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
+    gamma : float > 0, default=1.0
+        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf" (1/sigma^2 of paper 002).
+    alpha : float > 0, default=1.0
+        Regularisation, ``1/gamma`` of paper 002 and LS-SVMlab.
+    prototypes : {"kcenter", "random", "renyi", "all"} or array-like of shape (M, n_features), default="kcenter"
+        The pool SCDP picks from: Gonzalez farthest-point clustering,
+        uniform distinct rows, maximal quadratic Rényi entropy (classic
+        FS-LSSVM), every distinct training row, or given points (they need
+        not be training rows).
+    n_prototypes : int or float, optional
+        Pool size M: a count, or a fraction of the training rows (paper 002's
+        SCDP-FSLSSVM_PV uses 0.3; capped at the distinct rows); default
+        ``min(distinct rows, 2000)``.
+    solver : {"scdp", "scdpp", "direct"}, default="scdp"
+        "scdp" grows the model one prototype at a time (Algorithm 3);
+        "scdpp" scores only ``n_candidates`` random coordinates per step
+        (§3.5.2); "direct" solves with all prototypes (classic FS-LSSVM).
+    max_size : int, optional
+        k_m: non-zeros (prototypes plus intercept) at most; default M + 1.
+    cv : int, splitter, iterable of (train, test) or None, default=10
+        Folds of the fast CV that picks the model size (an int shuffles
+        with ``random_state``; stratified for classifiers); None fits
+        ``max_size`` non-zeros without CV.
+    random_state : int, RandomState or None
+        Seeds the prototype pool, the folds and SCDPP's draws (the same
+        draws for every fold and hyper-parameter, Remark 8).
+    n_candidates : int, default=59
+        rho of "scdpp".
+    nu : float > 0, default=1e-8
+        Penalty on the intercept that makes the system positive definite.
+    stop_window : int, default=10
+        Delta_k of stopping rule (38).
+    stop_tol : float or None, default=1e-3
+        epsilon of rule (38): a fold's SCDP run stops once its validation
+        score changes by less than this, relative to the mean of the
+        ``stop_window`` previous ones; None runs every fold to ``max_size``.
+    size_rule : float >= 0, default=0.1
+        The final size is the smallest whose CV score is within
+        ``size_rule`` standard deviations (over folds) of the best (§4.5).
+    scoring : {"mse", "error_rate"}, default="mse"
+        CV criterion for the model size and rule (38): mean squared error
+        (PRESS / N, the paper's choice), or the misclassification rate
+        (classifiers with two classes).
+    degree, coef0 : int, float
+        Parameters of the "poly" kernel.
+    normalize_kernel : bool, default=False
+    block_size : int, default=2048
+        Rows per kernel block at prediction.
+"""
+
+_ATTRS_DOC = """
+    Attributes
+    ----------
+    prototypes_ : ndarray of shape (M, n_features)
+        The pool.
+    prototype_indices_ : ndarray of shape (M,) or None
+        Training rows of the pool (None for given points).
+    support_ : ndarray of shape (n_support_,)
+        Indices into the pool of the prototypes the model uses, in the
+        order SCDP chose them (sorted for several outputs).
+    support_vectors_ : ndarray of shape (n_support_, n_features)
+    n_support_ : int
+        Prototypes used (paper 002's "# PV").
+    dual_coef_ : ndarray of shape (n_support_,) or (n_support_, n_outputs)
+    intercept_ : float or ndarray of shape (n_outputs,)
+    model_size_ : int or ndarray of shape (n_outputs,)
+        SCDP steps kept: non-zeros among prototypes and intercept.
+    selection_order_ : ndarray of shape (model_size_,) or list of them
+        Coordinates in the order chosen (index M is the intercept).
+    cv_curve_ : ndarray of shape (K,) or (n_outputs, K), or None
+        CV score of the model with 1..K non-zeros.
+    cv_curve_std_ : ndarray like ``cv_curve_``
+        Standard deviation over folds of the per-fold scores.
+    cv_score_ : float or ndarray of shape (n_outputs,), or None
+        CV score at the chosen size (with all prototypes for "direct").
+"""
+
+
+class _BaseFixedSizeLSSVM(BaseEstimator):
+    def __init__(
+        self,
+        kernel="rbf",
+        gamma=1.0,
+        alpha=1.0,
+        prototypes="kcenter",
+        n_prototypes=None,
+        solver="scdp",
+        max_size=None,
+        cv=10,
+        random_state=None,
+        *,
+        n_candidates=DEFAULT_N_CANDIDATES,
+        nu=1e-8,
+        stop_window=10,
+        stop_tol=1e-3,
+        size_rule=0.1,
+        scoring="mse",
+        degree=3,
+        coef0=1.0,
+        normalize_kernel=False,
+        block_size=DEFAULT_BLOCK_SIZE,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.alpha = alpha
+        self.prototypes = prototypes
+        self.n_prototypes = n_prototypes
+        self.solver = solver
+        self.max_size = max_size
+        self.cv = cv
+        self.random_state = random_state
+        self.n_candidates = n_candidates
+        self.nu = nu
+        self.stop_window = stop_window
+        self.stop_tol = stop_tol
+        self.size_rule = size_rule
+        self.scoring = scoring
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize_kernel = normalize_kernel
+        self.block_size = block_size
+
+    _metric = "mse"
+
+    # ------------------------------------------------------------ checks
+    def _check_params(self):
+        kernel = make_kernel(
+            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+        )
+        if np.ndim(self.alpha) != 0:
+            raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
+        check_alphas(self.alpha)
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}")
+        if not (isinstance(self.nu, Real) and np.isfinite(self.nu) and self.nu > 0):
+            raise ValueError(f"nu must be a finite number > 0 (Theorem 2 needs it); got {self.nu!r}")
+        _check_int("n_candidates", self.n_candidates, 1)
+        _check_int("stop_window", self.stop_window, 1)
+        _check_int("block_size", self.block_size, 1)
+        if self.max_size is not None:
+            _check_int("max_size", self.max_size, 1)
+        if self.stop_tol is not None and not (isinstance(self.stop_tol, Real) and self.stop_tol >= 0):
+            raise ValueError(f"stop_tol must be a number >= 0 or None; got {self.stop_tol!r}")
+        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
+            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
+        return kernel
+
+    def _pool_size(self, N, n_distinct):
+        n = self.n_prototypes
+        if n is None:
+            return min(n_distinct, DEFAULT_N_PROTOTYPES)
+        if isinstance(n, Integral) and not isinstance(n, bool):
+            if not 1 <= n <= N:
+                raise ValueError(f"n_prototypes={n} must be in [1, {N}] (the training rows)")
+            return int(n)
+        if isinstance(n, Real) and not isinstance(n, bool) and 0 < n <= 1:
+            return min(n_distinct, max(1, int(round(n * N))))
+        raise ValueError(f"n_prototypes must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
+
+    def _select_prototypes(self, X, kernel, rng):
+        """Pool points (M, d) and their training rows (or None)."""
+        method = self.prototypes
+        if isinstance(method, str):
+            if method not in PROTOTYPE_METHODS:
+                raise ValueError(
+                    f"prototypes must be one of {PROTOTYPE_METHODS} or an array of shape "
+                    f"(M, {X.shape[1]}); got {method!r}"
+                )
+            distinct = unique_row_indices(X)
+            if method == "all":
+                return X[distinct], distinct
+            M = self._pool_size(X.shape[0], distinct.size)
+            if M > distinct.size:
+                raise ValueError(
+                    f"n_prototypes={M} exceeds the {distinct.size} distinct training rows; lower n_prototypes"
+                )
+            if method == "kcenter":
+                idx = kcenter(X, M, rng)
+            elif method == "random":
+                idx = random_basis(X, M, rng)
+            else:
+                idx = renyi_entropy_selection(X, M, kernel, random_state=rng).indices
+            return X[idx], idx
+        return check_basis_array(method, X.shape[1]), None
+
+    # --------------------------------------------------------------- fit
+    def _fit_targets(self, X, Y, groups, split_labels):
+        kernel = self._check_params()
+        rng = check_random_state(self.random_state)
+        Z, zidx = self._select_prototypes(X, kernel, rng)
+        M = Z.shape[0]
+        D = M + 1
+        if self.max_size is not None and self.max_size > D:
+            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
+        kmax = D if self.max_size is None else int(self.max_size)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        K = kernel(X, Z)
+        K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
+        system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
+        A = system.matrix(float(self.alpha), float(self.nu))
+        v = Y.shape[1]
+        folds = None
+        if self.cv is not None:
+            cv = self.cv
+            if isinstance(cv, Integral) and not isinstance(cv, bool):
+                if not 2 <= cv <= X.shape[0]:
+                    raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={X.shape[0]}")
+                splitter = StratifiedKFold if split_labels is not None else KFold
+                cv = splitter(int(cv), shuffle=True, random_state=seed)
+            folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
+
+        self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
+        W = np.zeros((D, v))
+        if self.solver == "direct":
+            W[:] = solve_spd(A, system.rhs)
+            sizes = np.full(v, D)
+            orders = [np.arange(D)] * v
+            if folds is not None:
+                self.cv_score_ = self._direct_cv_score(system, K, Y, folds)
+        else:
+            rho = self.n_candidates if self.solver == "scdpp" else None
+            sizes = np.full(v, kmax)
+            if folds is not None:
+                curves = fixed_size_cv_curves(
+                    system, K, Y, folds, [float(self.alpha)], nu=float(self.nu), max_size=kmax,
+                    n_candidates=rho, seed=seed, stop_window=self.stop_window, stop_tol=self.stop_tol,
+                    stop_metric=self._metric,
+                )
+                mean, std = curves.curve(self._metric)
+                last = int(curves.stopped_at.max())
+                mean, std = mean[0, :, :last], std[0, :, :last]
+                sizes = np.array([select_model_size(mean[j], std[j], self.size_rule) for j in range(v)])
+                self.cv_curve_, self.cv_curve_std_ = mean, std
+                self.cv_score_ = mean[np.arange(v), sizes - 1]
+            orders = []
+            for j in range(v):
+                state = SCDPState(A, system.rhs[:, j], rho, seed)
+                while state.k < sizes[j] and state.step() is not None:
+                    pass
+                W[state.order, j] = state.coef
+                orders.append(state.order.copy())
+                sizes[j] = state.k
+        used = np.flatnonzero(np.any(W[:M] != 0, axis=1))
+        if v == 1:
+            used = np.array([c for c in orders[0] if c < M and W[c, 0] != 0], dtype=np.intp)
+        self.kernel_ = kernel
+        self.prototypes_ = Z
+        self.prototype_indices_ = zidx
+        self.support_ = used
+        self.support_vectors_ = Z[used]
+        self.n_support_ = int(used.size)
+        self._coef_2d = W[used]
+        self._intercept_2d = W[M]
+        self.coef_full_ = W
+        single = self._single_output
+        self.model_size_ = int(sizes[0]) if single else sizes
+        self.selection_order_ = orders[0] if single else orders
+        if single and self.cv_curve_ is not None:
+            self.cv_curve_, self.cv_curve_std_ = self.cv_curve_[0], self.cv_curve_std_[0]
+        if single and self.cv_score_ is not None:
+            self.cv_score_ = float(self.cv_score_[0])
+        self.dual_coef_ = self._coef_2d[:, 0] if single else self._coef_2d
+        self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
+        return self
+
+    def _direct_cv_score(self, system, K, Y, folds):
+        """CV score of the all-prototype model: one direct solve per fold."""
+        sse = np.zeros(Y.shape[1])
+        wrong = np.zeros(Y.shape[1])
+        for test in folds:
+            sub = system.without_rows(K[test], Y[test])
+            W = solve_spd(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs)
+            pred = augmented_rows(K[test]) @ W
+            sse += ((Y[test] - pred) ** 2).sum(axis=0)
+            wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
+        return (sse if self._metric == "mse" else wrong) / Y.shape[0]
+
+    # ----------------------------------------------------------- predict
+    def _decision_2d(self, X):
+        check_is_fitted(self, "_coef_2d")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        out = np.empty((X.shape[0], self._coef_2d.shape[1]))
+        for rows in iter_row_blocks(X.shape[0], self.block_size):
+            out[rows] = self.kernel_(X[rows], self.support_vectors_) @ self._coef_2d
+        out += self._intercept_2d
+        return out
+
+
+def _check_int(name, value, low):
+    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+
+
+class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
+    __doc__ = (
+        """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
+    size chosen by fast v-fold CV (paper 002).
+
+    Minimises ``||y - K w - b0||^2 + alpha w^T K_ZZ w + nu b0^2`` over the
+    weights ``w`` on a pool of M prototypes Z, where ``K = k(X, Z)``.  SCDP
+    adds one prototype per step and each step is the exact least-squares
+    solution on the prototypes chosen so far; v-fold CV of every size
+    (by downdating the normal equations per fold) picks where to stop.
+    """
+        + _PARAMS_DOC
+        + _ATTRS_DOC
+        + """
+    Examples
+    --------
+    >>> from lssvm import FixedSizeLSSVR
+    >>> from lssvm.datasets import load_motorcycle
+    >>> X, y = load_motorcycle(return_X_y=True)
+    >>> X = (X - X.min()) / (X.max() - X.min())
+    >>> reg = FixedSizeLSSVR(gamma=50.0, alpha=1e-3, prototypes="all", random_state=0).fit(X, y)
+    >>> reg.n_support_ < 40
+    True
+    """
+    )
+
+    @property
+    def _single_output(self):
+        return self._y_1d
+
+    def fit(self, X, y, groups=None):
+        """Fit; ``groups`` go to a group splitter passed as ``cv``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+        y : array-like of shape (N,) or (N, n_outputs)
+        groups : array-like of shape (N,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+        if self.scoring != "mse":
+            raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+        self._y_1d = y.ndim == 1
+        Y = y[:, None] if y.ndim == 1 else y
+        return self._fit_targets(X, Y, groups, None)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def predict(self, X):
+        """Predictions, shape (m,) or (m, n_outputs)."""
+        F = self._decision_2d(X)
+        return F[:, 0] if self._single_output else F
+
+
+class FixedSizeLSSVC(ClassifierMixin, _BaseFixedSizeLSSVM):
+    __doc__ = (
+        """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
+    model size chosen by fast v-fold CV (paper 002).
+
+    Regresses the labels coded +1/-1 (one-vs-rest columns for more than two
+    classes, each grown by its own SCDP run) as :class:`FixedSizeLSSVR`
+    does; predicts the sign or the largest output.  The CV criterion is
+    the PRESS / mean squared error of the coded outputs (the paper's
+    choice) unless ``scoring="error_rate"`` (two classes only).
+    """
+        + _PARAMS_DOC
+        + _ATTRS_DOC
+        + """    classes_ : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> from lssvm import FixedSizeLSSVC
+    >>> from lssvm.datasets import load_ripley
+    >>> X, y = load_ripley(return_X_y=True)
+    >>> clf = FixedSizeLSSVC(gamma=2.0, alpha=0.1, random_state=0).fit(X, y)
+    >>> clf.n_support_ < 60
+    True
+    """
+    )
+
+    @property
+    def _single_output(self):
+        return self.classes_.size == 2
+
+    def fit(self, X, y, groups=None):
+        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+        y : array-like of shape (N,)
+        groups : array-like of shape (N,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
+        if self.scoring not in ("mse", "error_rate"):
+            raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {self.scoring!r}")
+        if self.scoring == "error_rate" and self.classes_.size > 2:
+            raise ValueError(
+                "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
+                "its own size; use scoring='mse'"
+            )
+        self._metric = self.scoring
+        return self._fit_targets(X, Y, groups, codes)
+
+    def decision_function(self, X):
+        """Outputs, shape (m,) for two classes (positive means ``classes_[1]``)
+        or (m, n_classes)."""
+        F = self._decision_2d(X)
+        return F[:, 0] if self._single_output else F
+
+    def predict(self, X):
+        """Predicted labels, shape (m,)."""
+        F = self._decision_2d(X)
+        idx = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
+        return self.classes_[idx]
