@@ -73,7 +73,7 @@ _PARAMS_DOC = """
         Penalty on the intercept that makes the system positive definite.
     stop_window : int, default=10
         Delta_k of stopping rule (38).
-    stop_tol : float or None, default=1e-3
+    stop_tol : float or None, default=1e-4
         epsilon of rule (38): a fold's SCDP run stops once its validation
         score changes by less than this, relative to the mean of the
         ``stop_window`` previous ones; None runs every fold to ``max_size``.
@@ -135,7 +135,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         n_candidates=DEFAULT_N_CANDIDATES,
         nu=1e-8,
         stop_window=10,
-        stop_tol=1e-3,
+        stop_tol=1e-4,
         size_rule=0.1,
         scoring="mse",
         degree=3,
