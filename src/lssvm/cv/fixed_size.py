@@ -87,7 +87,7 @@ def stop_rule_met(scores, window, tol):
     last = scores[-1]
     if last == 0:
         return True
-    return abs(np.mean(scores[-window - 1 : -1]) - last) / abs(last) < tol
+    return abs(sum(scores[-window - 1 : -1]) / window - last) / abs(last) < tol
 
 
 def fixed_size_cv_curves(
