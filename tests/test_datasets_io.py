@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -108,3 +110,22 @@ def test_read_table_formats(tmp_path):
     (tmp_path / "e.csv").write_text("")
     with pytest.raises(ValueError, match="cannot read|empty"):
         read_table(tmp_path / "e.csv")
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "ida_heart.csv.gz").exists(), reason="shared/data not beside the checkout")
+def test_ida_reader_rebuilds_a_realisation():
+    from lssvm.datasets import ida_realisations, load_ida
+
+    assert ida_realisations("heart", SHARED_DATA) == list(range(1, 11))
+    assert ida_realisations("diabetis", SHARED_DATA) == []
+    assert len(ida_realisations("diabetis", SHARED_DATA, substitute=True)) == 100
+    Xtr, ytr, Xte, yte = load_ida("heart", 3, SHARED_DATA)
+    assert Xtr.shape == (170, 13) and Xte.shape == (100, 13)
+    assert set(np.unique(ytr)) == {-1.0, 1.0}
+    with pytest.raises(ValueError, match="no realisation 11"):
+        load_ida("heart", 11, SHARED_DATA)
+    with pytest.raises(ValueError, match="unknown IDA set"):
+        load_ida("hearts", 1, SHARED_DATA)

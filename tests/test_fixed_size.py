@@ -273,3 +273,12 @@ def test_renyi_prototypes_in_the_estimator(rng):
     X = rng.standard_normal((60, 2))
     est = FixedSizeLSSVR(prototypes="renyi", n_prototypes=10, cv=None, random_state=0).fit(X, X[:, 0])
     assert est.prototypes_.shape == (10, 2) and est.prototype_indices_.size == 10
+
+
+def test_renyi_and_kcenter_bases_for_the_sparse_estimators(rng):
+    X = rng.standard_normal((80, 2))
+    y = np.sin(X[:, 0])
+    for basis in ("renyi", "kcenter"):
+        est = SparseLSSVR(gamma=0.5, alpha=0.1, basis=basis, n_basis=12, random_state=0).fit(X, y)
+        assert est.basis_indices_.size == 12
+        assert np.unique(est.basis_indices_).size == 12
