@@ -37,7 +37,7 @@ from sklearn.linear_model import Lasso, lars_path  # noqa: E402
 from lssvm import scdp  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
-VARIANCES = (1e-4, 1e-3, 1e-2, 2e-2, 5e-2, 1e-1, 2e-1)
+VARIANCES = (1e-4, 1e-3, 2e-3, 3e-3, 4e-3, 6e-3, 1e-2)
 
 
 def pareto_study(draws, seed=0):
