@@ -64,7 +64,7 @@ def load(name):
         df = df.dropna()
         y = np.where(df.pop("income").str.strip() == ">50K", 1.0, -1.0)
         for c in df.columns:
-            if df[c].dtype == object:
+            if not pd.api.types.is_numeric_dtype(df[c]):
                 df[c] = df[c].astype("category").cat.codes
         return df.to_numpy(dtype=float), y
     df = pd.read_csv(DATA / "magic.csv.gz")
