@@ -81,3 +81,45 @@ def test_rank_must_fit_the_sample(rng):
     K, y, _ = setup(rng)
     with pytest.raises(ValueError, match="rank"):
         nystrom_factorize(K[:, :5], K[:5, :5], y[:, None], rank=6)
+
+
+# ------------------------------------------------------------- estimators
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from lssvm import NystromLSSVC, NystromLSSVR  # noqa: E402
+
+
+def test_estimator_with_c_equal_n_equals_the_exact_ls_svm(rng):
+    X = rng.standard_normal((50, 2))
+    y = np.sign(X[:, 0] * X[:, 1] + 0.1)
+    clf = NystromLSSVC(gamma=0.7, alpha=0.1, n_components=50, rank=50).fit(X, y)
+    K = np.exp(-0.7 * cdist(X, X, "sqeuclidean"))
+    a, b = dual_solve(K, y, 0.1)
+    Xt = rng.standard_normal((20, 2))
+    f = np.exp(-0.7 * cdist(Xt, X, "sqeuclidean")) @ a + b
+    # K~ = C W^+ C^T = K up to eigenvalues of K below 1e-10 max: cond-limited
+    assert rel_err(clf.decision_function(Xt), f) < 1e-7
+
+
+def test_estimator_cv_matches_the_factorisation_and_low_rank_predictor(rng):
+    X = rng.standard_normal((80, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(80)
+    reg = NystromLSSVR(gamma=0.3, alpha=0.05, random_state=0, predictor="low-rank", n_components=30,
+                       rank=20).fit(X, y)
+    Kt = reg.factorization_.kernel()
+    # the low-rank predictor on the training rows is K~ a + b
+    assert rel_err(reg.predict(X), Kt @ reg.dual_coef_ + reg.intercept_) < 1e-9
+    loo = reg.cv_residuals("loo", alpha=[0.01, 0.05])
+    assert loo.shape == (2, 80)
+    assert rel_err(loo[1], reg.factorization_.loo_residuals([0.05])[0, :, 0]) < 1e-14
+    k5 = reg.cv_residuals(5)
+    assert k5.shape == (80,) and np.all(np.isfinite(k5))
+    assert reg.cv_error(5) == pytest.approx(np.mean(k5**2))
+
+
+# the check sets alpha = 0.01, where the exact-kernel predictor amplifies the
+# approximation error (paper 003 Thm. 3 scales as 1/alpha^2): check the low-rank one
+@parametrize_with_checks([NystromLSSVR(n_components=0.5, gamma=0.1, predictor="low-rank"),
+                          NystromLSSVC(n_components=0.5)])
+def test_scikit_learn_compatible(estimator, check):
+    check(estimator)

@@ -10,10 +10,10 @@ Layers, dependencies pointing down:
 - :mod:`lssvm.io`, :mod:`lssvm.cli`: files and the command line.
 """
 
-from .estimators import FixedSizeLSSVC, FixedSizeLSSVR, SparseLSSVC, SparseLSSVR
+from .estimators import FixedSizeLSSVC, FixedSizeLSSVR, NystromLSSVC, NystromLSSVR, SparseLSSVC, SparseLSSVR
 from .exceptions import NumericalWarning
 from .solvers import scdp
 
 __version__ = "0.1.0"
 
-__all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "SparseLSSVC", "SparseLSSVR", "NumericalWarning", "scdp", "__version__"]
+__all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "NystromLSSVC", "NystromLSSVR", "SparseLSSVC", "SparseLSSVR", "NumericalWarning", "scdp", "__version__"]

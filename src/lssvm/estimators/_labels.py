@@ -35,3 +35,20 @@ def encode_classes(y, estimator_name):
         Y = -np.ones((codes.size, k))
         Y[np.arange(codes.size), codes] = 1.0
     return classes, codes, Y
+
+
+class CodedClassifierMixin:
+    """``decision_function`` and ``predict`` for estimators that regress +1/-1
+    codes and provide ``_decision_2d`` (m, v), ``classes_`` and ``_single_output``."""
+
+    def decision_function(self, X):
+        """Outputs, shape (m,) for two classes (positive means ``classes_[1]``)
+        or (m, n_classes)."""
+        F = self._decision_2d(X)
+        return F[:, 0] if self._single_output else F
+
+    def predict(self, X):
+        """Predicted labels, shape (m,)."""
+        F = self._decision_2d(X)
+        idx = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
+        return self.classes_[idx]

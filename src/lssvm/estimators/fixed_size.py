@@ -28,7 +28,7 @@ from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
-from ._labels import encode_classes
+from ._labels import CodedClassifierMixin, encode_classes
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -395,7 +395,7 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         return F[:, 0] if self._single_output else F
 
 
-class FixedSizeLSSVC(ClassifierMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
     model size chosen by fast v-fold CV (paper 002).
@@ -449,15 +449,3 @@ class FixedSizeLSSVC(ClassifierMixin, _BaseFixedSizeLSSVM):
             )
         self._metric = self.scoring
         return self._fit_targets(X, Y, groups, codes)
-
-    def decision_function(self, X):
-        """Outputs, shape (m,) for two classes (positive means ``classes_[1]``)
-        or (m, n_classes)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
-
-    def predict(self, X):
-        """Predicted labels, shape (m,)."""
-        F = self._decision_2d(X)
-        idx = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
-        return self.classes_[idx]
