@@ -163,8 +163,6 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
 
-    _metric = "mse"
-
     # ------------------------------------------------------------ checks
     def _check_params(self):
         kernel = make_kernel(
@@ -267,9 +265,9 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 curves = fixed_size_cv_curves(
                     system, K, Y, folds, [float(self.alpha)], nu=float(self.nu), max_size=kmax,
                     n_candidates=rho, seed=seed, stop_window=self.stop_window, stop_tol=self.stop_tol,
-                    stop_metric=self._metric,
+                    stop_metric=self.scoring,
                 )
-                mean, std = curves.curve(self._metric)
+                mean, std = curves.curve(self.scoring)
                 last = int(curves.stopped_at.max())
                 mean, std = mean[0, :, :last], std[0, :, :last]
                 sizes = np.array([select_model_size(mean[j], std[j], self.size_rule) for j in range(v)])
@@ -283,9 +281,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
-        used = np.flatnonzero(np.any(W[:M] != 0, axis=1))
-        if v == 1:
+        if v == 1:  # keep SCDP's selection order
             used = np.array([c for c in orders[0] if c < M and W[c, 0] != 0], dtype=np.intp)
+        else:
+            used = np.flatnonzero(np.any(W[:M] != 0, axis=1))
         self.kernel_ = kernel
         self.prototypes_ = Z
         self.prototype_indices_ = zidx
@@ -316,7 +315,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             pred = augmented_rows(K[test]) @ W
             sse += ((Y[test] - pred) ** 2).sum(axis=0)
             wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
-        return (sse if self._metric == "mse" else wrong) / Y.shape[0]
+        return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
     def _decision_2d(self, X):
@@ -447,5 +446,4 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
                 "its own size; use scoring='mse'"
             )
-        self._metric = self.scoring
         return self._fit_targets(X, Y, groups, codes)

@@ -107,7 +107,6 @@ class _BaseNystromLSSVM(BaseEstimator):
             raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
         n = X.shape[0]
         c = _count("n_components", self.n_components, 0.1, n)
-        k = _count("rank", self.rank, 0.5, c)
         rng = check_random_state(self.random_state)
         if self.sampling == "uniform":
             S = np.sort(rng.choice(n, c, replace=False))
@@ -115,6 +114,7 @@ class _BaseNystromLSSVM(BaseEstimator):
             S = kcenter(X, c, rng)
         else:
             S = feature_vector_selection(X, kernel, n_basis=c, random_state=rng).indices
+        k = _count("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k)
         a, b, _ = fac.solve(float(self.alpha))
@@ -150,10 +150,7 @@ class _BaseNystromLSSVM(BaseEstimator):
             return fac.loo_residuals(alphas), scalar
         folds = resolve_folds(cv, fac.n_samples, y=self._split_labels(), groups=groups,
                               classifier=is_classifier(self))
-        R = np.empty((alphas.size,) + fac.Y.shape)
-        for test in folds:
-            R[:, test] = fac.holdout_residuals(test, alphas)
-        return R, scalar
+        return fac.cv_residuals(folds, alphas), scalar
 
     def cv_residuals(self, cv="loo", alpha=None, groups=None):
         """Exact out-of-fold residuals of the (low-rank) Nyström LS-SVM.

@@ -117,9 +117,9 @@ class NystromFactorization:
         b = nu.sum(axis=0) / eta.sum()
         return nu - np.outer(eta, b), b, eta
 
-    def hinv_diag(self, delta):
-        """Diagonal of ``(K~ + delta I)^-1``, O(n k)."""
-        q2 = self.Q**2
+    def hinv_diag(self, delta, q2=None):
+        """Diagonal of ``(K~ + delta I)^-1``, O(n k); ``q2 = Q**2`` may be passed in."""
+        q2 = self.Q**2 if q2 is None else q2
         return q2 @ (1.0 / (self.s2 + delta) - 1.0 / delta) + 1.0 / delta
 
     def loo_residuals(self, deltas):
@@ -131,9 +131,10 @@ class NystromFactorization:
         ndarray of shape (len(deltas), n, v)
         """
         out = np.empty((len(deltas), self.n_samples, self.Y.shape[1]))
+        q2 = self.Q**2
         for i, delta in enumerate(deltas):
             a, _, eta = self.solve(delta)
-            d = self.hinv_diag(delta) - eta**2 / eta.sum()
+            d = self.hinv_diag(delta, q2) - eta**2 / eta.sum()
             out[i] = a / d[:, None]
         return out
 
@@ -146,13 +147,25 @@ class NystromFactorization:
         -------
         ndarray of shape (len(deltas), h, v)
         """
-        test = np.asarray(test)
-        QT = self.Q[test]
-        out = np.empty((len(deltas), test.size, self.Y.shape[1]))
+        return self.cv_residuals([np.asarray(test)], deltas)[:, np.asarray(test)]
+
+    def cv_residuals(self, folds, deltas):
+        """Out-of-fold residuals for test sets ``folds`` (disjoint index
+        arrays), one full solve per delta shared by all folds.
+
+        Returns
+        -------
+        ndarray of shape (len(deltas), n, v)
+            Rows outside every fold are left zero.
+        """
+        out = np.zeros((len(deltas), self.n_samples, self.Y.shape[1]))
         for i, delta in enumerate(deltas):
             a, _, eta = self.solve(delta)
-            G = (QT * (1.0 / (self.s2 + delta) - 1.0 / delta)) @ QT.T
-            G[np.diag_indices_from(G)] += 1.0 / delta
-            G -= np.outer(eta[test], eta[test]) / eta.sum()
-            out[i] = np.linalg.solve(G, a[test])
+            scale = 1.0 / (self.s2 + delta) - 1.0 / delta
+            for test in folds:
+                QT = self.Q[test]
+                G = (QT * scale) @ QT.T
+                G[np.diag_indices_from(G)] += 1.0 / delta
+                G -= np.outer(eta[test], eta[test]) / eta.sum()
+                out[i, test] = np.linalg.solve(G, a[test])
         return out
