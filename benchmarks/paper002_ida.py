@@ -177,6 +177,12 @@ def main():
     ap.add_argument("--sets", nargs="*", default=list(IDA_NAMES))
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
+    csv = OUT / f"paper002_ida_{args.mode}.csv"
+    # A run on some --sets replaces those sets' rows and keeps the others, so
+    # the table can be built up over several runs.
+    kept = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
+    if len(kept):
+        kept = kept[~kept.data.isin(args.sets)]
     records = []
     for name in args.sets:
         reals, sub = realisations(name, args.mode)
@@ -185,10 +191,12 @@ def main():
             rows = run_realisation(name, k, sub, seed=k)
             for method, r in rows.items():
                 records.append(dict(data=name, realisation=k, substitute=sub, method=method, **r))
-        pd.DataFrame(records).to_csv(OUT / f"paper002_ida_{args.mode}.csv", index=False)
+        pd.concat([kept, pd.DataFrame(records)], ignore_index=True).to_csv(csv, index=False)
         print(f"# {name}: {len(reals)} realisations{' (substitute partitions)' if sub else ''} "
               f"in {time.perf_counter() - t0:.0f} s", flush=True)
-    df = pd.DataFrame(records)
+    df = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
+    order = {n: i for i, n in enumerate(IDA_NAMES)}
+    df = df.sort_values("data", key=lambda c: c.map(order), kind="stable")
     report(df, args.mode)
 
 

@@ -20,12 +20,13 @@ from ..cv import resolve_folds
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
-from ..solvers.nystrom import nystrom_factorize
+from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
 from ._labels import CodedClassifierMixin, encode_classes
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
 SAMPLINGS = ("uniform", "kcenter", "fvs")
+KERNEL_ERRORS = ("trace", "spectral")
 PREDICTORS = ("exact", "low-rank")
 
 _DOC = """
@@ -140,6 +141,99 @@ class _BaseNystromLSSVM(BaseEstimator):
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], Z) @ coef
         return out + self._b
+
+    # ------------------------------------- model-approximation error bound
+    def kernel_error(self, method="trace"):
+        """An upper bound of ``||K - K~||_2`` on the training set.
+
+        Parameters
+        ----------
+        method : {"trace", "spectral"}
+            "trace": ``tr(K - K~)``, guaranteed, O(n d); "spectral": the norm
+            itself by Lanczos, O(n^2 d) per iteration (a few dozen), no n x n
+            matrix is stored.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "_a")
+        if method not in KERNEL_ERRORS:
+            raise ValueError(f"method must be one of {KERNEL_ERRORS}; got {method!r}")
+        X, kern, bs = self._X_fit, self.kernel_, self.block_size
+
+        def matvec(v):
+            out = np.empty(X.shape[0])
+            for rows in iter_row_blocks(X.shape[0], bs):
+                out[rows] = kern(X[rows], X) @ v
+            return out
+
+        return nystrom_kernel_error(self.factorization_, kern.diag(X), matvec, method=method)
+
+    def approximation_bound(self, X=None, kernel_error="trace"):
+        """Paper 003's model-approximation error bound (Theorem 3, re-derived
+        a posteriori): how far this model's decision values can be from
+        those of the exact LS-SVM (full kernel matrix, same alpha).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d), optional
+            Points at which to bound ``|f(x) - f~(x)|``, using ``||k_x||``
+            exactly (O(m n d)).  Default: the uniform bound over all x,
+            ``||k_x|| <= sqrt(kappa sum_i K_ii)`` with ``kappa = sup k(x, x)``
+            (needs a bounded kernel: RBF, Laplacian or normalised).
+        kernel_error : {"trace", "spectral"} or float
+            How ``||K - K~||_2`` enters: see :meth:`kernel_error`, or a known
+            upper bound.
+
+        Returns
+        -------
+        float, ndarray of shape (v,), (m,) or (m, v)
+            For the predictor in use: with ``predictor="low-rank"`` the
+            distance to the exact-kernel predictor is added (exactly at given
+            X; uniformly via ``||k_x - k~_x|| <= sqrt(kappa tr(K - K~))``).
+            Classifiers: on the decision values of the +1/-1 coded targets.
+
+        Notes
+        -----
+        ``||a - a~|| <= eps (||nu~|| + |b~| ||eta~||) / delta + |b - b~| ||eta||``
+        and ``|b - b~| <= sqrt(n) eps (||nu~|| + |b~| ||eta~||) / (delta 1^T eta)``
+        with eps >= ||K - K~||_2; see :func:`lssvm.solvers.nystrom.model_error_bound`.
+        It is loose (a worst case over all kernel perturbations of that norm),
+        but it holds for every fit, which the tests check against the dense
+        LS-SVM.
+        """
+        check_is_fitted(self, "_a")
+        if isinstance(kernel_error, str):
+            eps = self.kernel_error(kernel_error)
+        else:
+            eps = float(kernel_error)
+            if not (np.isfinite(eps) and eps >= 0):
+                raise ValueError(f"kernel_error must be 'trace', 'spectral' or a number >= 0; got {kernel_error!r}")
+        da, db = model_error_bound(self.factorization_, float(self.alpha), eps)
+        kern = self.kernel_
+        if X is None:
+            if kern.max_diag is None:
+                raise ValueError(
+                    f"the {kern.name!r} kernel is unbounded, so no bound holds for every x; "
+                    "pass the points X at which to bound the error"
+                )
+            kappa = float(kern.max_diag)
+            trace_k = float(np.sum(kern.diag(self._X_fit)))
+            out = np.sqrt(kappa * trace_k) * da + db
+            if self.predictor == "low-rank":
+                tr_e = max(trace_k - float(np.sum(self.factorization_.s2)), 0.0)
+                out = out + np.sqrt(kappa * tr_e) * np.linalg.norm(self._a, axis=0)
+            return float(out[0]) if self._single_output else out
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        out = np.empty((X.shape[0], self._a.shape[1]))
+        for rows in iter_row_blocks(X.shape[0], self.block_size):
+            Kx = kern(X[rows], self._X_fit)
+            out[rows] = np.linalg.norm(Kx, axis=1)[:, None] * da + db
+            if self.predictor == "low-rank":
+                gap = Kx @ self._a - kern(X[rows], self.components_) @ self._beta
+                out[rows] += np.abs(gap)
+        return out[:, 0] if self._single_output else out
 
     # ---------------------------------------------- CV of the Nyström model
     def _residuals_3d(self, cv, alpha, groups):

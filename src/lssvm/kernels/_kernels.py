@@ -65,6 +65,9 @@ class Kernel:
     name = "kernel"
     #: Whether scipy sparse inputs are accepted (dot-product kernels).
     accepts_sparse = False
+    #: ``sup_x k(x, x)`` over all inputs, or None where unbounded; then
+    #: ``|k(x, z)| <= max_diag`` for every pair (Cauchy-Schwarz).
+    max_diag = None
 
     def __call__(self, X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
         """Cross-kernel matrix ``K[i, j] = k(X[i], Z[j])``.
@@ -119,6 +122,7 @@ class RBF(Kernel):
 
     gamma: float = 1.0
     name = "rbf"
+    max_diag = 1.0
 
 
     def from_squared_distances(self, D, out=None):
@@ -144,6 +148,7 @@ class Laplacian(Kernel):
 
     gamma: float = 1.0
     name = "laplacian"
+    max_diag = 1.0
 
     def _block(self, X, Z):
         D = manhattan_distances(X, Z)
@@ -198,6 +203,7 @@ class Normalized(Kernel):
 
     base: Kernel
     name = "normalized"
+    max_diag = 1.0
 
     @property
     def accepts_sparse(self):
