@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from lssvm.solvers.nystrom import nystrom_factorize
+from lssvm.solvers.nystrom import dense_factorize, nystrom_factorize
 
 from conftest import rel_err
 
@@ -75,6 +75,50 @@ def test_loo_and_holdout_equal_explicit_retraining_of_the_approximate_model(rng)
         tr = np.setdiff1d(np.arange(n), T)
         a, b = dual_solve(Kt[np.ix_(tr, tr)], y[tr], d)
         assert rel_err(hold[i, :, 0], y[T] - (Kt[np.ix_(T, tr)] @ a + b)) < 1e-9
+
+
+@pytest.mark.parametrize("k", [4, 30])  # k < fold size (k-space Woodbury) and k >= fold size (h x h solve)
+def test_kfold_equals_explicit_retraining_for_both_fold_solvers(rng, k):
+    n, v = 60, 2
+    X = rng.standard_normal((n, 3))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] * X[:, 2]]) + 0.1 * rng.standard_normal((n, v))
+    K = np.exp(-0.4 * cdist(X, X, "sqeuclidean"))
+    S = rng.choice(n, 30, replace=False)
+    fac = nystrom_factorize(K[:, S], K[np.ix_(S, S)], Y, rank=k)
+    Kt = fac.kernel()
+    folds = np.array_split(rng.permutation(n), 4)  # folds of 15
+    deltas = [1e-3, 0.1, 10.0]
+    R = fac.cv_residuals(folds, deltas)
+    for i, d in enumerate(deltas):
+        for T in folds:
+            tr = np.setdiff1d(np.arange(n), T)
+            for j in range(v):
+                a, b = dual_solve(Kt[np.ix_(tr, tr)], Y[tr, j], d)
+                ref = Y[T, j] - (Kt[np.ix_(T, tr)] @ a + b)
+                # cond of the fold's dual grows like ||K~|| / delta
+                assert rel_err(R[i, T, j], ref) < max(1e-9, 1e-13 * (fac.s2.max() + d) / d)
+
+
+def test_dense_factorisation_is_the_exact_ls_svm_with_exact_cv(rng):
+    n = 50
+    X = rng.standard_normal((n, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+    K = np.exp(-0.8 * cdist(X, X, "sqeuclidean"))
+    fac = dense_factorize(K, y[:, None])
+    folds = np.array_split(rng.permutation(n), 5)
+    R = fac.cv_residuals(folds, [0.05])[0, :, 0]
+    loo = fac.loo_residuals([0.05])[0, :, 0]
+    a, b, _ = fac.solve(0.05)
+    a_ref, b_ref = dual_solve(K, y, 0.05)
+    assert rel_err(K @ a[:, 0] + b[0], K @ a_ref + b_ref) < 1e-9
+    for T in folds:
+        tr = np.setdiff1d(np.arange(n), T)
+        a, b = dual_solve(K[np.ix_(tr, tr)], y[tr], 0.05)
+        assert rel_err(R[T], y[T] - (K[np.ix_(T, tr)] @ a + b)) < 1e-8
+    for j in (0, 17, 49):
+        tr = np.setdiff1d(np.arange(n), [j])
+        a, b = dual_solve(K[np.ix_(tr, tr)], y[tr], 0.05)
+        assert abs(loo[j] - (y[j] - K[j, tr] @ a - b)) < 1e-8 * (1 + abs(loo[j]))
 
 
 def test_rank_must_fit_the_sample(rng):

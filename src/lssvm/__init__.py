@@ -6,6 +6,7 @@ Layers, dependencies pointing down:
 - :mod:`lssvm.basis`: basis and prototype selection (FVS, random, greedy, k-center, Rényi);
 - :mod:`lssvm.solvers`: factorisations serving a whole alpha path, SCDP, fixed-size systems;
 - :mod:`lssvm.cv`: cross-validation helpers and brute-force references;
+- :mod:`lssvm.selection`: CV criteria over alpha paths (exact, Nyström) and searches;
 - :mod:`lssvm.estimators`: scikit-learn estimators;
 - :mod:`lssvm.io`, :mod:`lssvm.cli`: files and the command line.
 """

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import eigh, qr, svd
+from scipy.linalg import cho_factor, cho_solve, eigh, qr, svd
 
-__all__ = ["NystromFactorization", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error"]
+__all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error"]
 
 
 def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
@@ -63,7 +63,9 @@ def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
     V = C @ proj
     Qv, R = qr(V, mode="economic", check_finite=False)
     Ur, s, _ = svd(R, check_finite=False)
-    Q = Qv @ Ur
+    keep = s > 0
+    Q = Qv @ Ur[:, keep]
+    s = s[keep]
     return NystromFactorization(Q=Q, s2=s**2, Y=np.asarray(Y, dtype=float), projection=proj, rank=int(lam.size))
 
 
@@ -153,22 +155,75 @@ class NystromFactorization:
         """Out-of-fold residuals for test sets ``folds`` (disjoint index
         arrays), one full solve per delta shared by all folds.
 
+        The residuals of fold T are ``r_T = M^-1 a_T`` with
+        ``M = (C^-1)_TT = I/delta + Q_T D Q_T^T - eta_T eta_T^T / 1^T eta``,
+        ``D = diag(1/(s2 + delta) - 1/delta)``.  When the rank k is below
+        the fold size h, M is inverted in k-space: by Woodbury,
+        ``(I/delta + Q_T D Q_T^T)^-1 = delta (I + Q_T P^-1 Q_T^T)`` with the
+        SPD ``P = Q_R^T Q_R + diag(delta / s2)`` (R: the training rows; no
+        cancellation, as ``Q^T Q = I``), then Sherman-Morrison for the
+        ``eta`` term: O(n k^2) per fold plus O(k^3 + h k v) per fold and
+        delta.  Otherwise M (h x h) is formed and solved: O(h^2 k + h^3).
+
         Returns
         -------
         ndarray of shape (len(deltas), n, v)
             Rows outside every fold are left zero.
         """
         out = np.zeros((len(deltas), self.n_samples, self.Y.shape[1]))
-        for i, delta in enumerate(deltas):
-            a, _, eta = self.solve(delta)
-            scale = 1.0 / (self.s2 + delta) - 1.0 / delta
-            for test in folds:
-                QT = self.Q[test]
-                G = (QT * scale) @ QT.T
-                G[np.diag_indices_from(G)] += 1.0 / delta
-                G -= np.outer(eta[test], eta[test]) / eta.sum()
-                out[i, test] = np.linalg.solve(G, a[test])
+        sols = [self.solve(delta) for delta in deltas]
+        Q, s2, k = self.Q, self.s2, self.s2.size
+        for test in folds:
+            test = np.asarray(test)
+            QT = Q[test]
+            if k < test.size:
+                train = np.ones(self.n_samples, dtype=bool)
+                train[test] = False
+                QR = Q[train]
+                G = QR.T @ QR
+            for i, delta in enumerate(deltas):
+                a, _, eta = sols[i]
+                u = eta[test]
+                if k < test.size:
+                    P = G.copy()
+                    P[np.diag_indices_from(P)] += delta / s2
+                    cf = cho_factor(P, check_finite=False)
+                    Z = np.column_stack([a[test], u])
+                    Z = delta * (Z + QT @ cho_solve(cf, QT.T @ Z, check_finite=False))
+                    m_a, m_u = Z[:, :-1], Z[:, -1]
+                    out[i, test] = m_a + np.outer(m_u, u @ m_a) / (eta.sum() - u @ m_u)
+                else:
+                    M = (QT * (1.0 / (s2 + delta) - 1.0 / delta)) @ QT.T
+                    M[np.diag_indices_from(M)] += 1.0 / delta
+                    M -= np.outer(u, u) / eta.sum()
+                    out[i, test] = np.linalg.solve(M, a[test])
         return out
+
+
+def dense_factorize(K, Y):
+    """The exact LS-SVM as the Nyström model with every column: ``K = U L U^T``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix (PSD; eigenvalues below zero from rounding are set to 0).
+    Y : ndarray of shape (n, v)
+
+    Returns
+    -------
+    NystromFactorization
+        Whose ``solve``, ``loo_residuals`` and ``cv_residuals`` are those of
+        the dense LS-SVM, for every delta.
+
+    Notes
+    -----
+    O(n^3) for ``eigh`` (LAPACK syevd); each delta then costs O(n^2) for a
+    solve, O(n^2) for LOO and O(h^2 n + h^3) per fold of h rows.
+    """
+    lam, U = eigh(K, check_finite=False)
+    keep = lam > 0
+    return NystromFactorization(Q=np.ascontiguousarray(U[:, keep]), s2=lam[keep], Y=np.asarray(Y, dtype=float),
+                                projection=None, rank=int(keep.sum()))
 
 
 # ---------------------------------------------------------------------------

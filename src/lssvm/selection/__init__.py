@@ -1,0 +1,13 @@
+"""Model selection (layer 5): CV criteria over kernel parameters, each
+giving the whole alpha path at once, and the searches that drive them.
+
+A criterion is called with kernel parameters (``criterion(gamma=0.5)``)
+and returns the CV scores for every alpha of its path; a search
+(:func:`grid_search`) only talks to that interface, so exact and
+approximate criteria are interchangeable.
+"""
+
+from .criteria import CVPath, DenseLSSVMCV, NystromCV
+from .search import SearchResult, grid_search
+
+__all__ = ["CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search"]
