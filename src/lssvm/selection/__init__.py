@@ -7,7 +7,7 @@ and returns the CV scores for every alpha of its path; a search
 approximate criteria are interchangeable.
 """
 
-from .criteria import CVPath, DenseLSSVMCV, NystromCV
+from .criteria import DEFAULT_ALPHAS, PAPER003_GAMMAS, CVPath, DenseLSSVMCV, NystromCV
 from .search import SearchResult, grid_search
 
-__all__ = ["CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search"]
+__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search"]

@@ -24,9 +24,12 @@ from ..kernels import RBF, make_kernel, squared_distances
 from ..solvers import check_alphas
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
 
-__all__ = ["CVPath", "DenseLSSVMCV", "NystromCV"]
+__all__ = ["CVPath", "DenseLSSVMCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
-DEFAULT_ALPHAS = 2.0 ** np.arange(-15.0, 9.1, 2.0)  # paper 003's 1/gamma grid (13 values)
+# Paper 003's grid: its LS-SVM gamma in 2^-15 ... 2^9 (steps of 2^2), alpha = 1/gamma;
+# its RBF sigma^2 in 2^-15 ... 2^5, our gamma = 1/sigma^2 (math.md section 1).
+DEFAULT_ALPHAS = 2.0 ** np.arange(-9.0, 15.1, 2.0)
+PAPER003_GAMMAS = 2.0 ** np.arange(-5.0, 15.1, 2.0)
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,8 @@ class DenseLSSVMCV(_LSSVMCV):
         An int draws one shuffled (stratified for classification) partition
         at construction, kept for every candidate.
     alphas : array-like of float, optional
-        Default: paper 003's ``2^-15 ... 2^9`` in steps of 2^2.
+        Default: paper 003's, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
+        its 11 RBF widths are ``PAPER003_GAMMAS``.
     classification : bool, default=False
     groups : array-like of shape (n,), optional
     random_state : int, RandomState or None
