@@ -154,11 +154,14 @@ def main():
     ap.add_argument("--svc-splits", type=int, default=1)
     ap.add_argument("--sets", nargs="*", default=["adult", "magic"])
     ap.add_argument("--prototypes", type=int, default=2000)
+    ap.add_argument("--cat-weight", type=float, default=1.0,
+                    help="adult: scale of the 0/1 category indicators against the standardised numeric inputs")
     ap.add_argument("--scoring", choices=("mse", "error_rate"), default="mse",
                     help="CV criterion for tuning and for the model-size rule")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
-    suffix = "" if args.scoring == "mse" else f"_{args.scoring}"
+    suffix = ("" if args.scoring == "mse" else f"_{args.scoring}") + \
+        ("" if args.cat_weight == 1.0 else f"_cat{args.cat_weight:g}")
     lines = [f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
              f"DGEMM {gemm_rate(4000, 2000):.0f} GFLOP/s", ""]
     for name in args.sets:
@@ -166,6 +169,8 @@ def main():
         rows = []
         for s in range(1, args.splits + 1):
             Xtr, ytr, Xte, yte = split(X, y, seed=s, scale=scale)
+            Xtr[:, ~scale] *= args.cat_weight
+            Xte[:, ~scale] *= args.cat_weight
             pool = kcenter(Xtr, args.prototypes, random_state=s)
             if s == 1:
                 folds = [t for _, t in StratifiedKFold(10, shuffle=True, random_state=0).split(Xtr, ytr)]
