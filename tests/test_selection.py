@@ -119,3 +119,82 @@ def test_selection_input_errors(data):
         NystromCV(X, Y, n_components=10, rank=11)
     with pytest.raises(ValueError):
         DenseLSSVMCV(X[:, :1] * np.nan, Y)
+
+
+# ------------------------------------------------ continuous searches, CSA
+from lssvm.selection import coupled_simulated_annealing, csa_search, nelder_mead_search  # noqa: E402
+
+
+def rastrigin(x):
+    z = np.asarray(x) - 1.3  # minimum 0 at (1.3, 1.3), many local minima around
+    return float(10 * z.size + np.sum(z**2 - 10 * np.cos(2 * np.pi * z)))
+
+
+def test_csa_finds_the_global_minimum_of_a_multimodal_function():
+    res = coupled_simulated_annealing(rastrigin, [(-5, 5), (-5, 5)], max_evaluations=3000, random_state=0)
+    assert res.fun < 0.5  # local minima are >= 1 away in value
+    assert np.allclose(res.x, 1.3, atol=0.1)
+    assert res.n_evaluations == 3000 and res.history.shape == (3000, 3)
+    H = res.history[:, :2]
+    assert np.all((H >= -5) & (H <= 5))
+
+
+def test_csa_is_reproducible_with_a_seed_and_varies_without():
+    a = coupled_simulated_annealing(rastrigin, [(-5, 5)] * 2, max_evaluations=200, random_state=7)
+    b = coupled_simulated_annealing(rastrigin, [(-5, 5)] * 2, max_evaluations=200, random_state=7)
+    c = coupled_simulated_annealing(rastrigin, [(-5, 5)] * 2, max_evaluations=200, random_state=8)
+    assert np.array_equal(a.history, b.history)
+    assert not np.array_equal(a.history, c.history)
+
+
+def test_csa_input_errors():
+    with pytest.raises(ValueError, match="bounds"):
+        coupled_simulated_annealing(rastrigin, [(1, 0)])
+    with pytest.raises(ValueError, match="n_optimizers"):
+        coupled_simulated_annealing(rastrigin, [(0, 1)], n_optimizers=1)
+    with pytest.raises(ValueError, match="max_evaluations"):
+        coupled_simulated_annealing(rastrigin, [(0, 1)], max_evaluations=3)
+
+
+class Bowl:
+    """Criterion over two kernel parameters with its minimum at gamma = 2^1.5,
+    coef0 = 2^-2 and alpha = 2^-3 (on the path)."""
+
+    alphas = 2.0 ** np.arange(-7.0, 2.0)
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, gamma, coef0):
+        self.calls += 1
+        mse = (np.log2(gamma) - 1.5) ** 2 + 2 * (np.log2(coef0) + 2) ** 2 + (np.log2(self.alphas) + 3) ** 2
+        return CVPath(self.alphas, mse)
+
+
+def test_nelder_mead_search_converges_on_a_smooth_criterion():
+    crit = Bowl()
+    res = nelder_mead_search(crit, {"gamma": (2**-4, 2**4), "coef0": (2**-6, 2**2)}, max_evaluations=80)
+    assert np.log2(res.best_params["gamma"]) == pytest.approx(1.5, abs=0.05)
+    assert np.log2(res.best_params["coef0"]) == pytest.approx(-2, abs=0.05)
+    assert res.best_params["alpha"] == 2.0**-3
+    assert res.n_evaluations == crit.calls <= 80
+    assert res.cv_results["score"].size == res.n_evaluations * Bowl.alphas.size
+
+
+def test_csa_search_finds_the_minimum_reproducibly():
+    bounds = {"gamma": (2**-4, 2**4), "coef0": (2**-6, 2**2)}
+    r1 = csa_search(Bowl(), bounds, max_evaluations=40, refine_evaluations=40, random_state=3)
+    r2 = csa_search(Bowl(), bounds, max_evaluations=40, refine_evaluations=40, random_state=3)
+    assert r1.best_params == r2.best_params
+    assert np.log2(r1.best_params["gamma"]) == pytest.approx(1.5, abs=0.1)
+    assert np.log2(r1.best_params["coef0"]) == pytest.approx(-2, abs=0.1)
+
+
+def test_searches_on_a_real_criterion_agree_with_the_grid(data):
+    X, Y = data
+    crit = DenseLSSVMCV(X, Y, cv=4, random_state=0)
+    grid = grid_search(crit, {"gamma": 2.0 ** np.arange(-6.0, 3.0, 0.5)})
+    nm = nelder_mead_search(crit, {"gamma": (2**-6, 2**2)}, max_evaluations=25)
+    assert nm.best_score <= grid.best_score * 1.02
+    with pytest.raises(ValueError, match="bounds"):
+        nelder_mead_search(crit, {"gamma": (1.0, 0.5)})

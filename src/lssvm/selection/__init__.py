@@ -3,11 +3,12 @@ giving the whole alpha path at once, and the searches that drive them.
 
 A criterion is called with kernel parameters (``criterion(gamma=0.5)``)
 and returns the CV scores for every alpha of its path; a search
-(:func:`grid_search`) only talks to that interface, so exact and
+(:func:`grid_search`, :func:`nelder_mead_search`, :func:`csa_search`) only talks to that interface, so exact and
 approximate criteria are interchangeable.
 """
 
 from .criteria import DEFAULT_ALPHAS, PAPER003_GAMMAS, CVPath, DenseLSSVMCV, NystromCV
-from .search import SearchResult, grid_search
+from .csa import CSAResult, coupled_simulated_annealing
+from .search import SearchResult, csa_search, grid_search, nelder_mead_search
 
-__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search"]
+__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing"]
