@@ -44,3 +44,22 @@ def synthetic_regression(rng, m, d):
     X = rng.standard_normal((m, d))
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
     return X, y
+
+
+def runs_kept(csv, sets):
+    """Rows of an accumulating results CSV for data sets other than ``sets``
+    (a run on some sets replaces their rows and keeps the others, so a table
+    can be built up over several runs)."""
+    import pandas as pd
+
+    kept = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
+    return kept[~kept.data.isin(sets)] if len(kept) else kept
+
+
+def runs_merged(kept, records, order):
+    """``kept`` plus the new ``records`` (list of dicts), data sets in ``order``."""
+    import pandas as pd
+
+    df = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
+    rank = {n: i for i, n in enumerate(order)}
+    return df.sort_values("data", key=lambda c: c.map(rank), kind="stable")

@@ -41,11 +41,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import runs_kept, runs_merged  # noqa: E402
 from _fs_tuning import FixedSizeTuner  # noqa: E402
 
 from lssvm import FixedSizeLSSVC, NumericalWarning, SparseLSSVC  # noqa: E402
@@ -178,11 +178,7 @@ def main():
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     csv = OUT / f"paper002_ida_{args.mode}.csv"
-    # A run on some --sets replaces those sets' rows and keeps the others, so
-    # the table can be built up over several runs.
-    kept = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
-    if len(kept):
-        kept = kept[~kept.data.isin(args.sets)]
+    kept = runs_kept(csv, args.sets)
     records = []
     for name in args.sets:
         reals, sub = realisations(name, args.mode)
@@ -191,13 +187,10 @@ def main():
             rows = run_realisation(name, k, sub, seed=k)
             for method, r in rows.items():
                 records.append(dict(data=name, realisation=k, substitute=sub, method=method, **r))
-        pd.concat([kept, pd.DataFrame(records)], ignore_index=True).to_csv(csv, index=False)
+        runs_merged(kept, records, IDA_NAMES).to_csv(csv, index=False)
         print(f"# {name}: {len(reals)} realisations{' (substitute partitions)' if sub else ''} "
               f"in {time.perf_counter() - t0:.0f} s", flush=True)
-    df = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
-    order = {n: i for i, n in enumerate(IDA_NAMES)}
-    df = df.sort_values("data", key=lambda c: c.map(order), kind="stable")
-    report(df, args.mode)
+    report(runs_merged(kept, records, IDA_NAMES), args.mode)
 
 
 def report(df, mode):

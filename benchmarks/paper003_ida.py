@@ -37,11 +37,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
 from scipy.stats import wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import runs_kept, runs_merged  # noqa: E402
 from paper002_ida import DATA, OUT, realisations  # noqa: E402
 
 from lssvm.datasets import IDA_NAMES, load_ida  # noqa: E402
@@ -114,9 +114,7 @@ def main():
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     csv = OUT / f"paper003_ida_{args.mode}.csv"
-    kept = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
-    if len(kept):
-        kept = kept[~kept.data.isin(args.sets)]
+    kept = runs_kept(csv, args.sets)
     records = []
     for name in args.sets:
         reals, sub = realisations(name, args.mode)
@@ -125,11 +123,9 @@ def main():
             rows = run_realisation(name, k, sub, seed=k, naive=args.naive and i == 0)
             for method, r in rows.items():
                 records.append(dict(data=name, realisation=k, substitute=sub, method=method, **r))
-        pd.concat([kept, pd.DataFrame(records)], ignore_index=True).to_csv(csv, index=False)
+        runs_merged(kept, records, IDA_NAMES).to_csv(csv, index=False)
         print(f"# {name}: {len(reals)} realisations in {time.perf_counter() - t0:.0f} s", flush=True)
-    df = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
-    order = {n: i for i, n in enumerate(IDA_NAMES)}
-    report(df.sort_values("data", key=lambda c: c.map(order), kind="stable"), args.mode)
+    report(runs_merged(kept, records, IDA_NAMES), args.mode)
 
 
 def report(df, mode):
@@ -153,10 +149,7 @@ def report(df, mode):
             diff = a.err.to_numpy() - e.err.to_numpy()
             p = wilcoxon(diff, zero_method="zsplit").pvalue if np.any(diff != 0) else 1.0
             not_worse[m] += int(z <= 1.645)
-            if m == "approx 5-fold":
-                cells += [f"{a.err.mean():.2f} ± {se(a.err):.2f}", f"{z:.2f}", f"{p:.2f}"]
-            else:
-                cells += [f"{a.err.mean():.2f} ± {se(a.err):.2f}", f"{z:.2f}", f"{p:.2f}"]
+            cells += [f"{a.err.mean():.2f} ± {se(a.err):.2f}", f"{z:.2f}", f"{p:.2f}"]
             times.append(a.t_select.mean())
         te = e.t_select.mean()
         cells += [f"{te:.2f}", f"{times[0]:.3f}", f"{te / times[0]:.0f}×", f"{times[1]:.3f}", f"{te / times[1]:.0f}×"]

@@ -8,13 +8,12 @@ gives the exact LOO and k-fold residuals of this approximate model.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._params import count_or_fraction
 from ..basis import feature_vector_selection, kcenter
 from ..cv import resolve_folds
 from ..kernels import make_kernel
@@ -107,7 +106,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         if self.predictor not in PREDICTORS:
             raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
         n = X.shape[0]
-        c = _count("n_components", self.n_components, 0.1, n)
+        c = count_or_fraction("n_components", self.n_components, 0.1, n)
         rng = check_random_state(self.random_state)
         if self.sampling == "uniform":
             S = np.sort(rng.choice(n, c, replace=False))
@@ -115,7 +114,7 @@ class _BaseNystromLSSVM(BaseEstimator):
             S = kcenter(X, c, rng)
         else:
             S = feature_vector_selection(X, kernel, n_basis=c, random_state=rng).indices
-        k = _count("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
+        k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k)
         a, b, _ = fac.solve(float(self.alpha))
@@ -276,18 +275,6 @@ class _BaseNystromLSSVM(BaseEstimator):
         if self._single_output:
             mse = mse[:, 0]
         return mse[0] if scalar else mse
-
-
-def _count(name, value, default, total):
-    if value is None:
-        value = default
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        if not 1 <= value <= total:
-            raise ValueError(f"{name}={value} must be in [1, {total}]")
-        return int(value)
-    if isinstance(value, Real) and not isinstance(value, bool) and 0 < value <= 1:
-        return max(1, int(round(value * total)))
-    raise ValueError(f"{name} must be an int in [1, {total}], a fraction in (0, 1] or None; got {value!r}")
 
 
 class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):

@@ -15,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
+from .._params import count_or_fraction
 from ..cv import resolve_folds
 from ..kernels import RBF, make_kernel, squared_distances
 from ..solvers import check_alphas
@@ -86,8 +88,6 @@ class _LSSVMCV:
         if not self.loo:
             if isinstance(cv, int) and not isinstance(cv, bool) and 2 <= cv <= n:
                 # one fixed, shuffled partition for every candidate (Remark 7)
-                from sklearn.model_selection import KFold, StratifiedKFold
-
                 seed = self.random_state.randint(2**31 - 1)
                 cv = (StratifiedKFold if self.classification else KFold)(cv, shuffle=True, random_state=seed)
             self.folds = resolve_folds(cv, n, y=self.codes, groups=groups, classifier=self.classification)
@@ -182,8 +182,8 @@ class NystromCV(_LSSVMCV):
     def __init__(self, X, y, *, n_components=0.1, rank=0.5, **kw):
         super().__init__(X, y, **kw)
         n = self.X.shape[0]
-        c = _count("n_components", n_components, n)
-        self.rank = _count("rank", rank, c)
+        c = count_or_fraction("n_components", n_components, 0.1, n)
+        self.rank = count_or_fraction("rank", rank, 0.5, c)
         self.columns = np.sort(self.random_state.choice(n, c, replace=False))
         Z = self.X[self.columns]
         self._D = squared_distances(self.X, Z) if self.kernel == "rbf" else None
@@ -192,14 +192,3 @@ class NystromCV(_LSSVMCV):
         Z = self.X[self.columns]
         C = kern.from_squared_distances(self._D) if isinstance(kern, RBF) and self._D is not None else kern(self.X, Z)
         return nystrom_factorize(C, C[self.columns], self.Y, rank=self.rank)
-
-
-def _count(name, value, total):
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if not 1 <= value <= total:
-            raise ValueError(f"{name}={value} must be in [1, {total}]")
-        return int(value)
-    if isinstance(value, float) and 0 < value <= 1:
-        return max(1, int(round(value * total)))
-    raise ValueError(f"{name} must be an int in [1, {total}] or a fraction in (0, 1]; got {value!r}")
-

@@ -144,6 +144,20 @@ def _log2_box(bounds):
     return names, np.log2(box)
 
 
+def _log2_objective(rec, names, box):
+    """``z -> criterion value`` at kernel parameters ``2^z`` clipped to the box."""
+    return lambda z: rec(dict(zip(names, 2.0 ** np.clip(z, box[:, 0], box[:, 1]), strict=True)))
+
+
+def _nelder_mead(f, start, box, step_fraction, max_evaluations, xatol):
+    """SciPy's Nelder-Mead inside ``box`` from an axis-aligned simplex of
+    ``step_fraction`` of the box width."""
+    step = step_fraction * (box[:, 1] - box[:, 0])
+    simplex = np.vstack([start, start + np.diag(step)])
+    minimize(f, start, method="Nelder-Mead", bounds=box,
+             options={"maxfev": int(max_evaluations), "initial_simplex": simplex, "xatol": xatol, "fatol": 0.0})
+
+
 def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05):
     """Nelder-Mead (``scipy.optimize.minimize``) over the log2 kernel
     parameters inside ``bounds``, alpha profiled along the path (paper 000).
@@ -170,14 +184,7 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
     rec = _Recorder(criterion, names, scoring)
     start = box.mean(axis=1) if x0 is None else np.log2([float(x0[k]) for k in names])
 
-    def f(z):
-        z = np.clip(z, box[:, 0], box[:, 1])
-        return rec(dict(zip(names, 2.0**z, strict=True)))
-
-    step = 0.1 * (box[:, 1] - box[:, 0])
-    simplex = np.vstack([start] + [start + np.eye(len(names))[j] * step[j] for j in range(len(names))])
-    minimize(f, start, method="Nelder-Mead", bounds=box,
-             options={"maxfev": int(max_evaluations), "initial_simplex": simplex, "xatol": xatol, "fatol": 0.0})
+    _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol)
     return rec.result()
 
 
@@ -210,15 +217,9 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
     names, box = _log2_box(bounds)
     rec = _Recorder(criterion, names, scoring)
 
-    def f(z):
-        return rec(dict(zip(names, 2.0**np.clip(z, box[:, 0], box[:, 1]), strict=True)))
-
+    f = _log2_objective(rec, names, box)
     csa = coupled_simulated_annealing(f, box, n_optimizers=n_optimizers, max_evaluations=max_evaluations,
                                       random_state=random_state)
     if refine_evaluations:
-        step = 0.05 * (box[:, 1] - box[:, 0])
-        simplex = np.vstack([csa.x] + [csa.x + np.eye(len(names))[j] * step[j] for j in range(len(names))])
-        minimize(f, csa.x, method="Nelder-Mead", bounds=box,
-                 options={"maxfev": int(refine_evaluations), "initial_simplex": simplex, "xatol": 0.02,
-                          "fatol": 0.0})
+        _nelder_mead(f, csa.x, box, 0.05, refine_evaluations, 0.02)
     return rec.result()
