@@ -4,12 +4,18 @@ from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
 from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
 from .kcenter import kcenter
+from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
 from .random import random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
 
 __all__ = [
     "BASIS_METHODS",
     "BasisSelection",
+    "DEFAULT_N_PROTOTYPES",
+    "PROTOTYPE_METHODS",
+    "SAMPLINGS",
+    "nystrom_columns",
+    "prototype_pool",
     "FVSResult",
     "check_n_basis",
     "feature_vector_selection",

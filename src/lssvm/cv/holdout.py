@@ -85,6 +85,19 @@ class HoldoutEngine:
             self.row_to_basis[np.asarray(basis_rows)] = np.arange(len(basis_rows))
         self.Y = fac.y_centered + fac.y_mean
 
+    @classmethod
+    def from_kernel(cls, fac, X, Z, kernel, basis_rows=None, rcond=1e-10):
+        """The engine of a model with basis points ``Z`` (n, d) fitted on
+        ``X`` (m, d) with ``kernel``; ``basis_rows`` are their training rows."""
+
+        def kernel_block(rows, cols):
+            return kernel(X[rows], Z[cols])
+
+        def basis_kernel(cols):
+            return kernel(Z[cols], Z[cols])
+
+        return cls(fac, kernel_block, basis_rows, basis_kernel, rcond)
+
     def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
         """Predictions for rows ``test_indices`` of the model trained without them.
 

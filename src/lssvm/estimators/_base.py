@@ -165,16 +165,8 @@ class BaseSparseLSSVM(BaseEstimator):
 
     # ---------------------------------------------------- hold-out and CV
     def _holdout_engine(self):
-        fac = self._factorization()
-        X, Z, kern = self._X_fit, self.basis_vectors_, self.kernel_
-
-        def kernel_block(rows, cols):
-            return kern(X[rows], Z[cols])
-
-        def basis_kernel(cols):
-            return kern(Z[cols], Z[cols])
-
-        return HoldoutEngine(fac, kernel_block, self.basis_indices_, basis_kernel, self.rcond)
+        return HoldoutEngine.from_kernel(self._factorization(), self._X_fit, self.basis_vectors_, self.kernel_,
+                                         self.basis_indices_, self.rcond)
 
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)

@@ -18,9 +18,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._arrays import unique_row_indices
-from ..basis import kcenter, random_basis, renyi_entropy_selection
-from ..basis._select import check_basis_array
+from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import fixed_size_cv_curves, select_model_size
 from ..kernels import make_kernel
@@ -32,10 +30,7 @@ from ._labels import CodedClassifierMixin, encode_classes
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
-PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
 SOLVERS = ("scdp", "scdpp", "direct")
-#: Prototype pool drawn when ``n_prototypes`` is not given (paper 002 §5.3).
-DEFAULT_N_PROTOTYPES = 2000
 
 _PARAMS_DOC = """
     Parameters
@@ -186,49 +181,11 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
         return kernel
 
-    def _pool_size(self, N, n_distinct):
-        n = self.n_prototypes
-        if n is None:
-            return min(n_distinct, DEFAULT_N_PROTOTYPES)
-        if isinstance(n, Integral) and not isinstance(n, bool):
-            if not 1 <= n <= N:
-                raise ValueError(f"n_prototypes={n} must be in [1, {N}] (the training rows)")
-            return int(n)
-        if isinstance(n, Real) and not isinstance(n, bool) and 0 < n <= 1:
-            return min(n_distinct, max(1, int(round(n * N))))
-        raise ValueError(f"n_prototypes must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
-
-    def _select_prototypes(self, X, kernel, rng):
-        """Pool points (M, d) and their training rows (or None)."""
-        method = self.prototypes
-        if isinstance(method, str):
-            if method not in PROTOTYPE_METHODS:
-                raise ValueError(
-                    f"prototypes must be one of {PROTOTYPE_METHODS} or an array of shape "
-                    f"(M, {X.shape[1]}); got {method!r}"
-                )
-            distinct = unique_row_indices(X)
-            if method == "all":
-                return X[distinct], distinct
-            M = self._pool_size(X.shape[0], distinct.size)
-            if M > distinct.size:
-                raise ValueError(
-                    f"n_prototypes={M} exceeds the {distinct.size} distinct training rows; lower n_prototypes"
-                )
-            if method == "kcenter":
-                idx = kcenter(X, M, rng)
-            elif method == "random":
-                idx = random_basis(X, M, rng)
-            else:
-                idx = renyi_entropy_selection(X, M, kernel, random_state=rng).indices
-            return X[idx], idx
-        return check_basis_array(method, X.shape[1]), None
-
     # --------------------------------------------------------------- fit
     def _fit_targets(self, X, Y, groups, split_labels):
         kernel = self._check_params()
         rng = check_random_state(self.random_state)
-        Z, zidx = self._select_prototypes(X, kernel, rng)
+        Z, zidx = prototype_pool(X, kernel, self.prototypes, self.n_prototypes, rng)
         M = Z.shape[0]
         D = M + 1
         if self.max_size is not None and self.max_size > D:

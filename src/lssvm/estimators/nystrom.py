@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._params import count_or_fraction
-from ..basis import feature_vector_selection, kcenter
+from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
@@ -24,7 +24,6 @@ from ._labels import CodedClassifierMixin, encode_classes
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
-SAMPLINGS = ("uniform", "kcenter", "fvs")
 KERNEL_ERRORS = ("trace", "spectral")
 PREDICTORS = ("exact", "low-rank")
 
@@ -101,19 +100,9 @@ class _BaseNystromLSSVM(BaseEstimator):
         if np.ndim(self.alpha) != 0:
             raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
         check_alphas(self.alpha)
-        if self.sampling not in SAMPLINGS:
-            raise ValueError(f"sampling must be one of {SAMPLINGS}; got {self.sampling!r}")
         if self.predictor not in PREDICTORS:
             raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
-        n = X.shape[0]
-        c = count_or_fraction("n_components", self.n_components, 0.1, n)
-        rng = check_random_state(self.random_state)
-        if self.sampling == "uniform":
-            S = np.sort(rng.choice(n, c, replace=False))
-        elif self.sampling == "kcenter":
-            S = kcenter(X, c, rng)
-        else:
-            S = feature_vector_selection(X, kernel, n_basis=c, random_state=rng).indices
+        S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k)

@@ -1,0 +1,117 @@
+"""Prototype pools of the fixed-size LS-SVM (paper 002) and sampled columns
+of the Nyström LS-SVM (paper 003): shared by the estimators and by the
+model-selection criteria, so that a criterion scores exactly the model the
+estimator refits."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from .._arrays import unique_row_indices
+from .._params import count_or_fraction
+from ._select import check_basis_array
+from .fvs import feature_vector_selection
+from .kcenter import kcenter
+from .random import random_basis
+from .renyi import renyi_entropy_selection
+
+__all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "nystrom_columns", "prototype_pool"]
+
+PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
+SAMPLINGS = ("uniform", "kcenter", "fvs")
+#: Prototype pool drawn when ``n_prototypes`` is not given (paper 002 §5.3).
+DEFAULT_N_PROTOTYPES = 2000
+
+
+def _pool_size(n_prototypes, N, n_distinct):
+    n = n_prototypes
+    if n is None:
+        return min(n_distinct, DEFAULT_N_PROTOTYPES)
+    if isinstance(n, Integral) and not isinstance(n, bool):
+        if not 1 <= n <= N:
+            raise ValueError(f"n_prototypes={n} must be in [1, {N}] (the training rows)")
+        return int(n)
+    if isinstance(n, Real) and not isinstance(n, bool) and 0 < n <= 1:
+        return min(n_distinct, max(1, int(round(n * N))))
+    raise ValueError(f"n_prototypes must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
+
+
+def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=None):
+    """The fixed-size LS-SVM's prototype pool.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    kernel : Kernel
+        Used by "renyi" only.
+    method : {"kcenter", "random", "renyi", "all"} or array-like of shape (M, d)
+        Gonzalez farthest-point clustering, uniform distinct rows, maximal
+        quadratic Rényi entropy, every distinct row, or given points.
+    n_prototypes : int, float or None
+        A count, a fraction of N (capped at the distinct rows), or None:
+        ``min(distinct rows, 2000)``.
+    random_state : RandomState
+
+    Returns
+    -------
+    Z : ndarray of shape (M, d)
+    indices : ndarray of shape (M,) or None
+        Training rows of the pool (None for given points).
+
+    Notes
+    -----
+    kcenter O(N M d), renyi O(N M d) plus its swaps, random O(N d).
+    """
+    if isinstance(method, str):
+        if method not in PROTOTYPE_METHODS:
+            raise ValueError(
+                f"prototypes must be one of {PROTOTYPE_METHODS} or an array of shape "
+                f"(M, {X.shape[1]}); got {method!r}"
+            )
+        distinct = unique_row_indices(X)
+        if method == "all":
+            return X[distinct], distinct
+        M = _pool_size(n_prototypes, X.shape[0], distinct.size)
+        if M > distinct.size:
+            raise ValueError(f"n_prototypes={M} exceeds the {distinct.size} distinct training rows; lower n_prototypes")
+        if method == "kcenter":
+            idx = kcenter(X, M, random_state)
+        elif method == "random":
+            idx = random_basis(X, M, random_state)
+        else:
+            idx = renyi_entropy_selection(X, M, kernel, random_state=random_state).indices
+        return X[idx], idx
+    return check_basis_array(method, X.shape[1]), None
+
+
+def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_state=None):
+    """Rows whose kernel columns the Nyström approximation samples.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    kernel : Kernel
+        Used by "fvs" only.
+    sampling : {"uniform", "kcenter", "fvs"}
+        Uniform without replacement (paper 003), farthest-point clustering,
+        or greedy feature-vector selection (may stop before c points).
+    n_components : int, float or None
+        c: a count or a fraction of n; default 0.1.
+    random_state : RandomState
+
+    Returns
+    -------
+    ndarray of shape (c,)
+        Sorted for "uniform"; in selection order otherwise.
+    """
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}; got {sampling!r}")
+    n = X.shape[0]
+    c = count_or_fraction("n_components", n_components, 0.1, n)
+    if sampling == "uniform":
+        return np.sort(random_state.choice(n, c, replace=False))
+    if sampling == "kcenter":
+        return kcenter(X, c, random_state)
+    return feature_vector_selection(X, kernel, n_basis=c, random_state=random_state).indices
