@@ -46,9 +46,10 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
     X : ndarray of shape (N, d)
     kernel : Kernel
         Used by "renyi" only.
-    method : {"kcenter", "random", "renyi", "all"} or array-like of shape (M, d)
+    method : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, d) or 1-D int array
         Gonzalez farthest-point clustering, uniform distinct rows, maximal
-        quadratic Rényi entropy, every distinct row, or given points.
+        quadratic Rényi entropy, every distinct row, given points, or
+        training-row indices.
     n_prototypes : int, float or None
         A count, a fraction of N (capped at the distinct rows), or None:
         ``min(distinct rows, 2000)``.
@@ -83,7 +84,23 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
         else:
             idx = renyi_entropy_selection(X, M, kernel, random_state=random_state).indices
         return X[idx], idx
+    if np.ndim(method) == 1:
+        idx = _check_rows(method, X, "prototypes")
+        return X[idx], idx
     return check_basis_array(method, X.shape[1]), None
+
+
+def _check_rows(rows, X, name):
+    """Distinct, in-range integer training-row indices pointing at distinct rows."""
+    idx = np.asarray(rows)
+    m = X.shape[0]
+    if idx.dtype.kind not in "iu":
+        raise ValueError(f"a 1-D {name} must hold integer row indices into X; got dtype {idx.dtype}")
+    if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
+        raise ValueError(f"{name} row indices must be distinct and in [0, {m}); got {idx.size} indices")
+    if unique_row_indices(X[idx]).size < idx.size:
+        raise ValueError(f"{name} row indices point at duplicate rows of X")
+    return idx.astype(np.intp)
 
 
 def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_state=None):
@@ -94,9 +111,10 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     X : ndarray of shape (n, d)
     kernel : Kernel
         Used by "fvs" only.
-    sampling : {"uniform", "kcenter", "fvs"}
+    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array
         Uniform without replacement (paper 003), farthest-point clustering,
-        or greedy feature-vector selection (may stop before c points).
+        greedy feature-vector selection (may stop before c points), or the
+        rows themselves (``n_components`` is then ignored).
     n_components : int, float or None
         c: a count or a fraction of n; default 0.1.
     random_state : RandomState
@@ -106,8 +124,10 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     ndarray of shape (c,)
         Sorted for "uniform"; in selection order otherwise.
     """
+    if not isinstance(sampling, str):
+        return _check_rows(sampling, X, "sampling")
     if sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {SAMPLINGS}; got {sampling!r}")
+        raise ValueError(f"sampling must be one of {SAMPLINGS} or an array of row indices; got {sampling!r}")
     n = X.shape[0]
     c = count_or_fraction("n_components", n_components, 0.1, n)
     if sampling == "uniform":

@@ -18,7 +18,7 @@ from .._parallel import parallel_map
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows
 from ..solvers.scdp import SCDPState
 
-__all__ = ["SizeCurves", "fixed_size_cv_curves", "select_model_size", "stop_rule_met"]
+__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met"]
 
 METRICS = ("mse", "error_rate")
 
@@ -203,3 +203,28 @@ def select_model_size(mean, std, fraction=0.1):
     best = int(np.argmin(mean))
     threshold = mean[best] + fraction * std[best]
     return int(np.flatnonzero(mean <= threshold)[0]) + 1
+
+
+def chosen_sizes(curves: SizeCurves, metric="mse", size_rule=0.1):
+    """The model size the ``size_rule`` picks per alpha and output, on the
+    CV curves cut at the longest fold run of that alpha.
+
+    Returns
+    -------
+    ndarray of int of shape (n_alphas, v)
+        1-based sizes.
+    """
+    mean, std = curves.curve(metric)
+    A, v = mean.shape[:2]
+    sizes = np.empty((A, v), dtype=np.intp)
+    for a in range(A):
+        last = int(curves.stopped_at[a].max())
+        for j in range(v):
+            sizes[a, j] = select_model_size(mean[a, j, :last], std[a, j, :last], size_rule)
+    return sizes
+
+
+def scdp_seed(rng):
+    """The seed of SCDPP's candidate draws, taken from ``rng`` (shared by the
+    estimator and the selection criterion so that both draw the same)."""
+    return int(rng.randint(np.iinfo(np.int32).max))

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..basis import prototype_pool
 from ..cv import resolve_folds
-from ..cv.fixed_size import fixed_size_cv_curves, select_model_size
+from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
@@ -40,11 +40,11 @@ _PARAMS_DOC = """
         Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf" (1/sigma^2 of paper 002).
     alpha : float > 0, default=1.0
         Regularisation, ``1/gamma`` of paper 002 and LS-SVMlab.
-    prototypes : {"kcenter", "random", "renyi", "all"} or array-like of shape (M, n_features), default="kcenter"
+    prototypes : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, n_features) or 1-D int array, default="kcenter"
         The pool SCDP picks from: Gonzalez farthest-point clustering,
         uniform distinct rows, maximal quadratic Rényi entropy (classic
-        FS-LSSVM), every distinct training row, or given points (they need
-        not be training rows).
+        FS-LSSVM), every distinct training row, given points (they need
+        not be training rows), or training-row indices.
     n_prototypes : int or float, optional
         Pool size M: a count, or a fraction of the training rows (paper 002's
         SCDP-FSLSSVM_PV uses 0.3; capped at the distinct rows); default
@@ -191,7 +191,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         if self.max_size is not None and self.max_size > D:
             raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
         kmax = D if self.max_size is None else int(self.max_size)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        seed = scdp_seed(rng)
         K = kernel(X, Z)
         K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
         system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
@@ -227,7 +227,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 mean, std = curves.curve(self.scoring)
                 last = int(curves.stopped_at.max())
                 mean, std = mean[0, :, :last], std[0, :, :last]
-                sizes = np.array([select_model_size(mean[j], std[j], self.size_rule) for j in range(v)])
+                sizes = chosen_sizes(curves, self.scoring, self.size_rule)[0]
                 self.cv_curve_, self.cv_curve_std_ = mean, std
                 self.cv_score_ = mean[np.arange(v), sizes - 1]
             orders = []

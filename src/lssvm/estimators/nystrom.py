@@ -41,9 +41,10 @@ _DOC = """
         paper's c = 0.1 n), at least 1.
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
-    sampling : {"uniform", "kcenter", "fvs"}, default="uniform"
+    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
         Columns drawn uniformly without replacement (the paper), by
-        farthest-point clustering, or by greedy feature-vector selection.
+        farthest-point clustering, by greedy feature-vector selection, or
+        given as training-row indices (``n_components`` is then ignored).
     predictor : {"exact", "low-rank"}, default="exact"
         "exact": ``f(x) = sum_i a_i k(x, x_i) + b`` with the true kernel to
         all n training points, as the paper assumes -- O(n d) per point and

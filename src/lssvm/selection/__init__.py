@@ -7,8 +7,16 @@ and returns the CV scores for every alpha of its path; a search
 approximate criteria are interchangeable.
 """
 
-from .criteria import DEFAULT_ALPHAS, PAPER003_GAMMAS, CVPath, DenseLSSVMCV, NystromCV
+from .criteria import (
+    DEFAULT_ALPHAS,
+    PAPER003_GAMMAS,
+    CVPath,
+    DenseLSSVMCV,
+    FixedSizeCV,
+    NystromCV,
+    SparseLSSVMCV,
+)
 from .csa import CSAResult, coupled_simulated_annealing
 from .search import SearchResult, csa_search, grid_search, nelder_mead_search
 
-__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "NystromCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing"]
+__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing"]

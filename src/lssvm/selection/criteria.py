@@ -1,18 +1,24 @@
 """Cross-validation criteria of LS-SVMs over a path of alphas.
 
 :class:`DenseLSSVMCV` is the exact LS-SVM (every training point a basis
-function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`NystromCV` is paper
-003's approximate criterion, the same LS-SVM on a rank-k Nyström kernel
-(Algorithm 2).  Both fix the folds (and Nyström's sampled columns) when
-constructed, so every candidate is scored on the same partition (paper 002
-Remark 7) and the criterion is a deterministic function of the parameters;
-both keep the squared distances of an RBF kernel and only re-exponentiate
-them per width (paper 002 Remark 6).
+function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`SparseLSSVMCV` the
+sparse LS-SVM on a basis (papers 000/001: exact LOO, or exact k-fold with
+held-out basis points removed); :class:`FixedSizeCV` the SCDP fixed-size
+LS-SVM scored at the size its rule picks (paper 002); :class:`NystromCV`
+paper 003's approximate criterion, the LS-SVM on a rank-k Nyström kernel
+(Algorithm 2).  Each fixes the folds and every kernel-independent random
+draw (basis, prototypes, columns) when constructed, so every candidate is
+scored on the same partition (paper 002 Remark 7) and the criterion is a
+deterministic function of the parameters; kernel-dependent selections
+(FVS, Rényi, greedy) are redrawn per candidate from one fixed seed.  An RBF
+kernel's squared distances are kept and only re-exponentiated per width
+(paper 002 Remark 6).  :meth:`rows_for` tells which training rows a
+candidate used, so an estimator refitted on them is the model scored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -21,12 +27,17 @@ from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
 from .._params import count_or_fraction
-from ..cv import resolve_folds
+from ..basis import nystrom_columns, prototype_pool, select_basis
+from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
+from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
+from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import RBF, make_kernel, squared_distances
-from ..solvers import check_alphas
+from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
 
-__all__ = ["CVPath", "DenseLSSVMCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
+__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "DEFAULT_ALPHAS",
+           "PAPER003_GAMMAS"]
 
 # Paper 003's grid: its LS-SVM gamma in 2^-15 ... 2^9 (steps of 2^2), alpha = 1/gamma;
 # its RBF sigma^2 in 2^-15 ... 2^5, our gamma = 1/sigma^2 (math.md section 1).
@@ -45,11 +56,16 @@ class CVPath:
         Mean squared out-of-fold residual, averaged over outputs.
     error_rate : ndarray of shape (A,) or None
         Out-of-fold misclassification rate (classification only).
+    info : dict
+        Further numbers of the candidate, each a scalar or one value per
+        alpha (``n_basis``, ``model_size``, ...); searches add them to
+        ``cv_results``.
     """
 
     alphas: np.ndarray
     mse: np.ndarray
     error_rate: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
 
     def score(self, scoring):
         """The scores to minimise: ``"mse"`` or ``"error_rate"``."""
@@ -98,8 +114,12 @@ class _LSSVMCV:
     def _kernel(self, params):
         return make_kernel(self.kernel, **{**self.kernel_params, **params})
 
-    def _path(self, fac):
-        R = fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas)
+    @staticmethod
+    def _key(params):
+        return tuple(sorted((k, float(v)) for k, v in params.items()))
+
+    def _path(self, R, info=None):
+        """Scores of out-of-fold residuals ``R`` (A, n, v)."""
         mse = (R**2).mean(axis=(1, 2))
         err = None
         if self.classification:
@@ -107,7 +127,7 @@ class _LSSVMCV:
             idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
             err = (idx != self.codes[None]).mean(axis=1)
         self.n_evaluations += 1
-        return CVPath(self.alphas, mse, err)
+        return CVPath(self.alphas, mse, err, dict(info or {}))
 
     def __call__(self, **params):
         """CV scores for every alpha at these kernel parameters (e.g. ``gamma=0.5``).
@@ -116,7 +136,46 @@ class _LSSVMCV:
         -------
         CVPath
         """
-        return self._path(self._factorize(self._kernel(params)))
+        fac = self._factorize(self._kernel(params))
+        return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))
+
+    def rows_for(self, **params):
+        """Training rows the model at ``params`` is built on (basis, prototype
+        pool or Nyström columns; None for the dense LS-SVM)."""
+        return None
+
+
+class _RowsCV(_LSSVMCV):
+    """Criteria whose model lives on a subset of training rows: drawn once
+    when kernel-independent, else per candidate from one fixed seed."""
+
+    def _init_rows(self, kernel_independent, draw):
+        """``draw(kernel, random_state) -> rows``."""
+        self._draw = draw
+        self._rows = {}
+        self._fixed = draw(None, self.random_state) if kernel_independent else None
+        self._seed = None if kernel_independent else self.random_state.randint(2**31 - 1)
+        self._D = (squared_distances(self.X, self.X[self._fixed])
+                   if self._fixed is not None and self.kernel == "rbf" else None)
+
+    def _rows_and_columns(self, kern, params):
+        """Rows for ``params`` and the kernel ``k(X, X[rows])`` (n, len(rows))."""
+        if self._fixed is not None:
+            rows = self._fixed
+            C = kern.from_squared_distances(self._D) if self._D is not None and isinstance(kern, RBF) else None
+        else:
+            rows = self._draw(kern, np.random.RandomState(self._seed))
+            C = None
+        self._rows[self._key(params)] = rows
+        return rows, (kern(self.X, self.X[rows]) if C is None else C)
+
+    def rows_for(self, **params):
+        if self._fixed is not None:
+            return self._fixed
+        key = self._key(params)
+        if key not in self._rows:
+            self._rows_and_columns(self._kernel(params), params)
+        return self._rows[key]
 
 
 class DenseLSSVMCV(_LSSVMCV):
@@ -158,7 +217,154 @@ class DenseLSSVMCV(_LSSVMCV):
         return dense_factorize(K, self.Y)
 
 
-class NystromCV(_LSSVMCV):
+class SparseLSSVMCV(_RowsCV):
+    """Exact CV of the sparse LS-SVM on a basis (papers 000 and 001).
+
+    Parameters
+    ----------
+    X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
+        As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is paper 000's LOO (a
+        left-out basis point stays a basis function); k-fold and group folds
+        are paper 001's exact hold-outs.
+    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
+        As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
+        indices are drawn once; "fvs", "renyi" and "greedy" depend on the
+        kernel and are redrawn per candidate from a fixed seed.
+    n_basis : int, optional
+    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
+        Treatment of held-out basis points in k-fold CV (paper 001 §6.4).
+    basis_alpha : float, default=1.0
+        The alpha at which ``basis="greedy"`` ranks candidates.
+    basis_tol, pivot_tol, basis_candidates, rcond
+        As for :class:`lssvm.SparseLSSVR`.
+
+    Notes
+    -----
+    Per call: the basis selection, O(m n d) kernel values (from cached
+    distances for a fixed basis and RBF), O(m n^2 + n^3) factorisation;
+    per alpha O(m n) for LOO, or one exact hold-out per fold.
+    """
+
+    def __init__(self, X, y, *, basis="fvs", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
+                 basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
+        super().__init__(X, y, **kw)
+        if basis_in_holdout not in BASIS_IN_HOLDOUT:
+            raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
+        self.basis_in_holdout = basis_in_holdout
+        self.rcond = rcond
+        self.selections = {}
+
+        def draw(kern, rng):
+            sel = select_basis(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, y=self.Y,
+                               alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
+                               n_candidates=basis_candidates, random_state=rng)
+            if sel.indices is None:
+                raise ValueError("the basis must come from the training rows: a method name or row indices")
+            return sel.indices
+
+        independent = not isinstance(basis, str) or basis in ("random", "kcenter")
+        self._init_rows(independent, draw)
+
+    def __call__(self, **params):
+        kern = self._kernel(params)
+        rows, K_mn = self._rows_and_columns(kern, params)
+        fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
+        if self.loo:
+            R = fac.loo_residuals(self.alphas)
+        else:
+            engine = HoldoutEngine.from_kernel(fac, self.X, self.X[rows], kern, rows, self.rcond)
+            R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
+        return self._path(R, {"n_basis": rows.size})
+
+
+class FixedSizeCV(_RowsCV):
+    """CV of the SCDP fixed-size LS-SVM (paper 002), each alpha scored at the
+    model size the 0.1-std rule picks on the fast v-fold curves.
+
+    Parameters
+    ----------
+    X, y, kernel, alphas, classification, groups, random_state, kernel_params
+        As for :class:`DenseLSSVMCV`.
+    cv : int, splitter or iterable of (train, test), default=10
+        Folds (no "loo").
+    prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
+        The pool, drawn once ("renyi" depends on the kernel: per candidate).
+    n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
+        As for :class:`lssvm.FixedSizeLSSVR`.
+    size_metric : {"mse", "error_rate"}, default="mse"
+        Score of the size rule and of stopping rule (38).
+
+    Attributes
+    ----------
+    refit_random_state : int
+        Drawn from ``random_state``: a :class:`lssvm.FixedSizeLSSVR` given
+        this ``random_state``, ``prototypes=rows_for(...)`` and these folds
+        makes the same SCDPP draws, so it refits the model scored here.
+
+    Notes
+    -----
+    Per call: O(N M d) kernel values, O(N M^2) for the system, then per fold
+    an O(h M^2) downdate and per alpha one SCDP run of k steps, O(k^2 M)
+    (:func:`lssvm.cv.fixed_size.fixed_size_cv_curves`).  The error rate is
+    given for two classes only.
+    """
+
+    def __init__(self, X, y, *, cv=10, prototypes="kcenter", n_prototypes=None, solver="scdp", max_size=None,
+                 n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_metric="mse",
+                 **kw):
+        if isinstance(cv, str):
+            raise ValueError("FixedSizeCV needs folds (an int, a splitter or (train, test) pairs), not 'loo'")
+        super().__init__(X, y, cv=cv, **kw)
+        if solver not in ("scdp", "scdpp", "direct"):
+            raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
+        if size_metric not in ("mse", "error_rate"):
+            raise ValueError(f"size_metric must be 'mse' or 'error_rate'; got {size_metric!r}")
+        self.solver, self.max_size, self.nu = solver, max_size, float(nu)
+        self.n_candidates = n_candidates if solver == "scdpp" else None
+        self.stop = (stop_window, stop_tol)
+        self.size_rule, self.size_metric = size_rule, size_metric
+        self.refit_random_state = int(self.random_state.randint(2**31 - 1))
+        self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
+
+        def draw(kern, rng):
+            return prototype_pool(self.X, kern if kern is not None else self._kernel({}), prototypes, n_prototypes,
+                                  rng)[1]
+
+        independent = not isinstance(prototypes, str) or prototypes != "renyi"
+        self._init_rows(independent, draw)
+
+    def __call__(self, **params):
+        kern = self._kernel(params)
+        rows, K = self._rows_and_columns(kern, params)
+        system = FixedSizeSystem.from_kernel(K, K[rows], self.Y)
+        D = system.n_coef
+        A, v = self.alphas.size, self.Y.shape[1]
+        if self.max_size is not None and self.max_size > D:
+            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={D - 1} prototypes + intercept)")
+        if self.solver == "direct":
+            R = np.empty((A,) + self.Y.shape)
+            for test in self.folds:
+                sub = system.without_rows(K[test], self.Y[test])
+                Ka = augmented_rows(K[test])
+                for a, alpha in enumerate(self.alphas):
+                    R[a, test] = self.Y[test] - Ka @ solve_spd(sub.matrix(float(alpha), self.nu), sub.rhs)
+            return self._path(R, {"model_size": D})
+        curves = fixed_size_cv_curves(
+            system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
+            n_candidates=self.n_candidates, seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
+            stop_metric=self.size_metric,
+        )
+        sizes = chosen_sizes(curves, self.size_metric, self.size_rule)
+        pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
+        mse = curves.curve("mse")[0][pick].mean(axis=1)
+        err = None
+        if self.classification and v == 1:
+            err = curves.curve("error_rate")[0][pick][:, 0]
+        self.n_evaluations += 1
+        return CVPath(self.alphas, mse, err, {"model_size": sizes.mean(axis=1)})
+
+
+class NystromCV(_RowsCV):
     """Paper 003's approximate CV: the LS-SVM on a rank-k Nyström kernel.
 
     Parameters
@@ -166,11 +372,14 @@ class NystromCV(_LSSVMCV):
     X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
         As for :class:`DenseLSSVMCV`.
     n_components : int or float, default=0.1
-        c columns (a count or a fraction of n), sampled uniformly without
-        replacement once, at construction (the same columns for every
-        candidate, so the criterion is smooth in the parameters).
+        c columns (a count or a fraction of n), drawn once at construction
+        (the same columns for every candidate, so the criterion is smooth in
+        the parameters).
     rank : int or float, default=0.5
         k (a count or a fraction of c).
+    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
+        As for :class:`lssvm.NystromLSSVR`; "fvs" depends on the kernel and
+        is redrawn per candidate from a fixed seed.
 
     Notes
     -----
@@ -179,16 +388,27 @@ class NystromCV(_LSSVMCV):
     per fold plus O(k^3 + h k) per fold and alpha.  Memory O(n c).
     """
 
-    def __init__(self, X, y, *, n_components=0.1, rank=0.5, **kw):
+    def __init__(self, X, y, *, n_components=0.1, rank=0.5, sampling="uniform", **kw):
         super().__init__(X, y, **kw)
-        n = self.X.shape[0]
-        c = count_or_fraction("n_components", n_components, 0.1, n)
-        self.rank = count_or_fraction("rank", rank, 0.5, c)
-        self.columns = np.sort(self.random_state.choice(n, c, replace=False))
-        Z = self.X[self.columns]
-        self._D = squared_distances(self.X, Z) if self.kernel == "rbf" else None
+        self.rank_spec = rank
 
-    def _factorize(self, kern):
-        Z = self.X[self.columns]
-        C = kern.from_squared_distances(self._D) if isinstance(kern, RBF) and self._D is not None else kern(self.X, Z)
-        return nystrom_factorize(C, C[self.columns], self.Y, rank=self.rank)
+        def draw(kern, rng):
+            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), sampling, n_components, rng)
+
+        self._init_rows(not isinstance(sampling, str) or sampling != "fvs", draw)
+        #: k for the fixed columns (None while FVS draws them per candidate)
+        self.rank = None if self._fixed is None else count_or_fraction("rank", rank, 0.5, self._fixed.size)
+
+    def _factorize_rows(self, kern, params):
+        rows, C = self._rows_and_columns(kern, params)
+        k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
+        return nystrom_factorize(C, C[rows], self.Y, rank=k)
+
+    def __call__(self, **params):
+        fac = self._factorize_rows(self._kernel(params), params)
+        return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))
+
+    @property
+    def columns(self):
+        """The sampled rows (kernel-independent sampling)."""
+        return self._fixed

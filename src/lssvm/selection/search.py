@@ -35,7 +35,8 @@ class SearchResult:
     cv_results : dict of ndarray
         One entry per (kernel parameters, alpha) candidate, in evaluation
         order: ``param_<name>`` and ``param_alpha`` columns, ``score``,
-        ``mse``, ``error_rate`` (classification) and ``rank`` (1 = best),
+        ``mse``, ``error_rate`` (classification), the criterion's further
+        numbers (``n_basis``, ``model_size``) and ``rank`` (1 = best),
         shaped like scikit-learn's ``cv_results_``.
     n_evaluations : int
         Criterion calls (each covers every alpha).
@@ -75,6 +76,8 @@ class _Recorder:
         self.rows["score"].append(score)
         self.rows["mse"].append(path.mse)
         self.rows["error_rate"].append(path.error_rate if path.error_rate is not None else np.full(A, np.nan))
+        for k, v in path.info.items():  # n_basis, model_size, ...: scalar or one per alpha
+            self.rows.setdefault(k, []).append(np.broadcast_to(np.asarray(v, dtype=float), (A,)).copy())
         # profile alpha out; ties (frequent for error rates) go to the lower MSE
         i = np.lexsort((path.mse, score))[0]
         self.cache[key] = float(score[i])
