@@ -4,5 +4,26 @@ from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
 from .regressor import SparseLSSVR
+from .search_cv import (
+    FixedSizeLSSVCCV,
+    FixedSizeLSSVRCV,
+    NystromLSSVCCV,
+    NystromLSSVRCV,
+    SparseLSSVCCV,
+    SparseLSSVRCV,
+)
 
-__all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "NystromLSSVC", "NystromLSSVR", "SparseLSSVC", "SparseLSSVR"]
+__all__ = [
+    "FixedSizeLSSVC",
+    "FixedSizeLSSVCCV",
+    "FixedSizeLSSVR",
+    "FixedSizeLSSVRCV",
+    "NystromLSSVC",
+    "NystromLSSVCCV",
+    "NystromLSSVR",
+    "NystromLSSVRCV",
+    "SparseLSSVC",
+    "SparseLSSVCCV",
+    "SparseLSSVR",
+    "SparseLSSVRCV",
+]

@@ -54,13 +54,14 @@ class SearchResult:
 class _Recorder:
     """Calls the criterion, caches by parameters, and keeps every row."""
 
-    def __init__(self, criterion, names, scoring):
+    def __init__(self, criterion, names, scoring, callback=None):
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
         self.criterion, self.names, self.scoring = criterion, list(names), scoring
         self.rows = {f"param_{k}": [] for k in self.names}
         self.rows.update(param_alpha=[], score=[], mse=[], error_rate=[])
         self.cache = {}
+        self.callback = callback
         self.t0 = time.perf_counter()
 
     def __call__(self, params):
@@ -81,6 +82,8 @@ class _Recorder:
         # profile alpha out; ties (frequent for error rates) go to the lower MSE
         i = np.lexsort((path.mse, score))[0]
         self.cache[key] = float(score[i])
+        if self.callback is not None:
+            self.callback(dict(zip(self.names, key, strict=True)), path)
         return self.cache[key]
 
     def result(self):
@@ -101,7 +104,7 @@ class _Recorder:
         return SearchResult(params, float(res["score"][best]), res, len(self.cache), time.perf_counter() - self.t0)
 
 
-def grid_search(criterion, param_grid, scoring="mse"):
+def grid_search(criterion, param_grid, scoring="mse", callback=None):
     """Exhaustive search over kernel parameters (paper 003, Algorithm 2 with
     an exact or approximate criterion), every alpha of the criterion's path
     scored per evaluation.
@@ -112,10 +115,13 @@ def grid_search(criterion, param_grid, scoring="mse"):
         ``criterion(**params) -> CVPath`` (:class:`lssvm.selection.NystromCV`,
         :class:`lssvm.selection.DenseLSSVMCV`).
     param_grid : dict of str to sequence
-        Kernel parameter values, e.g. ``{"gamma": 2.0 ** np.arange(-15, 6, 2)}``.
+        Kernel parameter values, e.g. ``{"gamma": 2.0 ** np.arange(-15, 6, 2)}``;
+        empty for a kernel without parameters (one evaluation: the alpha path).
     scoring : {"mse", "error_rate"}, default="mse"
         Ties (frequent for error rates on small folds) go to the lower MSE,
         then to the first candidate.
+    callback : callable, optional
+        ``callback(params, path)`` after each new evaluation (progress bars).
 
     Returns
     -------
@@ -125,13 +131,11 @@ def grid_search(criterion, param_grid, scoring="mse"):
     -----
     Cost: one criterion call per point of ``param_grid``.
     """
-    if not param_grid:
-        raise ValueError("param_grid is empty; give at least one kernel parameter with its values")
     names = list(param_grid)
     values = [np.atleast_1d(np.asarray(param_grid[k], dtype=float)) for k in names]
     if any(v.size == 0 for v in values):
         raise ValueError("every parameter in param_grid needs at least one value")
-    rec = _Recorder(criterion, names, scoring)
+    rec = _Recorder(criterion, names, scoring, callback)
     for combo in itertools.product(*values):
         rec(dict(zip(names, combo, strict=True)))
     return rec.result()
@@ -161,7 +165,7 @@ def _nelder_mead(f, start, box, step_fraction, max_evaluations, xatol):
              options={"maxfev": int(max_evaluations), "initial_simplex": simplex, "xatol": xatol, "fatol": 0.0})
 
 
-def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05):
+def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05, callback=None):
     """Nelder-Mead (``scipy.optimize.minimize``) over the log2 kernel
     parameters inside ``bounds``, alpha profiled along the path (paper 000).
 
@@ -178,13 +182,15 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
         Criterion calls.
     xatol : float, default=0.05
         Convergence tolerance in log2 units.
+    callback : callable, optional
+        ``callback(params, path)`` after each new evaluation.
 
     Returns
     -------
     SearchResult
     """
     names, box = _log2_box(bounds)
-    rec = _Recorder(criterion, names, scoring)
+    rec = _Recorder(criterion, names, scoring, callback)
     start = box.mean(axis=1) if x0 is None else np.log2([float(x0[k]) for k in names])
 
     _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol)
@@ -192,7 +198,7 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
 
 
 def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_evaluations=20, n_optimizers=5,
-               random_state=None):
+               random_state=None, callback=None):
     """Coupled simulated annealing over the log2 kernel parameters, then a
     Nelder-Mead refinement from its best point (paper 002 and LS-SVMlab's
     tuning), alpha profiled along the path.
@@ -211,6 +217,8 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
     n_optimizers : int, default=5
     random_state : int, RandomState or None
         Makes the search reproducible.
+    callback : callable, optional
+        ``callback(params, path)`` after each new evaluation.
 
     Returns
     -------
@@ -218,7 +226,7 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
         Over both stages' evaluations.
     """
     names, box = _log2_box(bounds)
-    rec = _Recorder(criterion, names, scoring)
+    rec = _Recorder(criterion, names, scoring, callback)
 
     f = _log2_objective(rec, names, box)
     csa = coupled_simulated_annealing(f, box, n_optimizers=n_optimizers, max_evaluations=max_evaluations,

@@ -1,0 +1,555 @@
+"""Estimators that select their own hyper-parameters, in the style of
+scikit-learn's ``RidgeCV``: a search over kernel parameters (grid,
+Nelder-Mead or coupled simulated annealing + Nelder-Mead) in which every
+candidate is scored on a whole alpha path at once by an exact (or, for
+Nyström, the approximate model's exact) CV criterion, then a refit of the
+best model on all data.
+
+The criterion (:mod:`lssvm.selection.criteria`) reports the training rows a
+candidate used (basis, prototype pool, Nyström columns); the refit is given
+those rows, so ``best_estimator_`` is exactly the model whose CV score is
+``best_score_``.
+"""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
+from ..solvers import check_alphas
+from .classifier import SparseLSSVC
+from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
+from .nystrom import NystromLSSVC, NystromLSSVR
+from .regressor import SparseLSSVR
+
+__all__ = [
+    "DEFAULT_CV_ALPHAS",
+    "DEFAULT_CV_GAMMAS",
+    "FixedSizeLSSVCCV",
+    "FixedSizeLSSVRCV",
+    "NystromLSSVCCV",
+    "NystromLSSVRCV",
+    "SEARCHES",
+    "SparseLSSVCCV",
+    "SparseLSSVRCV",
+]
+
+SEARCHES = ("grid", "nelder-mead", "csa")
+#: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
+DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
+#: RBF / Laplacian widths for inputs scaled to unit spread: 2^-10 ... 2^6.
+DEFAULT_CV_GAMMAS = 2.0 ** np.arange(-10.0, 6.5)
+
+_SEARCH_DOC = """
+    Search parameters
+    -----------------
+    alphas : array-like of float > 0, optional
+        The regularisation path scored at every candidate (free: one
+        factorisation serves all of it); default ``DEFAULT_CV_ALPHAS``,
+        ``10^-6 ... 10^4`` (21 values).
+    param_space : dict, optional
+        Kernel parameters to search.  For ``search="grid"`` each maps to
+        its values; for "nelder-mead" and "csa" to ``(low, high)`` (or
+        values, whose min and max are used), searched in log2.  Default
+        ``{"gamma": DEFAULT_CV_GAMMAS}`` (2^-10 ... 2^6), or ``{}`` for the
+        linear kernel (only the alpha path).
+    search : {"grid", "nelder-mead", "csa"}, default="grid"
+        Exhaustive grid (paper 003), SciPy's Nelder-Mead from the middle of
+        the box (paper 000), or coupled simulated annealing then Nelder-Mead
+        (paper 002, LS-SVMlab).
+    scoring : {"mse", "error_rate"}, optional
+        CV criterion to minimise; default "error_rate" for classifiers (ties
+        to the lower MSE) and "mse" (PRESS / n) for regression.
+    max_evaluations : int, default=30
+        Criterion calls of "nelder-mead", and of each stage of "csa"
+        (annealing, then refinement); the grid evaluates all its points.
+    refit : bool, default=True
+        Refit the best model on all data as ``best_estimator_``.
+"""
+
+_RESULT_DOC = """
+    Attributes
+    ----------
+    best_params_ : dict
+        Kernel parameters and ``alpha`` of the best candidate.
+    best_score_ : float
+        Its CV score, higher is better as in scikit-learn: ``-MSE`` or
+        ``1 - error rate``.
+    best_index_ : int
+        Its row in ``cv_results_``.
+    cv_results_ : dict of ndarray
+        One row per (kernel parameters, alpha) evaluated, shaped like
+        ``GridSearchCV.cv_results_``: ``params``, ``param_<name>``,
+        ``param_alpha``, ``mean_test_score`` (higher is better),
+        ``rank_test_score``, ``mean_test_mse`` and ``mean_test_error_rate``
+        (classification) as the CV engine computed them, plus the model's
+        size (``n_basis``, ``model_size``) where it varies.
+    alpha_, gamma_ : float
+        Chosen regularisation and width (``gamma_`` None if not searched).
+    best_estimator_ : estimator
+        Refitted on all data with the best parameters and the same rows
+        (basis, pool, columns) the criterion used.
+    n_evaluations_ : int
+        Criterion calls (each covers every alpha).
+    search_time_, refit_time_ : float
+        Seconds.
+    n_features_in_ : int
+"""
+
+
+def _check_positive_int(name, value, low=1):
+    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+
+
+class _BaseSearchCV(BaseEstimator):
+    """Search over kernel parameters with the alpha path free, then refit."""
+
+    _classification = False
+    _default_cv = "loo"
+
+    # ------------------------------------------------------------ helpers
+    def _space(self):
+        space = self.param_space
+        if space is None:
+            name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
+            return {} if name == "linear" else {"gamma": DEFAULT_CV_GAMMAS}
+        if not isinstance(space, dict):
+            raise ValueError(f"param_space must be a dict of kernel parameter -> values or (low, high); got {space!r}")
+        out = {}
+        for k, v in space.items():
+            if k == "alpha":
+                raise ValueError("alpha is searched along the path: give it as alphas=..., not in param_space")
+            vals = np.atleast_1d(np.asarray(v, dtype=float))
+            if vals.size == 0 or not np.all(np.isfinite(vals)):
+                raise ValueError(f"param_space[{k!r}] must hold finite values; got {v!r}")
+            out[k] = vals
+        return out
+
+    def _kernel_params(self):
+        """Fixed kernel parameters handed to the criterion."""
+        params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
+        if "gamma" not in self._space():
+            params["gamma"] = self.gamma
+        return params
+
+    def _default_scoring(self, y):
+        return "error_rate" if self._classification else "mse"
+
+    def _check_search_params(self, y):
+        if self.search not in SEARCHES:
+            raise ValueError(f"search must be one of {SEARCHES}; got {self.search!r}")
+        scoring = self._default_scoring(y) if self.scoring is None else self.scoring
+        if scoring not in ("mse", "error_rate") or (scoring == "error_rate" and not self._classification):
+            allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
+            raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
+        _check_positive_int("max_evaluations", self.max_evaluations, 2)
+        alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
+        return scoring, alphas
+
+    def _run_search(self, criterion, scoring, rng, callback):
+        space = self._space()
+        if self.search == "grid" or not space:
+            return grid_search(criterion, space, scoring, callback=callback)
+        bounds = {k: (float(v.min()), float(v.max())) for k, v in space.items()}
+        for k, (lo, hi) in bounds.items():
+            if not 0 < lo < hi:
+                raise ValueError(
+                    f"param_space[{k!r}] needs 0 < low < high for search={self.search!r}; got ({lo}, {hi})"
+                )
+        if self.search == "nelder-mead":
+            return nelder_mead_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
+                                      callback=callback)
+        return csa_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
+                          refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
+
+    # --------------------------------------------------------------- fit
+    def fit(self, X, y, groups=None, callback=None):
+        """Search, then refit the best model on all data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,) (labels for classifiers) or (n, v)
+        groups : array-like of shape (n,), optional
+            Group labels for a group splitter passed as ``cv``.
+        callback : callable, optional
+            ``callback(params, path)`` after every criterion evaluation
+            (``path`` a :class:`lssvm.selection.CVPath`); used by the
+            command line's progress bar.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not self._classification,
+                             y_numeric=not self._classification, ensure_min_samples=2)
+        scoring, alphas = self._check_search_params(y)
+        rng = check_random_state(self.random_state)
+        cv = self._default_cv if self.cv is None else self.cv
+        t0 = time.perf_counter()
+        criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
+                                    groups=groups, random_state=rng, kernel=self._kernel_name(),
+                                    kernel_params=self._kernel_params(), scoring=scoring)
+        result = self._run_search(criterion, scoring, rng, callback)
+        self.search_time_ = time.perf_counter() - t0
+        self.n_evaluations_ = result.n_evaluations
+        self.cv_results_ = self._results_table(result, scoring)
+        self.best_index_ = int(np.flatnonzero(result.cv_results["rank"] == 1)[0])
+        self.best_params_ = dict(result.best_params)
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.alpha_ = self.best_params_["alpha"]
+        self.gamma_ = self.best_params_.get("gamma")
+        self.refit_time_ = 0.0
+        if self.refit:
+            t0 = time.perf_counter()
+            kernel_params = {k: v for k, v in self.best_params_.items() if k != "alpha"}
+            rows = criterion.rows_for(**kernel_params)
+            params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
+                      **self._refit_params(criterion, rows, scoring)}
+            est = self._estimator_class(**params)
+            if groups is not None and "groups" in _fit_arguments(est):
+                est.fit(X, y, groups=groups)
+            else:
+                est.fit(X, y)
+            self.best_estimator_ = est
+            self.refit_time_ = time.perf_counter() - t0
+            if self._classification:
+                self.classes_ = est.classes_
+        elif self._classification:
+            self.classes_ = np.unique(y)
+        return self
+
+    def _kernel_name(self):
+        return self.kernel
+
+    @staticmethod
+    def _results_table(result, scoring):
+        res = result.cv_results
+        names = [k[len("param_"):] for k in res if k.startswith("param_")]
+        n = res["score"].size
+        table = {"params": [{k: float(res[f"param_{k}"][i]) for k in names} for i in range(n)]}
+        for k in names:
+            table[f"param_{k}"] = res[f"param_{k}"]
+        table["mean_test_score"] = -res["mse"] if scoring == "mse" else 1.0 - res["error_rate"]
+        table["rank_test_score"] = res["rank"]
+        table["mean_test_mse"] = res["mse"]
+        if "error_rate" in res:
+            table["mean_test_error_rate"] = res["error_rate"]
+        skip = {"score", "mse", "error_rate", "rank"}
+        for k, v in res.items():
+            if not k.startswith("param_") and k not in skip:
+                table[k] = v
+        return table
+
+    # ----------------------------------------------------------- predict
+    def _best(self):
+        check_is_fitted(self, "best_params_")
+        if not hasattr(self, "best_estimator_"):
+            raise AttributeError("refit=False: there is no refitted model to predict with; fit with refit=True")
+        return self.best_estimator_
+
+    def predict(self, X):
+        """Predictions of ``best_estimator_``."""
+        return self._best().predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = not self._classification
+        return tags
+
+
+def _fit_arguments(est):
+    import inspect
+
+    return inspect.signature(est.fit).parameters
+
+
+class _ClassifierSearchMixin:
+    _classification = True
+
+    def decision_function(self, X):
+        """Decision values of ``best_estimator_``."""
+        return self._best().decision_function(X)
+
+
+# ---------------------------------------------------------------- sparse
+class _SparseSearchCV(_BaseSearchCV):
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
+                 max_evaluations=30, refit=True, basis="fvs", n_basis=None, random_state=None, *,
+                 basis_in_holdout="remove", gamma=1.0, alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
+                 pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
+                 normalize_kernel=False):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.param_space = param_space
+        self.cv = cv
+        self.search = search
+        self.scoring = scoring
+        self.max_evaluations = max_evaluations
+        self.refit = refit
+        self.basis = basis
+        self.n_basis = n_basis
+        self.random_state = random_state
+        self.basis_in_holdout = basis_in_holdout
+        self.gamma = gamma
+        self.alpha = alpha
+        self.degree = degree
+        self.coef0 = coef0
+        self.basis_tol = basis_tol
+        self.pivot_tol = pivot_tol
+        self.basis_candidates = basis_candidates
+        self.rcond = rcond
+        self.block_size = block_size
+        self.normalize_kernel = normalize_kernel
+
+    def _criterion(self, X, y, scoring, **kw):
+        return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
+                             basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
+                             basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)
+
+    def _model_params(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                    basis_tol=self.basis_tol, pivot_tol=self.pivot_tol, rcond=self.rcond,
+                    block_size=self.block_size, normalize_kernel=self.normalize_kernel)
+
+    def _refit_params(self, criterion, rows, scoring):
+        return {"basis": rows}
+
+
+_SPARSE_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : "loo", int, splitter or iterable of (train, test), default="loo"
+        "loo": paper 000's exact LOO (O(m n) per alpha); k-fold and group
+        splitters: paper 001's exact hold-outs, held-out basis points
+        treated by ``basis_in_holdout``.  An int draws one shuffled
+        (stratified for classifiers) partition used for every candidate.
+    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
+        "random" and "kcenter" are drawn once for the whole search; "fvs",
+        "renyi" and "greedy" depend on the kernel and are redrawn per
+        candidate from one seed ("greedy" ranks at ``alpha``).
+    n_basis : int, optional
+    random_state : int, RandomState or None
+        Seeds the folds, the basis draws and "csa".
+    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
+    gamma : float, default=1.0
+        Used only when "gamma" is not searched.
+    alpha : float, default=1.0
+        The alpha at which ``basis="greedy"`` ranks candidates.
+    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+        As for :class:`lssvm.SparseLSSVR`.
+""" + _SEARCH_DOC + _RESULT_DOC
+
+
+class SparseLSSVRCV(RegressorMixin, _SparseSearchCV):
+    __doc__ = """Sparse LS-SVM regression with built-in hyper-parameter selection:
+    kernel parameters searched, alpha along an exact CV path (papers 000, 001).
+""" + _SPARSE_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lssvm import SparseLSSVRCV
+    >>> from lssvm.datasets import load_motorcycle
+    >>> X, y = load_motorcycle(return_X_y=True)
+    >>> X = (X - X.mean()) / X.std()
+    >>> model = SparseLSSVRCV(param_space={"gamma": 2.0 ** np.arange(-2, 6)}).fit(X, y)
+    >>> sorted(model.best_params_)
+    ['alpha', 'gamma']
+    """
+
+    _estimator_class = SparseLSSVR
+
+
+class SparseLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _SparseSearchCV):
+    __doc__ = """Sparse LS-SVM classification with built-in hyper-parameter selection
+    (labels coded +1/-1, one-vs-rest for more classes).
+""" + _SPARSE_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""
+
+    _estimator_class = SparseLSSVC
+
+
+# ------------------------------------------------------------ fixed size
+class _FixedSizeSearchCV(_BaseSearchCV):
+    _default_cv = 10
+
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
+                 max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
+                 max_size=None, random_state=None, *, gamma=1.0, n_candidates=59, nu=1e-8, stop_window=10,
+                 stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
+                 block_size=DEFAULT_BLOCK_SIZE):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.param_space = param_space
+        self.cv = cv
+        self.search = search
+        self.scoring = scoring
+        self.max_evaluations = max_evaluations
+        self.refit = refit
+        self.prototypes = prototypes
+        self.n_prototypes = n_prototypes
+        self.solver = solver
+        self.max_size = max_size
+        self.random_state = random_state
+        self.gamma = gamma
+        self.n_candidates = n_candidates
+        self.nu = nu
+        self.stop_window = stop_window
+        self.stop_tol = stop_tol
+        self.size_rule = size_rule
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize_kernel = normalize_kernel
+        self.block_size = block_size
+
+    def _criterion(self, X, y, scoring, **kw):
+        if isinstance(kw["cv"], str):
+            raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
+                             "or (train, test) pairs, not 'loo'")
+        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
+            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
+        return FixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes, solver=self.solver,
+                           max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
+                           stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
+                           size_metric=scoring, **kw)
+
+    def _model_params(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, solver=self.solver, max_size=self.max_size,
+                    n_candidates=self.n_candidates, nu=self.nu, stop_window=self.stop_window,
+                    stop_tol=self.stop_tol, size_rule=self.size_rule, degree=self.degree, coef0=self.coef0,
+                    normalize_kernel=self.normalize_kernel, block_size=self.block_size)
+
+    def _refit_params(self, criterion, rows, scoring):
+        n = criterion.X.shape[0]
+        folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
+        return {"prototypes": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
+
+
+_FIXED_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : int, splitter or iterable of (train, test), default=10
+        The fast v-fold CV of paper 002 (§4.4): an int draws one shuffled
+        (stratified for classifiers) partition for every candidate.
+    prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
+        The pool, drawn once ("renyi" depends on the kernel: per candidate).
+    n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
+    degree, coef0, normalize_kernel, block_size
+        As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
+        model size ``size_rule`` picks, with the search's ``scoring``.
+    random_state : int, RandomState or None
+    gamma : float, default=1.0
+        Used only when "gamma" is not searched.
+""" + _SEARCH_DOC + _RESULT_DOC
+
+
+class FixedSizeLSSVRCV(RegressorMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM regression (SCDP, paper 002) with built-in
+    selection of kernel parameters, alpha and (by its own CV) model size.
+""" + _FIXED_DOC
+
+    _estimator_class = FixedSizeLSSVR
+
+
+class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM classification (SCDP, paper 002) with built-in
+    selection of kernel parameters, alpha and model size.  With more than two
+    classes the criterion is the MSE of the coded outputs.
+""" + _FIXED_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""
+
+    _estimator_class = FixedSizeLSSVC
+
+    def _default_scoring(self, y):
+        # with more classes each one-vs-rest output picks its own size: only the MSE is defined
+        return "error_rate" if np.unique(y).size == 2 else "mse"
+
+    def _check_search_params(self, y):
+        scoring, alphas = super()._check_search_params(y)
+        if scoring == "error_rate" and np.unique(y).size > 2:
+            raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
+                             "output picks its own size); use scoring='mse'")
+        return scoring, alphas
+
+
+# --------------------------------------------------------------- Nyström
+class _NystromSearchCV(_BaseSearchCV):
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
+                 max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
+                 predictor="low-rank", random_state=None, *, gamma=1.0, degree=3, coef0=1.0,
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.param_space = param_space
+        self.cv = cv
+        self.search = search
+        self.scoring = scoring
+        self.max_evaluations = max_evaluations
+        self.refit = refit
+        self.n_components = n_components
+        self.rank = rank
+        self.sampling = sampling
+        self.predictor = predictor
+        self.random_state = random_state
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize_kernel = normalize_kernel
+        self.block_size = block_size
+
+    def _criterion(self, X, y, scoring, **kw):
+        return NystromCV(X, y, n_components=0.1 if self.n_components is None else self.n_components,
+                         rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
+
+    def _model_params(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, rank=self.rank, predictor=self.predictor,
+                    degree=self.degree, coef0=self.coef0, normalize_kernel=self.normalize_kernel,
+                    block_size=self.block_size)
+
+    def _refit_params(self, criterion, rows, scoring):
+        return {"sampling": rows}
+
+
+_NYSTROM_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : "loo", int, splitter or iterable of (train, test), default="loo"
+        Exact CV of the Nyström model (paper 003's approximate CV).
+    n_components, rank, sampling
+        As for :class:`lssvm.NystromLSSVR`; uniform and k-center columns
+        are drawn once for the whole search, FVS columns per candidate.
+    predictor : {"low-rank", "exact"}, default="low-rank"
+        Predictor of the refitted model; "low-rank" is the model the CV
+        criterion scores.
+    random_state : int, RandomState or None
+    gamma, degree, coef0, normalize_kernel, block_size
+        As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
+""" + _SEARCH_DOC + _RESULT_DOC
+
+
+class NystromLSSVRCV(RegressorMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM regression (paper 003) with built-in hyper-parameter
+    selection on the approximate model's exact CV.
+""" + _NYSTROM_DOC
+
+    _estimator_class = NystromLSSVR
+
+
+class NystromLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM classification (paper 003) with built-in
+    hyper-parameter selection on the approximate model's exact CV.
+""" + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""
+
+    _estimator_class = NystromLSSVC
