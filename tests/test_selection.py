@@ -113,8 +113,11 @@ def test_selection_input_errors(data):
         DenseLSSVMCV(X, Y, cv=3)(gamma=1.0).score("error_rate")
     with pytest.raises(ValueError, match="cv must be"):
         DenseLSSVMCV(X, Y, cv="five")
-    with pytest.raises(ValueError, match="param_grid"):
-        grid_search(DenseLSSVMCV(X, Y), {})
+    with pytest.raises(ValueError, match="at least one value"):
+        grid_search(DenseLSSVMCV(X, Y), {"gamma": []})
+    # no kernel parameter (linear kernel): one evaluation, the alpha path
+    res = grid_search(DenseLSSVMCV(X, Y, kernel="linear"), {})
+    assert res.n_evaluations == 1 and list(res.best_params) == ["alpha"]
     with pytest.raises(ValueError, match="rank"):
         NystromCV(X, Y, n_components=10, rank=11)
     with pytest.raises(ValueError):
