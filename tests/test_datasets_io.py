@@ -3,8 +3,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import is_classifier
 
-from lssvm import SparseLSSVC, SparseLSSVR
+from lssvm import (
+    FixedSizeLSSVC,
+    FixedSizeLSSVR,
+    NystromLSSVC,
+    NystromLSSVR,
+    SparseLSSVC,
+    SparseLSSVR,
+    SparseLSSVRCV,
+)
 from lssvm.datasets import load_boston, load_dataset, load_motorcycle, load_ripley
 from lssvm.exceptions import NotFittedError
 from lssvm.io import SavedModel, infer_task, load_model, read_table, save_model, split_xy
@@ -129,3 +138,30 @@ def test_ida_reader_rebuilds_a_realisation():
         load_ida("heart", 11, SHARED_DATA)
     with pytest.raises(ValueError, match="unknown IDA set"):
         load_ida("hearts", 1, SHARED_DATA)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FixedSizeLSSVR(gamma=0.5, alpha=0.1, n_prototypes=20, random_state=0),
+    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_components=15, predictor="low-rank", random_state=0),
+    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_components=15, predictor="exact", random_state=0),
+    lambda: FixedSizeLSSVC(gamma=0.5, alpha=0.1, n_prototypes=20, random_state=0),
+    lambda: NystromLSSVC(gamma=0.5, alpha=0.1, n_components=15, random_state=0),
+    lambda: SparseLSSVRCV(param_space={"gamma": [0.5, 2.0]}, basis="random", n_basis=20, random_state=0),
+])
+def test_every_model_saves_as_its_kernel_expansion(tmp_path, rng, make):
+    X = rng.standard_normal((60, 3))
+    y = X[:, 0] - X[:, 1] ** 2
+    est = make()
+    if is_classifier(est):
+        y = np.where(y > 0, "up", "down")
+    est.fit(X, y)
+    path = save_model(tmp_path / "m.npz", SavedModel(est, np.zeros(3), np.ones(3), ["a", "b", "c"], "t"))
+    loaded = load_model(path)
+    Xn = rng.standard_normal((25, 3))
+    if is_classifier(est):
+        np.testing.assert_array_equal(loaded.predict(Xn), est.predict(Xn))
+        np.testing.assert_allclose(loaded.estimator.decision_function(Xn), est.decision_function(Xn), rtol=1e-10,
+                                   atol=1e-12)
+    else:
+        np.testing.assert_allclose(loaded.predict(Xn), est.predict(Xn), rtol=1e-10, atol=1e-12)
+    assert loaded.fitted_as == type(est).__name__

@@ -98,6 +98,8 @@ _RESULT_DOC = """
         (basis, pool, columns) the criterion used.
     n_evaluations_ : int
         Criterion calls (each covers every alpha).
+    cv_folds_ : list of ndarray or None
+        Test indices of the folds every candidate was scored on (None for LOO).
     search_time_, refit_time_ : float
         Seconds.
     n_features_in_ : int
@@ -201,6 +203,7 @@ class _BaseSearchCV(BaseEstimator):
         result = self._run_search(criterion, scoring, rng, callback)
         self.search_time_ = time.perf_counter() - t0
         self.n_evaluations_ = result.n_evaluations
+        self.cv_folds_ = None if criterion.loo else criterion.folds
         self.cv_results_ = self._results_table(result, scoring)
         self.best_index_ = int(np.flatnonzero(result.cv_results["rank"] == 1)[0])
         self.best_params_ = dict(result.best_params)

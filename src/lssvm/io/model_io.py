@@ -1,9 +1,15 @@
 """Saving fitted models without pickle: NumPy arrays plus JSON metadata in
 one ``.npz`` file, loaded with ``allow_pickle=False``.
 
-Only what prediction needs is stored (basis points, coefficients, kernel,
-input scaling); the training factorisation is not, so a loaded model
-predicts but cannot cross-validate until refitted.
+Every model of the package predicts with a kernel expansion
+``f(x) = k(x, Z) W + b``, and only that is stored (points Z, coefficients,
+intercept, kernel, input scaling); the training factorisation is not, so a
+loaded model predicts but cannot cross-validate until refitted.  Sparse,
+fixed-size and Nyström models (and the ``*CV`` estimators, through their
+refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
+:class:`SparseLSSVC` with that expansion, predicting identically;
+``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
+was fitted.
 """
 
 from __future__ import annotations
@@ -16,8 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import is_classifier
 
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..estimators._base import BaseSparseLSSVM
+from ..estimators.fixed_size import _BaseFixedSizeLSSVM
+from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
 
@@ -42,6 +52,10 @@ class SavedModel:
     target_name : str or None
     metadata : dict
         Anything else (training summary), JSON-serialisable.
+    fitted_as : str or None
+        Class of the estimator that was fitted (set when loaded).
+    fitted_params : dict or None
+        Its parameters, as JSON values (set when loaded).
     """
 
     estimator: object
@@ -50,6 +64,8 @@ class SavedModel:
     feature_names: list
     target_name: str | None = None
     metadata: dict = field(default_factory=dict)
+    fitted_as: str | None = None
+    fitted_params: dict | None = None
 
     def transform(self, X):
         """Apply the stored input scaling, shape (m, d) -> (m, d)."""
@@ -70,21 +86,28 @@ def save_model(path, model: SavedModel):
     """Write ``model`` to ``path`` (``.npz``) atomically: the file appears
     only once complete."""
     est = model.estimator
-    name = type(est).__name__
-    if name not in _ESTIMATORS:
-        raise TypeError(f"cannot save a {name}; supported: {sorted(_ESTIMATORS)}")
+    fitted_as = type(est).__name__
+    if hasattr(est, "best_estimator_"):  # a *CV estimator: save its refitted model
+        est = est.best_estimator_
+    Z, coef, intercept = _expansion(est)
+    name = "SparseLSSVC" if is_classifier(est) else "SparseLSSVR"
+    if isinstance(est, BaseSparseLSSVM):
+        params = _json_params(est.get_params(deep=False))
+    else:
+        params = _json_params({k: getattr(est, k) for k in _PREDICT_PARAMS})
     meta = {
         "format": "lssvm-model",
         "format_version": FORMAT_VERSION,
         "estimator": name,
-        "params": _json_params(est.get_params(deep=False)),
+        "params": params,
         "kernel": est.kernel_.to_dict(),
         "feature_names": list(model.feature_names),
         "target_name": model.target_name,
         "single_output": bool(est._single_output),
         "metadata": model.metadata,
+        "fitted_as": fitted_as,
+        "fitted_params": _json_params(model.estimator.get_params(deep=False)),
     }
-    Z = est.basis_vectors_
     if sp.issparse(Z):
         Z = sp.csr_matrix(Z)
         arrays_basis = {"basis_data": Z.data, "basis_indices": Z.indices, "basis_indptr": Z.indptr,
@@ -93,8 +116,8 @@ def save_model(path, model: SavedModel):
         arrays_basis = {"basis_vectors": Z}
     arrays = {
         **arrays_basis,
-        "dual_coef": est._dual_coef_2d,
-        "intercept": est._intercept_2d,
+        "dual_coef": coef,
+        "intercept": intercept,
         "x_center": np.asarray(model.x_center, dtype=float),
         "x_scale": np.asarray(model.x_scale, dtype=float),
     }
@@ -176,7 +199,25 @@ def load_model(path) -> SavedModel:
         feature_names=meta["feature_names"],
         target_name=meta["target_name"],
         metadata=meta["metadata"],
+        fitted_as=meta.get("fitted_as", meta["estimator"]),
+        fitted_params=meta.get("fitted_params", meta["params"]),
     )
+
+
+_PREDICT_PARAMS = ("kernel", "gamma", "alpha", "degree", "coef0", "normalize_kernel", "block_size")
+
+
+def _expansion(est):
+    """``(Z, W, b)`` with ``f(x) = k(x, Z) W + b``: Z (n, d), W (n, v), b (v,)."""
+    if isinstance(est, BaseSparseLSSVM):
+        return est.basis_vectors_, est._dual_coef_2d, est._intercept_2d
+    if isinstance(est, _BaseFixedSizeLSSVM):
+        return est.support_vectors_, est._coef_2d, est._intercept_2d
+    if isinstance(est, _BaseNystromLSSVM):
+        if est.predictor == "exact":
+            return est._X_fit, est._a, est._b
+        return est.components_, est._beta, est._b
+    raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
 
 
 def _json_params(params):
