@@ -88,3 +88,73 @@ def test_predict_errors(runner, tmp_path):
     assert runner.invoke(cli, ["fit", "motorcycle", "-o", str(out)]).exit_code == 0
     res = runner.invoke(cli, ["predict", str(out), "boston"])
     assert res.exit_code != 0 and "times" in res.output
+
+
+# ------------------------------------------------------------------ select
+def test_select_end_to_end_on_bundled_data(runner, tmp_path):
+    from lssvm import SparseLSSVRCV
+    from lssvm.datasets import load_motorcycle
+
+    out, rep = tmp_path / "m.npz", tmp_path / "rep"
+    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:7", "-o", str(out),
+                              "--report", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert "best       gamma=" in res.output and "model saved" in res.output
+    assert sorted(p.name for p in rep.iterdir()) == ["basis.png", "cv_alpha.png", "cv_width.png", "index.html",
+                                                    "out_of_fold.png"]
+    assert "Best candidates" in (rep / "index.html").read_text()
+    # the same search from Python: same best parameters, same predictions from the saved model
+    X, y = load_motorcycle(return_X_y=True)
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    ref = SparseLSSVRCV(param_space={"gamma": np.geomspace(0.25, 16, 7)}, alphas=np.geomspace(1e-6, 1e4, 21),
+                        random_state=0).fit(Xs, y)
+    assert f"gamma={ref.gamma_:.6g}, alpha={ref.alpha_:.6g}" in res.output
+    model = load_model(out)
+    assert model.fitted_as == "SparseLSSVRCV"
+    np.testing.assert_allclose(model.predict(X), ref.predict(Xs), rtol=1e-10, atol=1e-10)
+    # a second run replaces the report folder
+    res = runner.invoke(cli, ["select", "motorcycle", "--gammas", "1,4", "-o", str(out), "--report", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("args", [
+    ["ripley", "--model", "fixed-size", "--cv", "4", "--gammas", "1,4", "--alphas", "0.1,1", "--n-prototypes", "40"],
+    ["ripley", "--model", "nystrom", "--search", "csa", "--max-evaluations", "6", "--n-components", "0.2"],
+    ["boston", "--target", "medv", "--cv", "group:rad", "--basis", "random", "--n-basis", "60", "--search",
+     "nelder-mead", "--max-evaluations", "5"],
+    ["boston", "--target", "medv", "--kernel", "linear", "--cv", "5"],
+])
+def test_select_models_searches_and_folds(runner, tmp_path, args):
+    out, rep = tmp_path / "m.npz", tmp_path / "rep"
+    res = runner.invoke(cli, ["select", *args, "-o", str(out), "--report", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert out.exists() and (rep / "index.html").exists() and (rep / "cv_alpha.png").exists()
+    model = load_model(out)
+    assert model.predict(np.zeros((2, len(model.feature_names)))).shape == (2,)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["select", "no-such-file.csv"], "no such file"),
+    (["select", "boston", "--target", "price"], "target column 'price' not found"),
+    (["select", "NAMES", "--target", "name"], "does not look like class labels"),
+    (["select", "NAMES", "--target", "name", "--task", "regression"], "not numeric"),
+    (["select", "boston", "--bogus"], "No such option"),
+    (["select", "boston", "--search", "annealing"], "Invalid value for '--search'"),
+    (["select", "boston", "--cv", "three"], "give loo, a number of folds"),
+    (["select", "boston", "--model", "fixed-size", "--cv", "loo"], "fixed-size models need folds"),
+    (["select", "boston", "--cv", "group:zone"], "group column 'zone'"),
+    (["select", "boston", "--gammas", "0"], "values must be finite and > 0"),
+    (["select", "boston", "--search", "nelder-mead", "--gammas", "2"], "0 < low < high"),
+])
+def test_select_fails_cleanly_without_partial_files(runner, tmp_path, args, message):
+    names = pd.DataFrame({"x": np.arange(40.0), "name": [f"person {i}" for i in range(40)]})
+    names.to_csv(tmp_path / "names.csv", index=False)
+    args = [str(tmp_path / "names.csv") if a == "NAMES" else a for a in args]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    extra = [] if "--bogus" in args else ["-o", str(tmp_path / "m.npz"), "--report", str(tmp_path / "rep")]
+    res = runner.invoke(cli, args + extra)
+    assert res.exit_code != 0
+    assert message in res.output, res.output
+    assert "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no model, no report, no temporary folder

@@ -1,4 +1,4 @@
-"""The ``lssvm`` command line: ``fit`` and ``predict``.
+"""The ``lssvm`` command line: ``fit``, ``select`` and ``predict``.
 
 Holds no numerics: it reads tables, calls the estimators and prints.
 """
@@ -14,57 +14,14 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..datasets import DATASETS, load_dataset
 from ..estimators import SparseLSSVC, SparseLSSVR
-from ..io import SavedModel, infer_task, input_matrix, load_model, read_table, save_model, split_xy
+from ..io import SavedModel, infer_task, input_matrix, load_model, save_model, split_xy
+from ._common import load_frame as _load_frame
+from ._common import parse_log_values as _parse_log_values
+from ._common import scaling as _scaling
+from .select import select as select_command
 
 __all__ = ["main", "cli"]
-
-
-def _load_frame(data: str):
-    """A table from a path, or a bundled data set by name; returns (frame, name)."""
-    path = Path(data)
-    if path.exists():
-        if path.is_dir():
-            raise click.BadParameter(f"{data} is a directory, not a table file", param_hint="DATA")
-        try:
-            return read_table(path), path.name.split(".")[0]
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-    if data in DATASETS:
-        return load_dataset(data, as_frame=True).frame, data
-    raise click.BadParameter(
-        f"no such file {data!r}, and not a bundled data set ({', '.join(sorted(DATASETS))})",
-        param_hint="DATA",
-    )
-
-
-def _parse_alphas(text: str) -> np.ndarray:
-    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list."""
-    try:
-        if ":" in text:
-            start, stop, num = text.split(":")
-            alphas = np.geomspace(float(start), float(stop), int(num))
-        else:
-            alphas = np.array([float(t) for t in text.split(",")])
-    except ValueError:
-        raise click.BadParameter(
-            f"{text!r}: give START:STOP:NUM (log grid) or a comma-separated list", param_hint="--alphas"
-        ) from None
-    if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
-        raise click.BadParameter(f"{text!r}: alphas must be finite and > 0", param_hint="--alphas")
-    return alphas
-
-
-def _scaling(X, how):
-    if how == "standard":
-        center, scale = X.mean(axis=0), X.std(axis=0)
-    elif how == "minmax":
-        center, scale = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
-    else:
-        center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-    scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
-    return center, scale
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,7 +58,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     """Fit a sparse LS-SVM on DATA (CSV/Parquet path or bundled data set name),
     print the exact LOO error over an alpha path and save the model."""
     frame, name = _load_frame(data)
-    alpha_path = _parse_alphas(alphas)
+    alpha_path = _parse_log_values(alphas, "--alphas")
     try:
         X, y, features = split_xy(frame, target, drop)
         chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
@@ -187,6 +144,9 @@ def predict(model_file, data, output):
         click.echo(f"{len(out)} predictions written to {output}", err=True)
     else:
         out.to_csv(sys.stdout, index=False)
+
+
+cli.add_command(select_command)
 
 
 def main(argv=None):

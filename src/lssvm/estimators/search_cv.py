@@ -84,6 +84,8 @@ _RESULT_DOC = """
         ``1 - error rate``.
     best_index_ : int
         Its row in ``cv_results_``.
+    scoring_ : str
+        The criterion minimised ("mse" or "error_rate").
     cv_results_ : dict of ndarray
         One row per (kernel parameters, alpha) evaluated, shaped like
         ``GridSearchCV.cv_results_``: ``params``, ``param_<name>``,
@@ -202,6 +204,7 @@ class _BaseSearchCV(BaseEstimator):
                                     kernel_params=self._kernel_params(), scoring=scoring)
         result = self._run_search(criterion, scoring, rng, callback)
         self.search_time_ = time.perf_counter() - t0
+        self.scoring_ = scoring
         self.n_evaluations_ = result.n_evaluations
         self.cv_folds_ = None if criterion.loo else criterion.folds
         self.cv_results_ = self._results_table(result, scoring)
@@ -217,11 +220,9 @@ class _BaseSearchCV(BaseEstimator):
             rows = criterion.rows_for(**kernel_params)
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}
-            est = self._estimator_class(**params)
-            if groups is not None and "groups" in _fit_arguments(est):
-                est.fit(X, y, groups=groups)
-            else:
-                est.fit(X, y)
+            est = self._fit_one(params, X, y, groups)
+            if not self._check_refit(est, rows):  # defensive: the refit must be on the rows scored
+                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y, groups)
             self.best_estimator_ = est
             self.refit_time_ = time.perf_counter() - t0
             if self._classification:
@@ -229,6 +230,18 @@ class _BaseSearchCV(BaseEstimator):
         elif self._classification:
             self.classes_ = np.unique(y)
         return self
+
+    def _fit_one(self, params, X, y, groups):
+        est = self._estimator_class(**params)
+        if groups is not None and "groups" in _fit_arguments(est):
+            return est.fit(X, y, groups=groups)
+        return est.fit(X, y)
+
+    def _check_refit(self, est, rows):
+        return True
+
+    def _explicit_rows(self, rows):
+        return {"basis": rows}
 
     def _kernel_name(self):
         return self.kernel
@@ -324,7 +337,15 @@ class _SparseSearchCV(_BaseSearchCV):
                     block_size=self.block_size, normalize_kernel=self.normalize_kernel)
 
     def _refit_params(self, criterion, rows, scoring):
+        if criterion.draw_seed is not None:
+            # redraw by the method with the criterion's seed: the same rows, and the
+            # refitted model keeps its selection record (FVS reconstruction curve)
+            return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
+                    "basis_candidates": self.basis_candidates}
         return {"basis": rows}
+
+    def _check_refit(self, est, rows):
+        return np.array_equal(est.basis_indices_, rows)
 
 
 _SPARSE_DOC = """

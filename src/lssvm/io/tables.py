@@ -84,12 +84,24 @@ def split_xy(frame: pd.DataFrame, target=None, drop=()):
     return X, y, features
 
 
+#: a non-numeric target with more distinct values than this (and than half the rows) is refused
+MAX_AUTO_CLASSES = 20
+
+
 def infer_task(y: pd.Series) -> str:
     """"classification" for non-numeric or boolean targets and for numeric
     targets with exactly two integer values; otherwise "regression" (numeric
     targets with more integer values may be counts: ask for classification
-    explicitly)."""
+    explicitly).  A non-numeric target whose values are mostly distinct
+    (names, free text) raises ``ValueError``."""
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        n_classes = y.nunique()
+        if not pd.api.types.is_bool_dtype(y) and n_classes > max(MAX_AUTO_CLASSES, y.size // 2):
+            raise ValueError(
+                f"target {y.name!r} is not numeric and has {n_classes} distinct values in {y.size} rows, "
+                "so it does not look like class labels; choose a numeric target column, or pass "
+                "--task classification if these really are classes"
+            )
         return "classification"
     return "classification" if type_of_target(y.to_numpy()) == "binary" else "regression"
 

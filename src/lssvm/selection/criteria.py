@@ -169,6 +169,13 @@ class _RowsCV(_LSSVMCV):
         self._rows[self._key(params)] = rows
         return rows, (kern(self.X, self.X[rows]) if C is None else C)
 
+    @property
+    def draw_seed(self):
+        """The seed of the per-candidate (kernel-dependent) draws, or None when
+        the rows are drawn once: an estimator given ``random_state=draw_seed``
+        and the same method draws the same rows."""
+        return None if self._seed is None else int(self._seed)
+
     def rows_for(self, **params):
         if self._fixed is not None:
             return self._fixed

@@ -1,0 +1,59 @@
+"""Helpers shared by the commands: reading tables, value lists, scaling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+
+from ..datasets import DATASETS, load_dataset
+from ..io import read_table
+
+__all__ = ["load_frame", "parse_log_values", "scaling"]
+
+
+def load_frame(data: str):
+    """A table from a path, or a bundled data set by name; returns (frame, name)."""
+    path = Path(data)
+    if path.exists():
+        if path.is_dir():
+            raise click.BadParameter(f"{data} is a directory, not a table file", param_hint="DATA")
+        try:
+            return read_table(path), path.name.split(".")[0]
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    if data in DATASETS:
+        return load_dataset(data, as_frame=True).frame, data
+    raise click.BadParameter(
+        f"no such file {data!r}, and not a bundled data set ({', '.join(sorted(DATASETS))})",
+        param_hint="DATA",
+    )
+
+
+def parse_log_values(text: str, option: str) -> np.ndarray:
+    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive numbers."""
+    try:
+        if ":" in text:
+            start, stop, num = text.split(":")
+            values = np.geomspace(float(start), float(stop), int(num))
+        else:
+            values = np.array([float(t) for t in text.split(",")])
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r}: give START:STOP:NUM (log grid) or a comma-separated list", param_hint=option
+        ) from None
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise click.BadParameter(f"{text!r}: values must be finite and > 0", param_hint=option)
+    return values
+
+
+def scaling(X, how):
+    if how == "standard":
+        center, scale = X.mean(axis=0), X.std(axis=0)
+    elif how == "minmax":
+        center, scale = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
+    else:
+        center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
+    scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+    return center, scale

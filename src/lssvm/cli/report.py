@@ -1,0 +1,235 @@
+"""The model-selection report of ``lssvm select``: an HTML page with PNG
+figures (matplotlib, Agg backend) written into a folder.
+
+Figures: the CV score along the alpha path for every kernel setting
+evaluated, the best score per kernel setting against the width, the
+out-of-fold (LOO or k-fold) predictions of the chosen model against the
+targets (a confusion matrix for classifiers), and the model's basis
+curve (FVS reconstruction error, fixed-size CV score per model size, or
+the Nyström kernel's spectrum).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["out_of_fold", "write_report"]
+
+
+def out_of_fold(search):
+    """Out-of-fold outputs of the selected model on its own CV partition.
+
+    Parameters
+    ----------
+    search : fitted ``*CV`` estimator with ``best_estimator_``
+
+    Returns
+    -------
+    (targets, outputs, kind) or None
+        Regression: targets and out-of-fold predictions, shape (n,) or
+        (n, v); classification: class indices and out-of-fold decision
+        values (n,) or (n, n_classes); kind is "LOO" or "k-fold".  None for
+        fixed-size models, whose CV yields scores per size only.
+    """
+    best = search.best_estimator_
+    alpha = search.alpha_
+    folds = search.cv_folds_
+    kind = "LOO" if folds is None else f"{len(folds)}-fold"
+    n = None if folds is None else sum(t.size for t in folds)
+    pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
+    if hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
+        fac = best.factorization_
+        Y = fac.y_centered + fac.y_mean
+        if pairs is None:
+            R = fac.loo_residuals(np.array([alpha]))[0]
+            F = Y - R
+        else:
+            F = best._cv_3d(pairs, alpha, None, search.basis_in_holdout)[0][0]
+    elif hasattr(best, "components_"):  # Nyström
+        R = best._residuals_3d("loo" if pairs is None else pairs, alpha, None)[0][0]
+        Y = best.factorization_.Y
+        F = Y - R
+    else:
+        return None
+    if hasattr(best, "classes_"):
+        codes = np.argmax(Y, axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
+        return codes, (F[:, 0] if F.shape[1] == 1 else F), kind
+    return (Y[:, 0] if Y.shape[1] == 1 else Y), (F[:, 0] if F.shape[1] == 1 else F), kind
+
+
+def _figure_cv_path(plt, res, names, score_name, path):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    alphas = np.asarray(res["param_alpha"])
+    score = -np.asarray(res["mean_test_score"]) if score_name == "MSE" else 1 - np.asarray(res["mean_test_score"])
+    if names:
+        keys = np.column_stack([np.asarray(res[f"param_{k}"]) for k in names])
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        inv = np.ravel(inv)
+        cmap = plt.get_cmap("viridis")
+        lg = np.log2(uniq[:, 0])
+        norm = plt.Normalize(lg.min(), lg.max() if lg.max() > lg.min() else lg.min() + 1)
+        for u in np.argsort(lg):
+            sel = inv == u
+            ax.plot(alphas[sel], score[sel], color=cmap(norm(lg[u])), lw=1)
+        fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"log2 {names[0]}")
+    else:
+        ax.plot(alphas, score, "o-")
+    best = int(np.argmax(res["mean_test_score"]))
+    ax.plot(alphas[best], score[best], "r*", ms=14, label="selected")
+    ax.set_xscale("log")
+    if score_name == "MSE":
+        ax.set_yscale("log")
+    ax.set_xlabel("alpha (regularisation)")
+    ax.set_ylabel(f"CV {score_name}")
+    ax.set_title("CV score along the alpha path, per kernel setting")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _figure_width(plt, res, name, score_name, path):
+    x = np.asarray(res[f"param_{name}"])
+    score = -np.asarray(res["mean_test_score"]) if score_name == "MSE" else 1 - np.asarray(res["mean_test_score"])
+    frame = pd.DataFrame({"x": x, "s": score}).groupby("x")["s"].min().sort_index()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.plot(frame.index, frame.values, "o-")
+    best = int(np.argmax(res["mean_test_score"]))
+    ax.plot(x[best], score[best], "r*", ms=14)
+    ax.set_xscale("log")
+    if score_name == "MSE":
+        ax.set_yscale("log")
+    ax.set_xlabel(name)
+    ax.set_ylabel(f"best CV {score_name} over alpha")
+    ax.set_title(f"CV score against {name} (alpha profiled out)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _figure_oof(plt, oof, classes, path):
+    targets, outputs, kind = oof
+    fig, ax = plt.subplots(figsize=(5.4, 4.6))
+    if classes is None:
+        t = targets if targets.ndim == 1 else targets[:, 0]
+        p = outputs if outputs.ndim == 1 else outputs[:, 0]
+        ax.scatter(t, p, s=10, alpha=0.6)
+        lo, hi = float(min(t.min(), p.min())), float(max(t.max(), p.max()))
+        ax.plot([lo, hi], [lo, hi], "k--", lw=1)
+        ax.set_xlabel("target")
+        ax.set_ylabel(f"{kind} prediction")
+        ax.set_title(f"{kind} predictions against targets")
+    else:
+        pred = (outputs > 0).astype(int) if outputs.ndim == 1 else np.argmax(outputs, axis=1)
+        k = len(classes)
+        M = np.zeros((k, k), dtype=int)
+        np.add.at(M, (targets, pred), 1)
+        ax.imshow(M, cmap="Blues")
+        for i in range(k):
+            for j in range(k):
+                ax.text(j, i, str(M[i, j]), ha="center", va="center")
+        labels = [str(c) for c in classes]
+        ax.set_xticks(range(k), labels)
+        ax.set_yticks(range(k), labels)
+        ax.set_xlabel(f"{kind} predicted class")
+        ax.set_ylabel("true class")
+        ax.set_title(f"{kind} confusion matrix")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _figure_basis(plt, best, path):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    curve = getattr(best, "reconstruction_error_curve_", None)
+    if curve is not None:
+        ax.semilogy(np.arange(curve.size), np.maximum(curve, 1e-16), "o-", ms=3)
+        ax.set_xlabel("basis points")
+        ax.set_ylabel("mean relative reconstruction error")
+        ax.set_title(f"FVS basis: {best.n_basis_} points")
+    elif getattr(best, "cv_curve_", None) is not None:
+        c = np.atleast_2d(best.cv_curve_)
+        for j in range(c.shape[0]):
+            ax.plot(np.arange(1, c.shape[1] + 1), c[j], lw=1)
+        sizes = np.atleast_1d(best.model_size_)
+        ax.axvline(sizes[0], color="r", ls="--", lw=1, label=f"chosen size {sizes[0]}")
+        ax.set_yscale("log")
+        ax.set_xlabel("model size (SCDP non-zeros)")
+        ax.set_ylabel("CV score")
+        ax.legend()
+        ax.set_title(f"Fixed-size LS-SVM: {best.n_support_} prototypes used")
+    elif hasattr(best, "factorization_") and hasattr(best.factorization_, "s2"):
+        s2 = np.sort(best.factorization_.s2)[::-1]
+        ax.semilogy(np.arange(1, s2.size + 1), s2, "o-", ms=3)
+        ax.set_xlabel("index")
+        ax.set_ylabel("eigenvalue of the Nyström kernel")
+        ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.components_.shape[0]} columns")
+    else:
+        plt.close(fig)
+        return False
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_report(folder, search, summary, table):
+    """Write ``index.html`` and its PNG figures into ``folder`` (which must exist).
+
+    Parameters
+    ----------
+    folder : Path
+    search : fitted ``*CV`` estimator
+    summary : list of (str, str)
+        Rows of the summary table (data, model, timing, ...).
+    table : DataFrame
+        The best candidates, as printed.
+
+    Returns
+    -------
+    list of Path
+        Files written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = Path(folder)
+    res = search.cv_results_
+    names = [k[len("param_"):] for k in res if k.startswith("param_") and k != "param_alpha"]
+    score_name = "MSE" if search.scoring_ == "mse" else "error rate"
+    figures = []
+    _figure_cv_path(plt, res, names, score_name, folder / "cv_alpha.png")
+    figures.append(("CV score over alpha", "cv_alpha.png"))
+    if names:
+        _figure_width(plt, res, names[0], score_name, folder / "cv_width.png")
+        figures.append((f"CV score over {names[0]}", "cv_width.png"))
+    if hasattr(search, "best_estimator_"):
+        oof = out_of_fold(search)
+        if oof is not None:
+            _figure_oof(plt, oof, getattr(search, "classes_", None), folder / "out_of_fold.png")
+            figures.append(("Out-of-fold predictions", "out_of_fold.png"))
+        if _figure_basis(plt, search.best_estimator_, folder / "basis.png"):
+            figures.append(("Basis", "basis.png"))
+    rows = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in summary)
+    figs = "\n".join(f'<figure><img src="{f}" alt="{html.escape(t)}"><figcaption>{html.escape(t)}</figcaption>'
+                     "</figure>" for t, f in figures)
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>lssvm model selection</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:left}}figure{{display:inline-block;margin:1em}}</style>
+</head><body>
+<h1>lssvm model selection</h1>
+<table>{rows}</table>
+<h2>Best candidates</h2>
+{table.to_html(index=False, float_format=lambda v: f"{v:.6g}")}
+<h2>Figures</h2>
+{figs}
+</body></html>
+"""
+    (folder / "index.html").write_text(page, encoding="utf-8")
+    return [folder / "index.html"] + [folder / f for _, f in figures]

@@ -1,0 +1,233 @@
+"""``lssvm select``: automatic model selection from the shell.
+
+Reads a table, runs a ``*CV`` estimator's search with a progress bar,
+prints the best parameters and the best candidates, then saves the refitted
+model and an HTML report.  Nothing is written until the search and the
+report have succeeded: the report is built in a temporary folder and both
+files are moved into place at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
+
+from ..estimators import (
+    FixedSizeLSSVCCV,
+    FixedSizeLSSVRCV,
+    NystromLSSVCCV,
+    NystromLSSVRCV,
+    SparseLSSVCCV,
+    SparseLSSVRCV,
+)
+from ..estimators.search_cv import DEFAULT_CV_GAMMAS
+from ..io import SavedModel, infer_task, save_model, split_xy
+from ._common import load_frame, parse_log_values, scaling
+
+__all__ = ["select"]
+
+MODELS = {
+    "sparse": (SparseLSSVRCV, SparseLSSVCCV),
+    "fixed-size": (FixedSizeLSSVRCV, FixedSizeLSSVCCV),
+    "nystrom": (NystromLSSVRCV, NystromLSSVCCV),
+}
+#: groups up to this many are left out one at a time; more go into 10 group folds
+MAX_LEAVE_ONE_GROUP_OUT = 20
+
+
+def _parse_cv(text, model):
+    """``loo``, ``K`` or ``group:COL`` -> (cv for the estimator, group column or None)."""
+    if text is None:
+        return (10 if model == "fixed-size" else "loo"), None
+    if text == "loo":
+        if model == "fixed-size":
+            raise click.BadParameter("fixed-size models need folds: give K or group:COL", param_hint="--cv")
+        return "loo", None
+    if text.startswith("group:"):
+        col = text[len("group:"):]
+        if not col:
+            raise click.BadParameter("group:COL needs a column name", param_hint="--cv")
+        return None, col
+    try:
+        k = int(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give loo, a number of folds K >= 2, or group:COL",
+                                 param_hint="--cv") from None
+    if k < 2:
+        raise click.BadParameter(f"{text!r}: K must be at least 2", param_hint="--cv")
+    return k, None
+
+
+def _results_table(search, top):
+    res = search.cv_results_
+    cols = [k for k in res if k.startswith("param_")]
+    cols += ["mean_test_mse"] + (["mean_test_error_rate"] if "mean_test_error_rate" in res else [])
+    cols += [k for k in ("n_basis", "model_size") if k in res]
+    frame = pd.DataFrame({c: np.asarray(res[c]) for c in cols + ["rank_test_score"]})
+    frame = frame.sort_values("rank_test_score").head(top)
+    for c in ("n_basis", "model_size"):  # sizes are counts (model_size: mean over outputs)
+        if c in frame and np.all(frame[c] == np.round(frame[c])):
+            frame[c] = frame[c].astype(int)
+    return frame.rename(columns=lambda c: c.removeprefix("param_").removeprefix("mean_test_").replace(
+        "rank_test_score", "rank"))
+
+
+@click.command("select")
+@click.argument("data")
+@click.option("--target", "-t", default=None, help="Target column (default: the last column).")
+@click.option("--drop", multiple=True, help="Input column to ignore (repeatable).")
+@click.option("--task", type=click.Choice(["auto", "regression", "classification"]), default="auto",
+              show_default=True, help="auto: classification for non-numeric or two-valued targets.")
+@click.option("--model", "model_kind", type=click.Choice(list(MODELS)), default="sparse", show_default=True,
+              help="sparse LS-SVM (papers 000/001), SCDP fixed-size (002) or Nystrom (003).")
+@click.option("--cv", "cv_text", default=None,
+              help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
+                   f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
+@click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa"]), default="grid", show_default=True)
+@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf",
+              show_default=True)
+@click.option("--gammas", default=None,
+              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")
+@click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
+@click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
+              help="Criterion; default error_rate for classification, mse for regression.")
+@click.option("--max-evaluations", type=int, default=30, show_default=True,
+              help="Criterion calls of nelder-mead (and of each csa stage).")
+@click.option("--basis", type=click.Choice(["fvs", "random", "kcenter"]), default="fvs", show_default=True,
+              help="Basis of the sparse model.")
+@click.option("--n-basis", type=int, default=None, help="Basis size of the sparse model (fvs: at most).")
+@click.option("--n-prototypes", type=float, default=None,
+              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(rows, 2000)).")
+@click.option("--n-components", type=float, default=None,
+              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default 0.1).")
+@click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel.")
+@click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True,
+              help="Input scaling, stored with the model.")
+@click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--top", type=int, default=10, show_default=True, help="Rows of the results table.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Model file (default: NAME.lssvm.npz).")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+              help="Report folder (default: NAME-report).")
+@click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
+def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas, alphas, scoring, max_evaluations,
+           basis, n_basis, n_prototypes, n_components, degree, scale, random_state, top, output, report_dir,
+           no_report):
+    """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet path
+    or bundled data set name), save the best model and write a report."""
+    frame, name = load_frame(data)
+    alpha_path = parse_log_values(alphas, "--alphas")
+    gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
+    cv, group_col = _parse_cv(cv_text, model_kind)
+    if max_evaluations < 2:
+        raise click.BadParameter("must be at least 2", param_hint="--max-evaluations")
+    output = Path(output) if output else Path(f"{name}.lssvm.npz")
+    report_dir = None if no_report else Path(report_dir) if report_dir else Path(f"{name}-report")
+    for path in (output.parent, None if report_dir is None else report_dir.parent):
+        if path is not None and not path.is_dir():
+            raise click.BadParameter(f"folder {str(path)!r} does not exist", param_hint="--output/--report")
+    try:
+        groups = None
+        if group_col is not None:
+            if group_col not in map(str, frame.columns):
+                raise ValueError(f"group column {group_col!r} (from --cv group:{group_col}) not found")
+            groups = frame[group_col].to_numpy()
+            n_groups = np.unique(groups.astype(str)).size
+            if n_groups < 2:
+                raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
+            cv = LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
+            drop = tuple(drop) + (group_col,)
+        X, y, features = split_xy(frame, target, drop)
+        chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
+        task = infer_task(y) if task == "auto" else task
+        if task == "regression" and not pd.api.types.is_numeric_dtype(y):
+            raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
+        center, scale_ = scaling(X, scale)
+        Xs = (X - center) / scale_
+        cls = MODELS[model_kind][task == "classification"]
+        params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
+                      max_evaluations=max_evaluations, random_state=random_state, degree=degree,
+                      param_space={} if kernel == "linear" else {"gamma": gamma_values})
+        if model_kind == "sparse":
+            params.update(basis=basis, n_basis=n_basis)
+        elif model_kind == "fixed-size":
+            params.update(n_prototypes=_count_or_fraction(n_prototypes, "--n-prototypes"))
+        else:
+            params.update(n_components=_count_or_fraction(n_components, "--n-components"))
+        est = cls(**params)
+        expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
+                    "csa": 2 * max_evaluations}[search]
+        click.echo(f"data       {data}: {X.shape[0]} rows, {X.shape[1]} inputs, target {y.name!r}")
+        click.echo(f"task       {task} ({chosen})")
+        click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
+                   f"{alpha_path.size} alphas per evaluation")
+        t0 = time.perf_counter()
+        with click.progressbar(length=expected, label="evaluating", file=sys.stderr,
+                               show_pos=True) as bar:
+            est.fit(Xs, y.to_numpy(), groups=groups, callback=lambda params, path: bar.update(1))
+        elapsed = time.perf_counter() - t0
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+    table = _results_table(est, top)
+    best = ", ".join(f"{k}={v:.6g}" for k, v in est.best_params_.items())
+    crit = "MSE" if est.scoring_ == "mse" else "error rate"
+    value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
+    click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
+               f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
+    click.echo("")
+    click.echo(table.to_string(index=False))
+    click.echo("")
+    click.echo(f"best       {best} (CV {crit} {value:.6g})")
+    summary = [("data", f"{data}: {X.shape[0]} rows, {X.shape[1]} inputs ({', '.join(features)})"),
+               ("target", f"{y.name} ({task})"), ("model", cls.__name__), ("search", search),
+               ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
+               ("best parameters", best), (f"CV {crit}", f"{value:.6g}"),
+               ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.2f} s")]
+    model = SavedModel(est, center, scale_, features, str(y.name),
+                       metadata={"data": str(data), "task": task, "n_samples": int(X.shape[0]), "scale": scale,
+                                 "best_params": est.best_params_, "cv_score": value, "criterion": crit})
+    _write_outputs(output, model, report_dir, est, summary, table)
+
+
+def _count_or_fraction(value, option):
+    if value is None:
+        return None
+    if value <= 0:
+        raise click.BadParameter("must be > 0", param_hint=option)
+    return float(value) if value < 1 else int(value)
+
+
+def _write_outputs(output, model, report_dir, est, summary, table):
+    """Report into a temporary folder, model file atomically, then the
+    folder into place: on any failure nothing new is left behind."""
+    tmp = None
+    try:
+        if report_dir is not None:
+            from .report import write_report
+
+            tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
+            write_report(tmp, est, summary, table)
+        save_model(output, model)
+        if tmp is not None:
+            if report_dir.exists():
+                shutil.rmtree(report_dir)
+            os.replace(tmp, report_dir)
+            tmp = None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the results: {exc}") from None
+    finally:
+        if tmp is not None and tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    click.echo(f"model saved to {output}")
+    if report_dir is not None:
+        click.echo(f"report written to {report_dir / 'index.html'}")
