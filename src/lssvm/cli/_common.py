@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 import numpy as np
+import pandas as pd
 
 from ..datasets import DATASETS, load_dataset
-from ..io import read_table
+from ..io import infer_task, read_table, split_xy
 
-__all__ = ["load_frame", "parse_log_values", "scaling"]
+__all__ = ["load_frame", "parse_log_values", "prepare_xy", "scaling"]
 
 
 def load_frame(data: str):
@@ -57,3 +58,26 @@ def scaling(X, how):
         center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
     scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
     return center, scale
+
+
+def prepare_xy(frame, target, drop, task, scale):
+    """Inputs, target and task from a table, inputs scaled.
+
+    Returns
+    -------
+    Xs, y, features, task, how_chosen, center, scale
+        ``Xs = (X - center) / scale`` (m, d); y a Series.
+
+    Raises
+    ------
+    ValueError
+        From :func:`lssvm.io.split_xy` and :func:`lssvm.io.infer_task`, or a
+        non-numeric target for regression.
+    """
+    X, y, features = split_xy(frame, target, drop)
+    chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
+    task = infer_task(y) if task == "auto" else task
+    if task == "regression" and not pd.api.types.is_numeric_dtype(y):
+        raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
+    center, scale_ = scaling(X, scale)
+    return (X - center) / scale_, y, features, task, chosen, center, scale_

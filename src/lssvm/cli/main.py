@@ -15,10 +15,10 @@ import pandas as pd
 
 from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
-from ..io import SavedModel, infer_task, input_matrix, load_model, save_model, split_xy
+from ..io import SavedModel, input_matrix, load_model, save_model
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
-from ._common import scaling as _scaling
+from ._common import prepare_xy
 from .select import select as select_command
 
 __all__ = ["main", "cli"]
@@ -60,13 +60,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     frame, name = _load_frame(data)
     alpha_path = _parse_log_values(alphas, "--alphas")
     try:
-        X, y, features = split_xy(frame, target, drop)
-        chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
-        task = infer_task(y) if task == "auto" else task
-        if task == "regression" and not pd.api.types.is_numeric_dtype(y):
-            raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
-        center, scale_ = _scaling(X, scale)
-        Xs = (X - center) / scale_
+        Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
         cls = SparseLSSVR if task == "regression" else SparseLSSVC
         est = cls(
             kernel=kernel, gamma=gamma, alpha=alpha, basis=basis, n_basis=n_basis,
@@ -81,7 +75,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
-    click.echo(f"data       {data}: {X.shape[0]} rows, {X.shape[1]} inputs ({', '.join(features)}), target {y.name!r}")
+    click.echo(f"data       {data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs ({', '.join(features)}), target {y.name!r}")
     click.echo(f"task       {task} ({chosen})")
     click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={gamma:g}, alpha={alpha:g}, inputs scaled: {scale}")
     stop = f", stopped: {est.basis_stop_reason_}" if est.basis_stop_reason_ else ""
@@ -97,7 +91,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     output = Path(output) if output else Path(f"{name}.lssvm.npz")
     model = SavedModel(
         est, center, scale_, features, str(y.name),
-        metadata={"data": str(data), "task": task, "n_samples": int(X.shape[0]), "scale": scale},
+        metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale},
     )
     try:
         save_model(output, model)

@@ -30,8 +30,8 @@ from ..estimators import (
     SparseLSSVRCV,
 )
 from ..estimators.search_cv import DEFAULT_CV_GAMMAS
-from ..io import SavedModel, infer_task, save_model, split_xy
-from ._common import load_frame, parse_log_values, scaling
+from ..io import SavedModel, save_model
+from ._common import load_frame, parse_log_values, prepare_xy
 
 __all__ = ["select"]
 
@@ -146,13 +146,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
                 raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
             cv = LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
             drop = tuple(drop) + (group_col,)
-        X, y, features = split_xy(frame, target, drop)
-        chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
-        task = infer_task(y) if task == "auto" else task
-        if task == "regression" and not pd.api.types.is_numeric_dtype(y):
-            raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
-        center, scale_ = scaling(X, scale)
-        Xs = (X - center) / scale_
+        Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
         cls = MODELS[model_kind][task == "classification"]
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree,
@@ -166,7 +160,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         est = cls(**params)
         expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
                     "csa": 2 * max_evaluations}[search]
-        click.echo(f"data       {data}: {X.shape[0]} rows, {X.shape[1]} inputs, target {y.name!r}")
+        click.echo(f"data       {data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs, target {y.name!r}")
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
@@ -188,13 +182,13 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
     click.echo(table.to_string(index=False))
     click.echo("")
     click.echo(f"best       {best} (CV {crit} {value:.6g})")
-    summary = [("data", f"{data}: {X.shape[0]} rows, {X.shape[1]} inputs ({', '.join(features)})"),
+    summary = [("data", f"{data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs ({', '.join(features)})"),
                ("target", f"{y.name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
                ("best parameters", best), (f"CV {crit}", f"{value:.6g}"),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.2f} s")]
     model = SavedModel(est, center, scale_, features, str(y.name),
-                       metadata={"data": str(data), "task": task, "n_samples": int(X.shape[0]), "scale": scale,
+                       metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale,
                                  "best_params": est.best_params_, "cv_score": value, "criterion": crit})
     _write_outputs(output, model, report_dir, est, summary, table)
 

@@ -200,7 +200,7 @@ class _BaseSearchCV(BaseEstimator):
         cv = self._default_cv if self.cv is None else self.cv
         t0 = time.perf_counter()
         criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
-                                    groups=groups, random_state=rng, kernel=self._kernel_name(),
+                                    groups=groups, random_state=rng, kernel=self.kernel,
                                     kernel_params=self._kernel_params(), scoring=scoring)
         result = self._run_search(criterion, scoring, rng, callback)
         self.search_time_ = time.perf_counter() - t0
@@ -220,9 +220,9 @@ class _BaseSearchCV(BaseEstimator):
             rows = criterion.rows_for(**kernel_params)
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}
-            est = self._fit_one(params, X, y, groups)
+            est = self._fit_one(params, X, y)
             if not self._check_refit(est, rows):  # defensive: the refit must be on the rows scored
-                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y, groups)
+                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y)
             self.best_estimator_ = est
             self.refit_time_ = time.perf_counter() - t0
             if self._classification:
@@ -231,20 +231,15 @@ class _BaseSearchCV(BaseEstimator):
             self.classes_ = np.unique(y)
         return self
 
-    def _fit_one(self, params, X, y, groups):
-        est = self._estimator_class(**params)
-        if groups is not None and "groups" in _fit_arguments(est):
-            return est.fit(X, y, groups=groups)
-        return est.fit(X, y)
+    def _fit_one(self, params, X, y):
+        # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
+        return self._estimator_class(**params).fit(X, y)
 
     def _check_refit(self, est, rows):
         return True
 
     def _explicit_rows(self, rows):
         return {"basis": rows}
-
-    def _kernel_name(self):
-        return self.kernel
 
     @staticmethod
     def _results_table(result, scoring):
@@ -280,12 +275,6 @@ class _BaseSearchCV(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = not self._classification
         return tags
-
-
-def _fit_arguments(est):
-    import inspect
-
-    return inspect.signature(est.fit).parameters
 
 
 class _ClassifierSearchMixin:
