@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..backends import is_dask_collection
 from ..basis import select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
 from ..exceptions import NotFittedError
@@ -128,8 +129,34 @@ class BaseSparseLSSVM(BaseEstimator):
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)
+        self._dask_fit = None
         self._set_coef(a, b)
         return self
+
+    def _fit_dask(self, X, y, classification):
+        """Fit on Dask collections, block by block (:mod:`lssvm.backends.dask`).
+
+        Returns the class labels for classifiers (else None) and whether
+        the targets are 1-D."""
+        from ..backends import dask as dask_backend
+
+        kernel = self._validate_params_()
+        data = dask_backend.as_row_data(X, y, numeric_y=not classification)
+        classes = dask_backend.count_classes(data) if classification else None
+        fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
+        self.n_features_in_ = data.n_features
+        self.kernel_ = kernel
+        self.basis_vectors_ = fit.ctx.basis
+        self.basis_indices_ = fit.basis_indices
+        self.n_basis_ = fit.ctx.basis.shape[0]
+        self.reconstruction_error_curve_ = None
+        self.basis_stop_reason_ = None
+        self.greedy_training_error_ = None
+        self.rank_ = fit.solution.rank
+        self.factorization_ = fit.solution
+        self._X_fit = None
+        self._dask_fit = fit
+        return classes, data.y.ndim == 1
 
     def _set_coef(self, a, b):
         self._dual_coef_2d = a
@@ -138,6 +165,14 @@ class BaseSparseLSSVM(BaseEstimator):
     # -------------------------------------------------------------- predict
     def _decision_2d(self, X):
         check_is_fitted(self, "_dual_coef_2d")
+        if is_dask_collection(X):
+            from ..backends import dask as dask_backend
+
+            X = dask_backend.as_row_data(X).X
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+            v = self._dual_coef_2d.shape[1]
+            return X.map_blocks(self._decision_2d, dtype=float, chunks=(X.chunks[0], (v,)))
         X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
@@ -160,7 +195,38 @@ class BaseSparseLSSVM(BaseEstimator):
         """LOO residuals as (A, m, v) and whether alpha was a scalar."""
         alpha = self.alpha if alpha is None else alpha
         alphas, scalar = check_alphas(alpha)
-        return self._factorization().loo_residuals(alphas), scalar
+        fac = self._factorization()
+        if self._dask is not None:
+            return self._dask.loo_residuals(alphas), scalar
+        return fac.loo_residuals(alphas), scalar
+
+    def _loo_sums(self, alpha):
+        """Sums of squared LOO residuals (A, v), misclassified rows (A,), the
+        number of rows, and whether alpha was a scalar.  On Dask data the
+        residuals are reduced in the pass, never held."""
+        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        self._factorization()
+        if self._dask is not None:
+            out = self._dask.loo_sums(alphas)
+            return out["sse"], out["wrong"], out["count"], scalar
+        R, _ = self._loo_residuals_3d(alphas)
+        return (R**2).sum(axis=1), self._wrong(self._targets_2d()[None] - R), R.shape[1], scalar
+
+    @property
+    def _dask(self):
+        """The Dask fit (:class:`lssvm.backends.dask.DaskSparseFit`), or None."""
+        return getattr(self, "_dask_fit", None)
+
+    def _targets_2d(self):
+        """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""
+        if self._dask is not None:
+            return self._dask.targets()
+        fac = self.factorization_
+        return fac.y_centered + fac.y_mean
+
+    def _wrong(self, F):
+        """Misclassified rows per alpha for outputs ``F`` (A, m, v) (classifiers)."""
+        return None
 
 
     # ---------------------------------------------------- hold-out and CV
@@ -170,10 +236,16 @@ class BaseSparseLSSVM(BaseEstimator):
 
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        if self._dask is not None:
+            self._factorization()
+            return self._dask.holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
         return self._holdout_engine().predict(test_indices, alphas, basis_in_holdout), scalar
 
-    def _cv_3d(self, cv, alpha, groups, basis_in_holdout):
+    def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        if self._dask is not None:
+            self._factorization()
+            return self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce), scalar
         engine = self._holdout_engine()
         folds = resolve_folds(
             cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import validate_data
 
+from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._labels import encode_classes
 
@@ -58,6 +59,11 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            self.classes_, _ = self._fit_dask(X, y, classification=True)
+            self._codes = None
+            self._set_coef(*self.factorization_.coef(self.alpha))
+            return self
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
@@ -84,6 +90,8 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
 
     def _labels(self, F):
         idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
+        if is_dask_collection(idx):
+            return idx.map_blocks(self.classes_.take, dtype=self.classes_.dtype)
         return self.classes_[idx]
 
     def loo_residuals(self, alpha=None):
@@ -98,8 +106,11 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
 
     def _loo_decision_3d(self, alpha):
         R, scalar = self._loo_residuals_3d(alpha)
-        fac = self.factorization_
-        return (fac.y_centered + fac.y_mean)[None] - R, scalar
+        return self._targets_2d()[None] - R, scalar
+
+    def _wrong(self, F):
+        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
+        return (idx != self._codes[None]).sum(axis=1)
 
     def loo_decision_function(self, alpha=None):
         """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
@@ -113,12 +124,8 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         -------
         float or ndarray of shape (A,)
         """
-        F, scalar = self._loo_decision_3d(alpha)
-        if F.shape[-1] == 1:
-            wrong = (F[..., 0] > 0).astype(int) != self._codes[None]
-        else:
-            wrong = np.argmax(F, axis=-1) != self._codes[None]
-        rate = wrong.mean(axis=1)
+        _, wrong, count, scalar = self._loo_sums(alpha)
+        rate = wrong / count
         return float(rate[0]) if scalar else rate
 
     def _split_labels(self):
@@ -175,17 +182,18 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         """
         if metric not in ("error_rate", "press", "mse"):
             raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
+        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        if isinstance(F, dict):  # Dask: reduced in the pass
+            sse, wrong, count = F["sse"], F["wrong"], F["count"]
+        else:
+            sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]
         if metric == "error_rate":
-            idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-            rate = (idx != self._codes[None]).mean(axis=1)
+            rate = wrong / count
             return float(rate[0]) if scalar else rate
-        fac = self.factorization_
-        sq = (F - (fac.y_centered + fac.y_mean)[None]) ** 2
-        agg = sq.sum(axis=1) if metric == "press" else sq.mean(axis=1)
+        agg = sse if metric == "press" else sse / count
         return squeeze_outputs(agg, scalar, self._single_output)
 
     def press(self, alpha=None):
         """PRESS of the coded targets: float, (n_classes,), (A,) or (A, n_classes)."""
-        R, scalar = self._loo_residuals_3d(alpha)
-        return squeeze_outputs((R**2).sum(axis=1), scalar, self._single_output)
+        sse, _, _, scalar = self._loo_sums(alpha)
+        return squeeze_outputs(sse, scalar, self._single_output)

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import validate_data
 
+from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 
 __all__ = ["SparseLSSVR"]
@@ -121,6 +122,10 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            _, self._single_output = self._fit_dask(X, y, classification=False)
+            self._set_coef(*self.factorization_.coef(self.alpha))
+            return self
         X, y = validate_data(
             self, X, y, multi_output=True, y_numeric=True, dtype=np.float64, ensure_min_samples=2,
             accept_sparse="csr",
@@ -162,8 +167,7 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     def loo_predict(self, alpha=None):
         """Leave-one-out predictions ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
         R, scalar = self._loo_residuals_3d(alpha)
-        fac = self.factorization_
-        P = (fac.y_centered + fac.y_mean)[None] - R
+        P = self._targets_2d()[None] - R
         return squeeze_outputs(P, scalar, self._single_output)
 
     def press(self, alpha=None):
@@ -173,8 +177,8 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         -------
         float, ndarray of shape (v,), (A,) or (A, v)
         """
-        R, scalar = self._loo_residuals_3d(alpha)
-        return squeeze_outputs((R**2).sum(axis=1), scalar, self._single_output)
+        sse, _, _, scalar = self._loo_sums(alpha)
+        return squeeze_outputs(sse, scalar, self._single_output)
 
     def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Predictions for training rows ``test_indices`` from the model trained
@@ -239,9 +243,11 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         -------
         float, ndarray of shape (v,), (A,) or (A, v)
         """
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        Y = self.factorization_.y_centered + self.factorization_.y_mean
-        mse = ((F - Y[None]) ** 2).mean(axis=1)
+        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        if isinstance(F, dict):  # Dask: reduced in the pass
+            mse = F["sse"] / F["count"]
+        else:
+            mse = ((F - self._targets_2d()[None]) ** 2).mean(axis=1)
         return squeeze_outputs(mse, scalar, self._single_output)
 
     def __sklearn_tags__(self):

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
@@ -193,8 +194,13 @@ class _BaseSearchCV(BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not self._classification,
-                             y_numeric=not self._classification, ensure_min_samples=2)
+        on_dask = is_dask_collection(X) or is_dask_collection(y)
+        if not on_dask:
+            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not self._classification,
+                                 y_numeric=not self._classification, ensure_min_samples=2)
+        elif not self._accepts_dask:
+            raise TypeError(f"{type(self).__name__} does not take Dask input (it needs all rows in memory); "
+                            "SparseLSSVRCV and SparseLSSVCCV do")
         scoring, alphas = self._check_search_params(y)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
@@ -202,6 +208,8 @@ class _BaseSearchCV(BaseEstimator):
         criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
                                     groups=groups, random_state=rng, kernel=self.kernel,
                                     kernel_params=self._kernel_params(), scoring=scoring)
+        if on_dask:
+            self.n_features_in_ = criterion.data.n_features
         result = self._run_search(criterion, scoring, rng, callback)
         self.search_time_ = time.perf_counter() - t0
         self.scoring_ = scoring
@@ -228,8 +236,10 @@ class _BaseSearchCV(BaseEstimator):
             if self._classification:
                 self.classes_ = est.classes_
         elif self._classification:
-            self.classes_ = np.unique(y)
+            self.classes_ = criterion.classes if on_dask else np.unique(y)
         return self
+
+    _accepts_dask = False
 
     def _fit_one(self, params, X, y):
         # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
@@ -315,7 +325,14 @@ class _SparseSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask import DaskSparseCV
+
+            return DaskSparseCV(X, y, basis=self.basis, n_basis=self.n_basis,
+                                basis_in_holdout=self.basis_in_holdout, rcond=self.rcond, **kw)
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
                              basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)

@@ -23,7 +23,7 @@ from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
 
-__all__ = ["SparseRLSFactorization", "factorize_sparse_rls", "check_alphas"]
+__all__ = ["PathSolution", "SparseRLSFactorization", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
 
 
 def check_alphas(alpha):
@@ -61,9 +61,10 @@ def check_alphas(alpha):
 
 
 @dataclass(frozen=True)
-class SparseRLSFactorization:
-    """Everything needed to solve, predict on the training set and
-    cross-validate for any alpha in O(m r) per alpha.
+class PathSolution:
+    """The solution of the sparse RLS problem for every alpha, in the
+    eigenbasis of the whitened centred Gram matrix: what predicts, without
+    the per-row arrays (a model trained block by block keeps only this).
 
     Attributes
     ----------
@@ -74,36 +75,26 @@ class SparseRLSFactorization:
         ``method == "cholesky"``, else ``W`` itself (n x r).
     eigenvalues : ndarray of shape (r,)
         ``Lambda``, non-negative.
-    M : ndarray of shape (m, r)
-        ``Kc Q``: the training kernel rows in the eigenbasis.
     z : ndarray of shape (r, v)
         ``M^T Yc``.
     y_mean : ndarray of shape (v,)
-    y_centered : ndarray of shape (m, v)
     kernel_mean : ndarray of shape (n,)
-    KcT_y : ndarray of shape (n, v)
-        ``Kc^T Yc``, the basis-side right-hand side (used when basis points
-        are removed in hold-out computations).
         Column means ``mu`` of ``K_mn``.
     method : str
         ``"cholesky"`` or ``"eigh"`` (range of K_BB, used when K_BB is
         numerically singular).
+    n_samples : int
+        Number of training rows m.
     """
 
     V: np.ndarray
     whitener: np.ndarray
     eigenvalues: np.ndarray
-    M: np.ndarray
     z: np.ndarray
     y_mean: np.ndarray
-    y_centered: np.ndarray
     kernel_mean: np.ndarray
-    KcT_y: np.ndarray
     method: str
-
-    @property
-    def n_samples(self) -> int:
-        return self.M.shape[0]
+    n_samples: int
 
     @property
     def rank(self) -> int:
@@ -154,6 +145,70 @@ class SparseRLSFactorization:
         b = self.y_mean[None, :] - np.einsum("n,anv->av", self.kernel_mean, a)
         return (a[0], b[0]) if scalar else (a, b)
 
+    def loo_rows(self, M, Yc, alphas):
+        """Leave-one-out residuals of some training rows.
+
+        Parameters
+        ----------
+        M : ndarray of shape (b, r)
+            The rows' centred kernel rows in the eigenbasis, ``(k - mu) W V``.
+        Yc : ndarray of shape (b, v)
+            Their centred targets.
+        alphas : ndarray of shape (A,)
+
+        Returns
+        -------
+        R : ndarray of shape (A, b, v)
+        n_tiny : int
+            How many hat-matrix diagonal values are within 1e-12 of 1.
+
+        Notes
+        -----
+        ``(y_i - f(x_i)) / (1 - h_ii)`` with ``h_ii = 1/m + sum_j M_ij^2 /
+        (lambda_j + alpha)``; O(b r (A v + A)).
+        """
+        C = self._eigen_coef(alphas)  # (r, A, v)
+        r, A, v = C.shape
+        D = self._inv_shift(alphas)  # (r, A)
+        E = Yc[:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
+        denom = (1.0 - 1.0 / self.n_samples) - (M * M) @ D  # (b, A)
+        n_tiny = int(np.count_nonzero(denom <= 1e-12))
+        return (E / denom[:, :, None]).transpose(1, 0, 2), n_tiny
+
+
+def warn_tiny_leverage(n_tiny, stacklevel=3):
+    """The warning for hat-matrix diagonal values at 1 (see :meth:`PathSolution.loo_rows`)."""
+    if n_tiny:
+        warnings.warn(
+            f"{n_tiny} hat-matrix diagonal value(s) are within 1e-12 of 1: "
+            "the corresponding leave-one-out residuals are unreliable (the point "
+            "is fitted almost exactly); increase alpha",
+            NumericalWarning,
+            stacklevel=stacklevel,
+        )
+
+
+@dataclass(frozen=True)
+class SparseRLSFactorization(PathSolution):
+    """Everything needed to solve, predict on the training set and
+    cross-validate for any alpha in O(m r) per alpha.
+
+    Attributes
+    ----------
+    V, whitener, eigenvalues, z, y_mean, kernel_mean, method, n_samples
+        As for :class:`PathSolution`.
+    M : ndarray of shape (m, r)
+        ``Kc Q``: the training kernel rows in the eigenbasis.
+    y_centered : ndarray of shape (m, v)
+    KcT_y : ndarray of shape (n, v)
+        ``Kc^T Yc``, the basis-side right-hand side (used when basis points
+        are removed in hold-out computations).
+    """
+
+    M: np.ndarray = None
+    y_centered: np.ndarray = None
+    KcT_y: np.ndarray = None
+
     def residuals(self, alpha):
         """Training residuals ``y - f(x)``, shape (m, v) or (A, m, v); O(m r v) per alpha."""
         alphas, scalar = check_alphas(alpha)
@@ -199,30 +254,16 @@ class SparseRLSFactorization:
         a left-out point that is a basis point remains a basis function.
         """
         alphas, scalar = check_alphas(alpha)
-        C = self._eigen_coef(alphas)  # (r, A, v)
-        D = self._inv_shift(alphas)  # (r, A)
-        r, A, v = C.shape
-        Cf = C.reshape(r, A * v)
-        m = self.n_samples
+        m, r, A, v = self.n_samples, self.rank, alphas.size, self.z.shape[1]
         R = np.empty((A, m, v))
         n_tiny = 0
         # one pass over M in cache-sized row blocks: fitted values and hat
         # diagonal together (memory traffic, not flops, bounds this step)
         step = max(1, (1 << 20) // (8 * max(r, 1)))
         for lo in range(0, m, step):
-            Mb = self.M[lo : lo + step]
-            E = self.y_centered[lo : lo + step, None, :] - (Mb @ Cf).reshape(-1, A, v)
-            denom = (1.0 - 1.0 / m) - (Mb * Mb) @ D  # (b, A)
-            n_tiny += int(np.count_nonzero(denom <= 1e-12))
-            R[:, lo : lo + step] = (E / denom[:, :, None]).transpose(1, 0, 2)
-        if n_tiny:
-            warnings.warn(
-                f"{n_tiny} hat-matrix diagonal value(s) are within 1e-12 of 1: "
-                "the corresponding leave-one-out residuals are unreliable (the point "
-                "is fitted almost exactly); increase alpha",
-                NumericalWarning,
-                stacklevel=2,
-            )
+            R[:, lo : lo + step], tiny = self.loo_rows(self.M[lo : lo + step], self.y_centered[lo : lo + step], alphas)
+            n_tiny += tiny
+        warn_tiny_leverage(n_tiny)
         return R[0] if scalar else R
 
 
@@ -300,6 +341,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         kernel_mean=mu,
         KcT_y=KcT_y,
         method=method,
+        n_samples=K_mn.shape[0],
     )
 
 
@@ -307,10 +349,36 @@ def _whiten(Kc, K_BB, rcond, warn=True):
     """``Phi = Kc W`` with ``W^T K_BB W = I`` (on the range of K_BB).
 
     Returns ``Phi`` (m x r; overwrites ``Kc`` on the Cholesky path), the
-    whitener (``L`` with ``W = L^-T``, or ``W`` itself) and the method name.
-    Cholesky when K_BB is well conditioned (LAPACK condition estimate above
-    ``rcond``); otherwise the eigendecomposition of K_BB with eigenvalues
-    below ``rcond`` times the largest dropped (the ``W_k^+`` of paper 003).
+    whitener and the method name (see :func:`basis_whitener`).
+    """
+    W, method = basis_whitener(K_BB, rcond, warn, stacklevel=4)
+    return whiten_rows(Kc, W, method, overwrite=True), W, method
+
+
+def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
+    """A whitening of the basis metric, ``W^T K_BB W = I`` on its range.
+
+    Parameters
+    ----------
+    K_BB : ndarray of shape (n, n)
+    rcond : float
+    warn : bool
+        Issue a :class:`~lssvm.exceptions.NumericalWarning` when ``K_BB`` is
+        numerically singular.
+
+    Returns
+    -------
+    whitener : ndarray
+        ``L`` (n x n, lower Cholesky factor, ``W = L^-T``) when K_BB is well
+        conditioned (LAPACK condition estimate above ``rcond``); otherwise
+        ``W = U S^-1/2`` (n x r) from the eigendecomposition of K_BB with
+        eigenvalues below ``rcond`` times the largest dropped (the ``W_k^+``
+        of paper 003).
+    method : {"cholesky", "eigh"}
+
+    Notes
+    -----
+    O(n^3): Cholesky n^3/3, or eigh about 4 n^3 on the singular path.
     """
     n = K_BB.shape[0]
     try:
@@ -321,9 +389,7 @@ def _whiten(Kc, K_BB, rcond, warn=True):
     except linalg.LinAlgError:
         ok = False
     if ok:
-        # Phi^T = L^-1 Kc^T, solved in place on the Fortran view of Kc
-        PhiT = linalg.solve_triangular(L, Kc.T, lower=True, overwrite_b=True, check_finite=False)
-        return PhiT.T, L, "cholesky"
+        return L, "cholesky"
     s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if warn and keep.sum() < n:
@@ -333,7 +399,17 @@ def _whiten(Kc, K_BB, rcond, warn=True):
             f"{n - int(keep.sum())} redundant direction(s). Fewer or more distinct basis "
             "points, or a narrower kernel, avoid this.",
             NumericalWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-    R = U[:, keep] / np.sqrt(s[keep])
-    return Kc @ R, R, "eigh"
+    return U[:, keep] / np.sqrt(s[keep]), "eigh"
+
+
+def whiten_rows(K, whitener, method, *, overwrite=False):
+    """``K W`` for kernel rows ``K`` (m, n): a triangular solve with ``L``
+    (m n^2 flops, in place on ``K`` when ``overwrite``) or a product with
+    ``W`` (2 m n r).  Returns shape (m, r)."""
+    if method == "cholesky":
+        # (K W)^T = L^-1 K^T, solved on the Fortran view of K
+        PhiT = linalg.solve_triangular(whitener, K.T, lower=True, overwrite_b=overwrite, check_finite=False)
+        return PhiT.T
+    return K @ whitener

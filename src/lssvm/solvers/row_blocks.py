@@ -1,0 +1,336 @@
+"""The sparse RLS path from sums over row blocks (map-reduce).
+
+Training the sparse model needs only n x n sums over the rows: with a
+whitening ``W`` of the basis metric (fixed by the basis alone, before any
+data is seen) every row contributes its whitened kernel row
+``psi = (k(x, Z) - c) W`` (r values, ``c`` a fixed shift), and the path
+solution is the eigendecomposition of the centred sum of ``psi psi^T``.
+So a pass over row blocks computes per-block moments, they merge exactly,
+and the reduced problem is solved in O(n^3); leave-one-out residuals then
+need a second pass of per-row work.  This module is the NumPy arithmetic of
+those passes; :mod:`lssvm.backends.dask` schedules them over the blocks of
+a Dask array (or anything else that maps a function over row blocks and
+reduces with ``+``).
+
+Moments are merged with the pairwise update of Chan, Golub and LeVeque
+(each block is centred by its own mean), so no sum of squares about zero
+is ever formed: the rounding is that of centring with the exact mean, as
+in the in-memory :func:`lssvm.solvers.factorize_sparse_rls`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+
+from .._parallel import single_threaded_blas
+from .sparse_rls import PathSolution, whiten_rows
+
+__all__ = ["RowMoments", "BlockContext", "block_moments", "block_loo", "block_rows_in_eigenbasis", "code_targets",
+           "solution_from_moments", "SUB_ROWS"]
+
+#: Rows whitened at once inside a block: bounds a task's memory at about
+#: ``SUB_ROWS * n_basis`` float64 values (twice that at the peak).
+SUB_ROWS = 8192
+
+
+@dataclass(frozen=True)
+class RowMoments:
+    """Count, means and centred co-moments of whitened kernel rows and targets
+    over a set of rows; ``+`` merges two disjoint sets exactly.
+
+    Attributes
+    ----------
+    count : int
+    psi_mean : ndarray of shape (r,)
+    k_mean : ndarray of shape (n,)
+        Mean of the raw kernel rows ``k(x, Z)``.
+    y_mean : ndarray of shape (v,)
+    psi_cov : ndarray of shape (r, r)
+        ``sum (psi - psi_mean)(psi - psi_mean)^T``.
+    psi_y : ndarray of shape (r, v)
+        ``sum (psi - psi_mean)(y - y_mean)^T``.
+    y_ss : ndarray of shape (v,)
+        ``sum (y - y_mean)^2``.
+    """
+
+    count: int
+    psi_mean: np.ndarray
+    k_mean: np.ndarray
+    y_mean: np.ndarray
+    psi_cov: np.ndarray
+    psi_y: np.ndarray
+    y_ss: np.ndarray
+
+    @classmethod
+    def of_rows(cls, psi, k_mean, Y):
+        """Moments of rows with whitened kernel rows ``psi`` (b, r), raw kernel
+        row mean ``k_mean`` (n,) and targets ``Y`` (b, v); O(b r^2) (SYRK)."""
+        b = psi.shape[0]
+        pm = psi.mean(axis=0)
+        ym = Y.mean(axis=0)
+        P = psi - pm
+        Yc = Y - ym
+        return cls(b, pm, k_mean, ym, P.T @ P, P.T @ Yc, (Yc * Yc).sum(axis=0))
+
+    def __add__(self, other):
+        if other.count == 0:
+            return self
+        if self.count == 0:
+            return other
+        na, nb = self.count, other.count
+        n = na + nb
+        wa, wb = na / n, nb / n
+        dp = other.psi_mean - self.psi_mean
+        dy = other.y_mean - self.y_mean
+        f = na * nb / n
+        return RowMoments(
+            n,
+            self.psi_mean + wb * dp,
+            wa * self.k_mean + wb * other.k_mean,
+            self.y_mean + wb * dy,
+            self.psi_cov + other.psi_cov + f * np.outer(dp, dp),
+            self.psi_y + other.psi_y + f * np.outer(dp, dy),
+            self.y_ss + other.y_ss + f * dy * dy,
+        )
+
+    @classmethod
+    def empty(cls, r, n, v):
+        z = np.zeros
+        return cls(0, z(r), z(n), z(v), z((r, r)), z((r, v)), z(v))
+
+
+@dataclass(frozen=True)
+class BlockContext:
+    """What every row-block task needs: the basis, kernel, whitening and shift.
+
+    Attributes
+    ----------
+    basis : ndarray of shape (n, d)
+    kernel : lssvm.kernels.Kernel
+    whitener : ndarray
+        ``L`` or ``W`` (see :func:`lssvm.solvers.basis_whitener`).
+    method : {"cholesky", "eigh"}
+    shift : ndarray of shape (n,)
+        Subtracted from kernel rows before whitening; any fixed vector near
+        the mean kernel row (the mean of ``K_BB``'s rows) keeps the
+        whitened rows small.
+    classes : ndarray or None
+        Class labels to code targets with (+1/-1, one-vs-rest), or None for
+        numeric targets.
+    n_features : int
+    """
+
+    basis: np.ndarray
+    kernel: object
+    whitener: np.ndarray
+    method: str
+    shift: np.ndarray
+    classes: np.ndarray | None
+    n_features: int
+
+    @property
+    def rank(self):
+        return self.whitener.shape[1]
+
+
+def code_targets(y, classes):
+    """Targets of a block as a float (b, v) array: numeric ``y`` as is, labels
+    coded +1/-1 against ``classes`` (one column for two classes)."""
+    if classes is None:
+        Y = np.asarray(y, dtype=float)
+        Y = Y.reshape(Y.shape[0], -1)
+        if not np.all(np.isfinite(Y)):
+            raise ValueError("y contains NaN or infinity; remove or impute those rows")
+        return Y
+    y = np.asarray(y).ravel()
+    idx = np.searchsorted(classes, y)
+    idx = np.minimum(idx, classes.size - 1)
+    if not np.all(classes[idx] == y):
+        raise ValueError("y contains a label that is not among the classes seen when the labels were counted")
+    if classes.size == 2:
+        return np.where(idx == 1, 1.0, -1.0)[:, None]
+    Y = -np.ones((y.size, classes.size))
+    Y[np.arange(y.size), idx] = 1.0
+    return Y
+
+
+def _check_block(X, ctx, row0):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != ctx.n_features:
+        raise ValueError(f"expected blocks of shape (rows, {ctx.n_features}); got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        bad = row0 + int(np.flatnonzero(~np.isfinite(X).all(axis=1))[0])
+        raise ValueError(f"X contains NaN or infinity (first at row {bad}); remove or impute those rows")
+    return X
+
+
+def _whitened(X, ctx):
+    """Raw kernel row mean (n,) and whitened rows ``(k - shift) W`` (b, r)."""
+    K = ctx.kernel(X, ctx.basis)
+    k_mean = K.mean(axis=0)
+    K -= ctx.shift
+    return k_mean, whiten_rows(K, ctx.whitener, ctx.method, overwrite=True)
+
+
+def block_moments(X, y, folds, row0, ctx, train_only=None):
+    """Moments of one row block, split by fold.
+
+    Parameters
+    ----------
+    X : ndarray of shape (b, d)
+    y : ndarray of shape (b,) or (b, v)
+    folds : ndarray of shape (b,) of int, or None
+        Fold of each row (None: all rows in fold 0).
+    row0 : int
+        Global index of the block's first row (for messages and ``train_only``).
+    ctx : BlockContext
+    train_only : ndarray of int, optional
+        Sorted global rows that are never held out (their moments go to
+        fold -1).
+
+    Returns
+    -------
+    dict of int -> RowMoments
+
+    Notes
+    -----
+    Per row: the kernel row O(n d), whitening n^2 (triangular solve), its
+    share of the SYRK n r.  Memory O(SUB_ROWS n) beyond the block.
+    """
+    with single_threaded_blas():
+        X = _check_block(X, ctx, row0)
+        Y = code_targets(y, ctx.classes)
+        f = np.zeros(X.shape[0], dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64).ravel()
+        if train_only is not None and train_only.size:
+            rows = np.arange(row0, row0 + X.shape[0])
+            f = np.where(np.isin(rows, train_only), -1, f)
+        out = {}
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            fs = f[sl]
+            Xs, Ys = X[sl], Y[sl]
+            for fold in np.unique(fs):
+                sel = fs == fold
+                k_mean, psi = _whitened(Xs if sel.all() else Xs[sel], ctx)
+                mom = RowMoments.of_rows(psi, k_mean, Ys[sel])
+                out[int(fold)] = out[int(fold)] + mom if int(fold) in out else mom
+        return out
+
+
+def merge_moments(*parts):
+    """Merge dicts fold -> RowMoments (the reduction of :func:`block_moments`)."""
+    out = {}
+    for part in parts:
+        for fold, mom in part.items():
+            out[fold] = out[fold] + mom if fold in out else mom
+    return out
+
+
+def solution_from_moments(mom, ctx):
+    """The path solution of the rows summarised by ``mom``.
+
+    Parameters
+    ----------
+    mom : RowMoments
+    ctx : BlockContext
+
+    Returns
+    -------
+    PathSolution
+
+    Notes
+    -----
+    ``eigh`` of the r x r centred Gram matrix: about 4 r^3 flops.
+    """
+    lam, V = linalg.eigh(mom.psi_cov, driver="evd", check_finite=False)
+    return PathSolution(
+        V=V,
+        whitener=ctx.whitener,
+        eigenvalues=np.maximum(lam, 0.0),
+        z=V.T @ mom.psi_y,
+        y_mean=mom.y_mean,
+        kernel_mean=mom.k_mean,
+        method=ctx.method,
+        n_samples=mom.count,
+    )
+
+
+def block_rows_in_eigenbasis(X, ctx, psi_mean, V):
+    """``M = (psi - psi_mean) V`` for a block (b, r): the centred kernel rows in
+    the eigenbasis of the solution, as ``SparseRLSFactorization.M``."""
+    _, psi = _whitened(X, ctx)
+    psi -= psi_mean
+    return psi @ V
+
+
+def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
+    """Exact LOO residuals of one block's rows under the full-data solution.
+
+    Parameters
+    ----------
+    X : ndarray of shape (b, d)
+    y : ndarray of shape (b,) or (b, v)
+    row0 : int
+    ctx : BlockContext
+    sol : PathSolution
+        The solution of all rows.
+    psi_mean : ndarray of shape (r,)
+        Mean whitened kernel row of all rows.
+    alphas : ndarray of shape (A,)
+    reduce : bool, default=False
+        Return sums instead of residuals.
+
+    Returns
+    -------
+    R : ndarray of shape (A, b, v)
+        LOO residuals (``reduce=False``); or a dict with ``"sse"`` (A, v),
+        ``"wrong"`` (A,) misclassified rows (classes only) and ``"tiny"``.
+    n_tiny : int
+        Rows whose hat-matrix diagonal is within 1e-12 of 1.
+
+    Notes
+    -----
+    Per row O(n d + n^2 + 2 n r + r A v): kernel, whitening, the eigenbasis
+    product, then the residuals.
+    """
+    with single_threaded_blas():
+        X = _check_block(X, ctx, row0)
+        Y = code_targets(y, ctx.classes)
+        A, v = alphas.size, Y.shape[1]
+        R = None if reduce else np.empty((A, X.shape[0], v))
+        sse = np.zeros((A, v))
+        wrong = np.zeros(A, dtype=np.int64)
+        tiny = 0
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            M = block_rows_in_eigenbasis(X[sl], ctx, psi_mean, sol.V)
+            Rs, t = sol.loo_rows(M, Y[sl] - sol.y_mean, alphas)
+            tiny += t
+            if not reduce:
+                R[:, sl] = Rs
+                continue
+            sse += (Rs * Rs).sum(axis=1)
+            if ctx.classes is not None:
+                wrong += _misclassified(Y[sl][None] - Rs, Y[sl])
+        if reduce:
+            return {"sse": sse, "wrong": wrong, "tiny": tiny, "count": X.shape[0]}
+        return R, tiny
+
+
+def _misclassified(F, Y):
+    """Misclassified rows per alpha from outputs ``F`` (A, b, v) and codes ``Y`` (b, v)."""
+    if Y.shape[1] == 1:
+        return ((F[..., 0] > 0) != (Y[None, :, 0] > 0)).sum(axis=1)
+    return (np.argmax(F, axis=-1) != np.argmax(Y, axis=-1)[None]).sum(axis=1)
+
+
+def merge_sums(*parts):
+    """Add dicts of arrays / numbers key by key (the reduction of reduced passes)."""
+    out = dict(parts[0])
+    for part in parts[1:]:
+        for k, v in part.items():
+            out[k] = out[k] + v
+    return out
