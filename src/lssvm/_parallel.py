@@ -16,10 +16,11 @@ from contextlib import contextmanager
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["single_threaded_blas", "in_parallel_region", "parallel_map"]
+__all__ = ["single_threaded_blas", "serial_region", "in_parallel_region", "parallel_map"]
 
 _lock = threading.Lock()
 _depth = 0
+_serial = 0
 _controller = None
 
 
@@ -41,9 +42,27 @@ def single_threaded_blas():
                 _controller = None
 
 
+@contextmanager
+def serial_region():
+    """Run lssvm's own work serially (no thread pools) inside this context,
+    without touching BLAS: for tasks of an outside scheduler (Dask), which
+    supplies the parallelism.  Changing BLAS limits per task would be
+    wrong there: ``threadpool_limits`` costs milliseconds and, toggled by
+    concurrent tasks, serialised them."""
+    global _serial
+    with _lock:
+        _serial += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _serial -= 1
+
+
 def in_parallel_region() -> bool:
-    """Whether some lssvm thread pool is running (nested work stays serial)."""
-    return _depth > 0
+    """Whether some lssvm thread pool (or outside scheduler's task) is
+    running: nested work stays serial."""
+    return _depth > 0 or _serial > 0
 
 
 def parallel_map(func, items):

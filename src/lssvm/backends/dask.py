@@ -44,6 +44,7 @@ from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
 from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
+from .._parallel import single_threaded_blas
 from ..cv import BASIS_IN_HOLDOUT
 from ..cv.row_blocks import block_fold_outputs, fold_models
 from ..selection.criteria import CVPath
@@ -57,7 +58,7 @@ from ..solvers.row_blocks import (
     merge_sums,
     solution_from_moments,
 )
-from ..solvers.sparse_rls import basis_whitener, warn_tiny_leverage
+from ..solvers.sparse_rls import warn_tiny_leverage
 from . import is_dask_collection
 
 __all__ = ["is_dask_collection", "RowData", "as_row_data", "FoldSpec", "DaskSparseFit", "fit_sparse",
@@ -191,7 +192,10 @@ def report_passes(factory):
 
 
 def _compute(label, obj):
+    # tasks of the local threaded scheduler share this process: one BLAS
+    # thread each (distributed workers start with one BLAS thread already)
     with ExitStack() as stack:
+        stack.enter_context(single_threaded_blas())
         for factory in list(_pass_hooks):
             stack.enter_context(factory(label))
         (out,) = dask.compute(obj)
@@ -416,9 +420,7 @@ def draw_basis(data, basis, n_basis, random_state):
 
 def basis_context(Z, kernel, rcond, classes, n_features):
     """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3))."""
-    K_BB = kernel(Z, Z)
-    W, method = basis_whitener(K_BB, rcond, stacklevel=4)
-    return BlockContext(Z, kernel, W, method, K_BB.mean(axis=0), classes, n_features)
+    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4)
 
 
 def count_classes(data):

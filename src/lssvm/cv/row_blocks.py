@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from .._parallel import single_threaded_blas
+from .._parallel import serial_region
 from ..solvers.row_blocks import SUB_ROWS, _check_block, _misclassified, _whitened, code_targets
 
 __all__ = ["FoldModel", "fold_models", "block_fold_outputs"]
@@ -44,12 +44,7 @@ class FoldModel:
 
 def _removal_null_space(ctx, removed):
     """Orthonormal basis (r, r') of ``{beta : (W beta)_E = 0}``."""
-    if ctx.method == "cholesky":
-        n = ctx.whitener.shape[0]
-        WE = linalg.solve_triangular(ctx.whitener, np.eye(n)[:, removed], lower=True, check_finite=False).T
-    else:
-        WE = ctx.whitener[removed]
-    return linalg.null_space(WE)
+    return linalg.null_space(ctx.W[removed])
 
 
 def fold_models(moments, removed, ctx, alphas):
@@ -145,7 +140,7 @@ def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
     -----
     Per row O(n d + n^2 + r A v): kernel, whitening, the fold's coefficients.
     """
-    with single_threaded_blas():
+    with serial_region():
         X = _check_block(X, ctx, row0)
         f = np.asarray(folds, dtype=np.int64).ravel()
         v = next(iter(models.values())).y_mean.size
