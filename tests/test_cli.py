@@ -158,3 +158,84 @@ def test_select_fails_cleanly_without_partial_files(runner, tmp_path, args, mess
     assert message in res.output, res.output
     assert "Traceback" not in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no model, no report, no temporary folder
+
+
+# -------------------------------------------------------- select, streamed
+def _write_parts(tmp_path, frame, n_parts, kind):
+    parts = np.array_split(np.arange(len(frame)), n_parts)
+    for i, rows in enumerate(parts):
+        part = frame.iloc[rows]
+        if kind == "parquet":
+            part.to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+        else:
+            part.to_csv(tmp_path / f"part-{i}.csv", index=False)
+
+
+def test_select_streams_parquet_files_like_the_python_api(runner, tmp_path, rng):
+    pytest.importorskip("dask.dataframe")
+    import dask.array as da
+
+    from lssvm import SparseLSSVRCV
+
+    X = rng.uniform(-2, 2, (900, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(900)
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "t": y})
+    _write_parts(tmp_path, frame, 3, "parquet")
+    out = tmp_path / "m.npz"
+    files = sorted(str(p) for p in tmp_path.glob("part-*.parquet"))
+    res = runner.invoke(cli, ["select", *files, "--target", "t", "--chunk-rows", "200", "--n-basis", "40",
+                              "--gammas", "0.1,0.5,2", "--alphas", "1e-3:10:5", "-o", str(out), "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "900 rows, 3 inputs" in res.output and "pass       training pass" in res.output
+    assert res.output.count("evaluated  gamma=") == 3
+    # the same search on Dask arrays from Python
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    ref = SparseLSSVRCV(basis="random", n_basis=40, random_state=0, param_space={"gamma": [0.1, 0.5, 2]},
+                        alphas=np.geomspace(1e-3, 10, 5)).fit(da.from_array(Xs, chunks=200), da.from_array(y, chunks=200))
+    assert f"gamma={ref.gamma_:.6g}, alpha={ref.alpha_:.6g}" in res.output
+    model = load_model(out)
+    np.testing.assert_allclose(model.predict(X), ref.predict(Xs), rtol=1e-9, atol=1e-9)
+    # a quoted glob pattern, k-fold CV and a report (no out-of-fold figure for streamed rows)
+    rep = tmp_path / "rep"
+    res = runner.invoke(cli, ["select", str(tmp_path / "part-*.parquet"), "--chunk-rows", "250", "--n-basis", "30",
+                              "--cv", "4", "--gammas", "0.5,2", "-o", str(out), "--report", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert "cross-validation pass 2/2" in res.output
+    assert (rep / "index.html").exists() and not (rep / "out_of_fold.png").exists()
+
+
+def test_select_streams_csv_with_groups_and_labels(runner, tmp_path, rng):
+    pytest.importorskip("dask.dataframe")
+    X = rng.standard_normal((400, 2))
+    frame = pd.DataFrame({"u": X[:, 0], "w": X[:, 1], "site": rng.integers(0, 5, 400),
+                          "label": np.where(X[:, 0] * X[:, 1] > 0, "same", "diff")})
+    _write_parts(tmp_path, frame, 2, "csv")
+    out = tmp_path / "m.npz"
+    res = runner.invoke(cli, ["select", str(tmp_path / "part-*.csv"), "--target", "label", "--cv", "group:site",
+                              "--chunk-rows", "150", "--n-basis", "30", "--gammas", "0.5,2", "-o", str(out),
+                              "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "task       classification" in res.output and "SparseLSSVCCV" in res.output
+    model = load_model(out)
+    assert model.feature_names == ["u", "w"]
+    assert set(model.predict(X[:20])) <= {"same", "diff"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "fixed-size"], "streams the sparse model only"),
+    (["--basis", "fvs"], "needs all rows in memory"),
+    (["--chunk-rows", "1"], "at least 2"),
+    (["--target", "zz"], "target column 'zz' not found"),
+])
+def test_select_streaming_fails_cleanly(runner, tmp_path, rng, args, message):
+    pytest.importorskip("dask.dataframe")
+    frame = pd.DataFrame({"x": rng.standard_normal(50), "y": rng.standard_normal(50)})
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    base = ["select", str(tmp_path / "d.parquet"), "--chunk-rows", "20", "-o", str(tmp_path / "m.npz")]
+    res = runner.invoke(cli, base + args)
+    assert res.exit_code != 0 and message in res.output, res.output
+    assert "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    res = runner.invoke(cli, ["select", str(tmp_path / "nothing-*.parquet"), "--chunk-rows", "20"])
+    assert res.exit_code != 0 and "no such file" in res.output

@@ -61,7 +61,7 @@ from ..solvers.row_blocks import (
 from ..solvers.sparse_rls import warn_tiny_leverage
 from . import is_dask_collection
 
-__all__ = ["is_dask_collection", "RowData", "as_row_data", "FoldSpec", "DaskSparseFit", "fit_sparse",
+__all__ = ["is_dask_collection", "RowData", "as_row_data", "frame_to_arrays", "FoldSpec", "DaskSparseFit", "fit_sparse",
            "DaskSparseCV", "report_passes", "draw_basis", "basis_context", "count_classes", "moments_pass"]
 
 #: Default basis size of ``basis="random"`` (as in memory).
@@ -99,10 +99,55 @@ class RowData:
 
     def blocks(self):
         """Per chunk: (X chunk, y chunk or None, groups chunk or None, first row)."""
-        xs = self.X.to_delayed().ravel()
-        ys = [None] * len(xs) if self.y is None else self.y.to_delayed().ravel()
-        gs = [None] * len(xs) if self.groups is None else self.groups.to_delayed().ravel()
+        xs = self.X.to_delayed(optimize_graph=False).ravel()
+        ys = [None] * len(xs) if self.y is None else self.y.to_delayed(optimize_graph=False).ravel()
+        gs = [None] * len(xs) if self.groups is None else self.groups.to_delayed(optimize_graph=False).ravel()
         return list(zip(xs, ys, gs, self.offsets[:-1].tolist(), strict=True))
+
+
+def _columns(df, cols, dtype):
+    return df[cols].to_numpy(dtype=dtype)
+
+
+def frame_to_arrays(frame, column_sets, dtypes=None):
+    """Dask arrays of column sets of a Dask DataFrame, read together.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+    column_sets : list of (list of str or str)
+        A list of names gives a 2-D array, one name a 1-D array.
+    dtypes : list, optional
+        NumPy dtype of each array (default: float).
+
+    Returns
+    -------
+    list of dask.array.Array
+        With the frame's partitions as row chunks; every pass over them
+        reads each partition once.
+
+    Notes
+    -----
+    One pass counts the rows of each partition.  Built from the
+    partitions' delayed objects rather than ``to_dask_array``: two arrays
+    converted from one frame that way, once rechunked, made graphs with a
+    missing key when computed together (dask 2026.8).
+    """
+    cols = []
+    for c in column_sets:
+        for name in [c] if isinstance(c, str) else c:
+            if name not in cols:
+                cols.append(name)
+    parts = frame[cols].to_delayed()
+    lengths = _compute("counting rows", [dask.delayed(len)(p) for p in parts])
+    dtypes = [float] * len(column_sets) if dtypes is None else dtypes
+    out = []
+    for c, dt in zip(column_sets, dtypes, strict=True):
+        width = () if isinstance(c, str) else (len(c),)
+        blocks = [da.from_delayed(dask.delayed(_columns, pure=True)(p, c, dt), shape=(n, *width), dtype=np.dtype(dt))
+                  for p, n in zip(parts, lengths, strict=True) if n]
+        out.append(da.concatenate(blocks, axis=0))
+    return out
 
 
 def _as_dask_array(obj, name):
@@ -113,7 +158,9 @@ def _as_dask_array(obj, name):
                 raise TypeError(
                     f"{name} has non-numeric column(s) {', '.join(bad)}; encode or drop them before fitting"
                 )
-        return obj.to_dask_array(lengths=True)
+            return frame_to_arrays(obj, [list(obj.columns)])[0]
+        kind = obj.dtype.kind
+        return frame_to_arrays(obj.to_frame(), [obj.name], [float if kind in "biuf" else obj.dtype])[0]
     if is_dask_collection(obj):
         return obj
     return da.from_array(np.asarray(obj))

@@ -33,9 +33,12 @@ def out_of_fold(search):
         Regression: targets and out-of-fold predictions, shape (n,) or
         (n, v); classification: class indices and out-of-fold decision
         values (n,) or (n, n_classes); kind is "LOO" or "k-fold".  None for
-        fixed-size models, whose CV yields scores per size only.
+        fixed-size models, whose CV yields scores per size only, and for
+        models trained on streamed (Dask) data, whose rows are not in memory.
     """
     best = search.best_estimator_
+    if getattr(best, "_dask", None) is not None:
+        return None
     alpha = search.alpha_
     folds = search.cv_folds_
     kind = "LOO" if folds is None else f"{len(folds)}-fold"

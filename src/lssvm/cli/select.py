@@ -32,6 +32,7 @@ from ..estimators import (
 from ..estimators.search_cv import DEFAULT_CV_GAMMAS
 from ..io import SavedModel, save_model
 from ._common import load_frame, parse_log_values, prepare_xy
+from ._stream import expand_paths, pass_progress, stream_xy
 
 __all__ = ["select"]
 
@@ -82,7 +83,7 @@ def _results_table(search, top):
 
 
 @click.command("select")
-@click.argument("data")
+@click.argument("data", nargs=-1, required=True)
 @click.option("--target", "-t", default=None, help="Target column (default: the last column).")
 @click.option("--drop", multiple=True, help="Input column to ignore (repeatable).")
 @click.option("--task", type=click.Choice(["auto", "regression", "classification"]), default="auto",
@@ -102,8 +103,8 @@ def _results_table(search, top):
               help="Criterion; default error_rate for classification, mse for regression.")
 @click.option("--max-evaluations", type=int, default=30, show_default=True,
               help="Criterion calls of nelder-mead (and of each csa stage).")
-@click.option("--basis", type=click.Choice(["fvs", "random", "kcenter"]), default="fvs", show_default=True,
-              help="Basis of the sparse model.")
+@click.option("--basis", type=click.Choice(["fvs", "random", "kcenter"]), default=None,
+              help="Basis of the sparse model: fvs (default), or random (default with --chunk-rows).")
 @click.option("--n-basis", type=int, default=None, help="Basis size of the sparse model (fvs: at most).")
 @click.option("--n-prototypes", type=float, default=None,
               help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(rows, 2000)).")
@@ -119,12 +120,22 @@ def _results_table(search, top):
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
+@click.option("--chunk-rows", type=int, default=None,
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (sparse "
+                   "model, random basis; K folds are then contiguous row ranges).  Needs lssvm[dask].")
 def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas, alphas, scoring, max_evaluations,
            basis, n_basis, n_prototypes, n_components, degree, scale, random_state, top, output, report_dir,
-           no_report):
-    """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet path
-    or bundled data set name), save the best model and write a report."""
-    frame, name = load_frame(data)
+           no_report, chunk_rows):
+    """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
+    paths, several files or a quoted glob pattern, or a bundled data set
+    name), save the best model and write a report."""
+    streaming = chunk_rows is not None
+    if streaming:
+        paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
+        frame = None
+    else:
+        frame, name = _load_frames(data)
+        basis = basis or "fvs"
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
@@ -137,16 +148,23 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
             raise click.BadParameter(f"folder {str(path)!r} does not exist", param_hint="--output/--report")
     try:
         groups = None
-        if group_col is not None:
+        if streaming:
+            st = _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows)
+            Xs, y, groups, features, task, chosen, center, scale_ = (
+                st["X"], st["y"], st["groups"], st["features"], st["task"], st["chosen"], st["center"], st["scale"])
+            n_rows, target_name = st["n_rows"], st["target"]
+            if group_col is not None:
+                cv = _group_cv(st["n_groups"], group_col)
+        elif group_col is not None:
             if group_col not in map(str, frame.columns):
                 raise ValueError(f"group column {group_col!r} (from --cv group:{group_col}) not found")
             groups = frame[group_col].to_numpy()
-            n_groups = np.unique(groups.astype(str)).size
-            if n_groups < 2:
-                raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
-            cv = LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
+            cv = _group_cv(np.unique(groups.astype(str)).size, group_col)
             drop = tuple(drop) + (group_col,)
-        Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
+        if not streaming:
+            Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
+            n_rows, target_name = Xs.shape[0], y.name
+            y = y.to_numpy()
         cls = MODELS[model_kind][task == "classification"]
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree,
@@ -160,14 +178,21 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         est = cls(**params)
         expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
                     "csa": 2 * max_evaluations}[search]
-        click.echo(f"data       {data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs, target {y.name!r}")
+        data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
+        click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
         t0 = time.perf_counter()
-        with click.progressbar(length=expected, label="evaluating", file=sys.stderr,
-                               show_pos=True) as bar:
-            est.fit(Xs, y.to_numpy(), groups=groups, callback=lambda params, path: bar.update(1))
+        if streaming:
+            from ..backends.dask import report_passes
+
+            with report_passes(pass_progress):
+                est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
+        else:
+            with click.progressbar(length=expected, label="evaluating", file=sys.stderr,
+                                   show_pos=True) as bar:
+                est.fit(Xs, y, groups=groups, callback=lambda params, path: bar.update(1))
         elapsed = time.perf_counter() - t0
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -182,15 +207,71 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
     click.echo(table.to_string(index=False))
     click.echo("")
     click.echo(f"best       {best} (CV {crit} {value:.6g})")
-    summary = [("data", f"{data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs ({', '.join(features)})"),
-               ("target", f"{y.name} ({task})"), ("model", cls.__name__), ("search", search),
+    summary = [("data", f"{data_text}: {n_rows} rows, {len(features)} inputs ({', '.join(features)})"),
+               ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
                ("best parameters", best), (f"CV {crit}", f"{value:.6g}"),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.2f} s")]
-    model = SavedModel(est, center, scale_, features, str(y.name),
-                       metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale,
+    model = SavedModel(est, center, scale_, features, str(target_name),
+                       metadata={"data": data_text, "task": task, "n_samples": int(n_rows), "scale": scale,
                                  "best_params": est.best_params_, "cv_score": value, "criterion": crit})
     _write_outputs(output, model, report_dir, est, summary, table)
+
+
+def _load_frames(data):
+    """One table, or several files of the same columns stacked; (frame, name)."""
+    frames = [load_frame(d) for d in data]
+    if len(frames) == 1:
+        return frames[0]
+    cols = list(frames[0][0].columns)
+    for (f, _), d in zip(frames[1:], data[1:], strict=True):
+        if list(f.columns) != cols:
+            raise click.BadParameter(f"{d} has other columns than {data[0]}", param_hint="DATA")
+    return pd.concat([f for f, _ in frames], ignore_index=True), frames[0][1]
+
+
+def _check_streaming(data, chunk_rows, model_kind, basis):
+    """Validate the --chunk-rows options; returns (paths, name, basis)."""
+    if chunk_rows < 2:
+        raise click.BadParameter("must be at least 2", param_hint="--chunk-rows")
+    try:
+        import dask  # noqa: F401
+        import dask.dataframe  # noqa: F401
+    except ImportError:
+        raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
+    if model_kind != "sparse":
+        raise click.BadParameter("--chunk-rows streams the sparse model only", param_hint="--model")
+    if basis not in (None, "random"):
+        raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows draws a random basis",
+                                 param_hint="--basis")
+    paths = expand_paths(data)
+    return paths, Path(paths[0]).name.split(".")[0], "random"
+
+
+def _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows):
+    drop = tuple(drop) + (() if group_col is None else (group_col,))
+    st = stream_xy(paths, target, drop, task, scale, group_col, chunk_rows)
+    if group_col is not None:
+        import dask.array as da
+
+        with pass_progress("counting groups"):
+            st["n_groups"] = int(np.unique(da.unique(st["groups"]).compute()).size)
+    return st
+
+
+def _group_cv(n_groups, group_col):
+    if n_groups < 2:
+        raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
+    return LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
+
+
+def _echo_evaluation(params, path):
+    scores = path.mse if path.error_rate is None else path.error_rate
+    i = int(np.argmin(scores))
+    what = "MSE" if path.error_rate is None else "error rate"
+    shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
+    click.echo(f"evaluated  {shown or 'the kernel'}: best alpha {path.alphas[i]:.3g}, CV {what} {scores[i]:.6g}",
+               err=True)
 
 
 def _count_or_fraction(value, option):

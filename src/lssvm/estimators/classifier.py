@@ -52,8 +52,10 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
 
         Parameters
         ----------
-        X : array-like of shape (m, d)
-        y : array-like of shape (m,)
+        X : array-like of shape (m, d), or a Dask array / DataFrame
+        y : array-like of shape (m,), or a Dask array / Series
+            Dask input is trained block by block, as for
+            :meth:`lssvm.SparseLSSVR.fit`.
 
         Returns
         -------

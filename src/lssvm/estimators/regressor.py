@@ -115,8 +115,16 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
 
         Parameters
         ----------
-        X : array-like of shape (m, d)
-        y : array-like of shape (m,) or (m, v)
+        X : array-like of shape (m, d), or a Dask array / DataFrame
+        y : array-like of shape (m,) or (m, v), or a Dask array / Series
+
+        Notes
+        -----
+        Dask input (:mod:`lssvm.backends.dask`, ``docs/scaling.md``) is
+        trained in one pass over row blocks, with ``basis="random"``, row
+        indices or points; the CV methods then make their own passes and
+        return lazy Dask arrays for per-row results, NumPy values for
+        reductions.
 
         Returns
         -------

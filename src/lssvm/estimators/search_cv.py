@@ -182,6 +182,9 @@ class _BaseSearchCV(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d)
+            Or, for the sparse searches, a Dask array / DataFrame: every
+            evaluation then makes its passes over row blocks
+            (``docs/scaling.md``; basis "random", row indices or points).
         y : array-like of shape (n,) (labels for classifiers) or (n, v)
         groups : array-like of shape (n,), optional
             Group labels for a group splitter passed as ``cv``.

@@ -1,0 +1,128 @@
+"""Streaming tables for ``lssvm select --chunk-rows``: files read block by
+block with Dask (never whole), inputs scaled lazily, a progress bar per
+pass over the data."""
+
+from __future__ import annotations
+
+import glob
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+
+from ..io import infer_task
+
+__all__ = ["expand_paths", "stream_xy", "pass_progress"]
+
+_PARQUET = (".parquet", ".pq")
+_CSV = (".csv", ".csv.gz", ".txt", ".tsv")
+
+
+def expand_paths(items):
+    """File paths from arguments that may be quoted glob patterns."""
+    paths = []
+    for item in items:
+        if Path(item).exists():
+            paths.append(item)
+            continue
+        found = sorted(glob.glob(item))
+        if not found:
+            raise click.BadParameter(f"no such file {item!r}", param_hint="DATA")
+        paths.extend(found)
+    for p in paths:
+        if Path(p).is_dir():
+            raise click.BadParameter(f"{p} is a directory, not a table file", param_hint="DATA")
+    return paths
+
+
+def _read(paths, chunk_rows):
+    import dask.dataframe as dd
+
+    names = [p.lower() for p in paths]
+    if all(n.endswith(_PARQUET) for n in names):
+        return dd.read_parquet(paths)
+    if all(n.endswith(_CSV) for n in names):
+        sep = "\t" if all(n.endswith(".tsv") for n in names) else ","
+        compressed = all(n.endswith(".gz") for n in names)
+        # gzip cannot be split: one block per file; else about chunk_rows * 100 bytes
+        return dd.read_csv(paths, sep=sep, blocksize=None if compressed else max(chunk_rows * 100, 1 << 20),
+                           compression="gzip" if compressed else None)
+    raise click.BadParameter("--chunk-rows reads Parquet or CSV files (all of one kind)", param_hint="DATA")
+
+
+def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
+    """Lazy inputs, target and groups of the files, inputs scaled.
+
+    Returns
+    -------
+    dict with X (dask array, rows in chunks of ``chunk_rows``), y, groups
+    (or None), features, task, chosen, center, scale, n_rows.
+
+    Notes
+    -----
+    Passes over the files: one for the row counts, one for the scaling
+    (unless ``scale="none"``).  The task is inferred from the first block
+    of the target (``--task`` overrides).
+    """
+    import dask
+
+    ddf = _read(paths, chunk_rows)
+    cols = [str(c) for c in ddf.columns]
+    target = cols[-1] if target is None else target
+    if target not in cols:
+        raise ValueError(f"target column {target!r} not found; columns are {', '.join(cols)}")
+    for c in drop:
+        if c not in cols:
+            raise ValueError(f"column {c!r} (from --drop or --cv group:) not found")
+    features = [c for c in cols if c != target and c not in drop]
+    if not features:
+        raise ValueError("no input columns left")
+    bad = [c for c in features if ddf[c].dtype.kind not in "biuf"]
+    if bad:
+        raise ValueError(f"input column(s) {', '.join(bad)} are not numeric; encode them or pass --drop")
+    sample = ddf[target].partitions[0].compute()
+    chosen = "chosen from the first block of the target; --task overrides" if task == "auto" else "as asked"
+    task = infer_task(pd.Series(sample, name=target)) if task == "auto" else task
+    if task == "regression" and not pd.api.types.is_numeric_dtype(sample):
+        raise ValueError(f"target {target!r} is not numeric; use --task classification")
+    from ..backends.dask import frame_to_arrays, report_passes
+
+    sets, dtypes = [features, target], [float, float if ddf[target].dtype.kind in "biuf" else object]
+    if group_col is not None:
+        sets.append(group_col)
+        dtypes.append(ddf[group_col].dtype if ddf[group_col].dtype.kind in "biuf" else object)
+    with report_passes(pass_progress):
+        arrays = frame_to_arrays(ddf, sets, dtypes)
+    X = arrays[0].rechunk({0: chunk_rows, 1: -1})
+    y = arrays[1].rechunk({0: X.chunks[0]})
+    groups = arrays[2].rechunk({0: X.chunks[0]}) if group_col is not None else None
+    d = len(features)
+    if scale == "none":
+        center, scale_ = np.zeros(d), np.ones(d)
+    else:
+        with pass_progress("scaling inputs"):
+            if scale == "standard":
+                center, scale_ = dask.compute(X.mean(axis=0), X.std(axis=0))
+            else:
+                lo, hi = dask.compute(X.min(axis=0), X.max(axis=0))
+                center, scale_ = lo, hi - lo
+        if not (np.all(np.isfinite(center)) and np.all(np.isfinite(scale_))):
+            raise ValueError("the inputs contain NaN or infinity; remove or impute those rows")
+        scale_ = np.where(scale_ > 0, scale_, 1.0)
+    Xs = (X - center) / scale_
+    return {"X": Xs, "y": y, "groups": groups, "features": features, "task": task, "chosen": chosen,
+            "center": np.asarray(center, float), "scale": np.asarray(scale_, float), "n_rows": int(X.shape[0]),
+            "target": target}
+
+
+@contextmanager
+def pass_progress(label):
+    """A labelled Dask progress bar on stderr while a pass runs."""
+    from dask.diagnostics import ProgressBar
+
+    click.echo(f"pass       {label}", err=True)
+    with ProgressBar(out=sys.stderr, minimum=0.5, dt=0.5):
+        yield
