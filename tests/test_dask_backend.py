@@ -152,6 +152,8 @@ def test_search_equal_numpy(rng, cv):
     X, y, basis, _ = _problem(rng, m=1200)
     m = X.shape[0]
     space = {"gamma": [0.2, 0.5, 1.0]}
+    # an int is contiguous KFold on Dask but a shuffled partition in the in-memory
+    # search (documented): the reference gets the same folds explicitly
     ref = SparseLSSVRCV(basis=basis, cv=cv if cv == "loo" else KFold(cv), param_space=space).fit(X, y)
     est = SparseLSSVRCV(basis=basis, cv=cv, param_space=space).fit(_dask(rng, X, m), _dask(rng, y, m))
     assert est.best_params_ == ref.best_params_
@@ -298,3 +300,92 @@ def test_ill_conditioned_basis_against_high_precision(rng):
     est = SparseLSSVR(gamma=13.1, alpha=alpha, basis=Z).fit(da.from_array(X, chunks=13), da.from_array(y, chunks=13))
     assert rel_err(est.loo_residuals().compute(), ref_loo) < 1e-9
     assert rel_err(est.predict(X), ref_fit) < 1e-9
+
+
+# ------------------------------------------------------- edge cases (review)
+@pytest.mark.filterwarnings("ignore::lssvm.exceptions.NumericalWarning")
+def test_singular_basis_removal_refits_folds_like_numpy(rng):
+    """Singular K_BB (rank 9 of 40): folds that remove basis points are
+    refitted on their remaining basis, as in memory; hold-out too."""
+    X = rng.uniform(-1, 1, (600, 1))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(600)
+    basis = np.sort(rng.choice(600, 40, replace=False))
+    ref = SparseLSSVR(gamma=0.5, alpha=0.3, basis=basis).fit(X, y)
+    est = SparseLSSVR(gamma=0.5, alpha=0.3, basis=basis).fit(da.from_array(X, chunks=150), da.from_array(y, chunks=150))
+    assert est.rank_ < basis.size
+    for k in (5, 20):
+        assert rel_err(est.cv_predict(k, ALPHAS).compute(), ref.cv_predict(k, ALPHAS)) < TOL
+    assert rel_err(est.holdout_predict(basis[:5], ALPHAS).compute(), ref.holdout_predict(basis[:5], ALPHAS)) < TOL
+    # the search over the default widths (wide kernels make K_BB singular) runs through
+    Xd, yd = da.from_array(X, chunks=150), da.from_array(y, chunks=150)
+    search = SparseLSSVRCV(basis="random", n_basis=60, cv=5, random_state=0).fit(Xd, yd)
+    ref = SparseLSSVRCV(basis=search.best_estimator_.basis_indices_, cv=KFold(5)).fit(X, y)
+    assert rel_err(search.cv_results_["mean_test_mse"], ref.cv_results_["mean_test_mse"]) < 1e-8
+
+
+def test_train_mode_fold_of_basis_rows_only(rng):
+    """With basis_in_holdout="train" a fold made only of basis rows is never
+    held out: its rows are predicted by the model of all rows, as in memory."""
+    X, y, basis, _ = _problem(rng, m=500)
+    b = basis[:3]
+    folds = [(np.setdiff1d(np.arange(500), t), t) for t in (b, np.setdiff1d(np.arange(500), b))]
+    ref = SparseLSSVR(gamma=0.4, alpha=0.3, basis=b).fit(X, y)
+    est = SparseLSSVR(gamma=0.4, alpha=0.3, basis=b).fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    got = est.cv_predict(folds, ALPHAS, basis_in_holdout="train").compute()
+    assert np.all(np.isfinite(got))
+    assert rel_err(got, ref.cv_predict(folds, ALPHAS, basis_in_holdout="train")) < TOL
+    assert rel_err(est.cv_error(folds, ALPHAS, basis_in_holdout="train"),
+                   ref.cv_error(folds, ALPHAS, basis_in_holdout="train")) < TOL
+    got = est.holdout_predict(b, ALPHAS, basis_in_holdout="train").compute()
+    assert rel_err(got, ref.holdout_predict(b, ALPHAS, basis_in_holdout="train")) < TOL
+
+
+def test_search_with_basis_points_refits(rng):
+    X, y, basis, _ = _problem(rng, m=600)
+    Z = X[basis] + 0.01  # points that are not training rows (the in-memory search takes rows only)
+    space = {"gamma": [0.3, 1.0]}
+    alphas = np.array([0.01, 1.0])
+    est = SparseLSSVRCV(basis=Z, cv="loo", param_space=space, alphas=alphas).fit(da.from_array(X, chunks=200),
+                                                                                  da.from_array(y, chunks=200))
+    mse = [SparseLSSVR(gamma=g, basis=Z).fit(X, y).press(alphas) / 600 for g in space["gamma"]]
+    assert rel_err(est.cv_results_["mean_test_mse"], np.concatenate(mse)) < TOL
+    best = SparseLSSVR(gamma=est.gamma_, alpha=est.alpha_, basis=Z).fit(X, y)
+    assert np.array_equal(est.best_estimator_.basis_vectors_, Z)
+    assert rel_err(est.predict(X), best.predict(X)) < TOL
+    with pytest.raises(ValueError, match="basis_in_holdout"):
+        SparseLSSVRCV(basis=Z, basis_in_holdout="bogus", param_space=space).fit(da.from_array(X, chunks=200),
+                                                                                da.from_array(y, chunks=200))
+
+
+def test_string_and_categorical_labels_and_groups(rng):
+    import pandas as pd
+
+    X, _, basis, groups = _problem(rng, m=600)
+    labels = np.where(X[:, 0] > 0, "up", "down")
+    sites = np.array([f"site {g}" for g in groups])
+    ref = SparseLSSVC(gamma=0.4, alpha=0.3, basis=basis).fit(X, labels)
+    want = ref.cv_error(LeaveOneGroupOut(), ALPHAS, groups=sites)
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "label": labels, "site": sites})
+    ddf = dd.from_pandas(frame, npartitions=3)
+    for lab, grp in ((ddf["label"], ddf["site"]), (ddf["label"].astype("category"), frame["site"]),
+                     (frame["label"].to_numpy(dtype=object), sites)):
+        est = SparseLSSVC(gamma=0.4, alpha=0.3, basis=basis).fit(ddf[["a", "b", "c"]], lab)
+        assert list(est.classes_) == ["down", "up"]
+        assert np.array_equal(est.cv_error(LeaveOneGroupOut(), ALPHAS, groups=grp), want)
+    unnamed = dd.from_pandas(pd.Series(X[:, 0] * 2), npartitions=2)
+    est = SparseLSSVR(gamma=0.4, basis=basis).fit(dd.from_pandas(frame[["a", "b", "c"]], npartitions=2), unnamed)
+    assert rel_err(est.press(), SparseLSSVR(gamma=0.4, basis=basis).fit(X, X[:, 0] * 2).press()) < TOL
+
+
+def test_empty_chunks_and_tiny_inputs(rng):
+    X, y, basis, _ = _problem(rng, m=300)
+    Xd = da.from_array(X, chunks=((100, 0, 200), 3))
+    yd = da.from_array(y, chunks=((100, 0, 200),))
+    ref = SparseLSSVR(gamma=0.4, alpha=0.3, basis=basis).fit(X, y)
+    est = SparseLSSVR(gamma=0.4, alpha=0.3, basis=basis).fit(Xd, yd)
+    assert rel_err(est.press(ALPHAS), ref.press(ALPHAS)) < TOL
+    assert rel_err(est.cv_error(3, ALPHAS), ref.cv_error(3, ALPHAS)) < TOL
+    assert rel_err(est.predict(Xd).compute(), ref.predict(X)) < TOL
+    assert rel_err(est.predict(da.from_array(X[:1])).compute(), ref.predict(X[:1])) < TOL
+    small = SparseLSSVR(basis="random").fit(da.from_array(X[:150], chunks=50), da.from_array(y[:150], chunks=50))
+    assert small.n_basis_ == 150  # default min(200, rows), as in memory

@@ -21,8 +21,9 @@ Passes over the data:
 
 Folds on Dask data (:class:`FoldSpec`), computed block by block: an int
 ``k`` or ``KFold(k)`` is scikit-learn's unshuffled ``KFold(k)``, contiguous
-row ranges (also for classifiers, where in memory an int stratifies;
-shuffle the rows when writing the data if they are ordered);
+row ranges, also for classifiers (in memory an int stratifies classifiers'
+CV methods, and the searches draw one shuffled partition; shuffle the rows
+when writing the data if they are ordered);
 ``GroupKFold(k)`` with ``groups`` assigns whole groups as scikit-learn does
 (largest first, each to the lightest fold) and ``LeaveOneGroupOut()``
 gives a fold per group.  Any other splitter (shuffled, stratified, ...)
@@ -44,9 +45,9 @@ from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
 from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
-from .._parallel import single_threaded_blas
+from .._parallel import serial_region, single_threaded_blas
 from ..cv import BASIS_IN_HOLDOUT
-from ..cv.row_blocks import block_fold_outputs, fold_models
+from ..cv.row_blocks import block_fold_outputs, block_refit_moments, fold_models, refit_contexts, refit_models
 from ..selection.criteria import CVPath
 from ..solvers import check_alphas
 from ..solvers.row_blocks import (
@@ -61,7 +62,7 @@ from ..solvers.row_blocks import (
 from ..solvers.sparse_rls import warn_tiny_leverage
 from . import is_dask_collection
 
-__all__ = ["is_dask_collection", "RowData", "as_row_data", "frame_to_arrays", "FoldSpec", "DaskSparseFit", "fit_sparse",
+__all__ = ["is_dask_collection", "RowData", "as_row_data", "as_input_array", "decision_blocks", "frame_to_arrays", "FoldSpec", "DaskSparseFit", "fit_sparse",
            "DaskSparseCV", "report_passes", "draw_basis", "basis_context", "count_classes", "moments_pass"]
 
 #: Default basis size of ``basis="random"`` (as in memory).
@@ -159,11 +160,43 @@ def _as_dask_array(obj, name):
                     f"{name} has non-numeric column(s) {', '.join(bad)}; encode or drop them before fitting"
                 )
             return frame_to_arrays(obj, [list(obj.columns)])[0]
-        kind = obj.dtype.kind
-        return frame_to_arrays(obj.to_frame(), [obj.name], [float if kind in "biuf" else obj.dtype])[0]
+        kind = getattr(obj.dtype, "kind", "O")
+        return frame_to_arrays(obj.to_frame(name="_"), ["_"], [float if kind in "biuf" else object])[0]
     if is_dask_collection(obj):
         return obj
-    return da.from_array(np.asarray(obj))
+    arr = np.asarray(obj)
+    if arr.dtype.kind not in "biuf":  # labels: object arrays rechunk without a size guess
+        arr = arr.astype(object)
+    return da.from_array(arr, chunks=arr.shape if arr.ndim else -1)
+
+
+def as_input_array(X, n_features=None):
+    """``X`` (Dask array or DataFrame) as a float Dask array (m, d) with one
+    chunk along the columns; checks dimension, dtype and ``n_features``."""
+    X = _as_dask_array(X, "X")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows, features); got a Dask array with {X.ndim} dimension(s)")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"X must be numeric; got dtype {X.dtype}. Encode or drop non-numeric columns")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {n_features}")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    return X.astype(float).rechunk({1: -1})
+
+
+def _decision_block(X, kernel, Z, A, b):
+    if X.shape[0] == 0:
+        return np.empty((0, A.shape[1]))
+    with serial_region():
+        return kernel(X, Z) @ A + b
+
+
+def decision_blocks(X, kernel, Z, A, b):
+    """Lazy outputs ``k(X, Z) A + b`` (m, v) of a kernel expansion on Dask
+    rows; the tasks carry only the expansion."""
+    X = as_input_array(X, Z.shape[1])
+    return X.map_blocks(_decision_block, kernel, Z, A, b, dtype=float, chunks=(X.chunks[0], (A.shape[1],)))
 
 
 def as_row_data(X, y=None, groups=None, *, numeric_y=True):
@@ -189,14 +222,7 @@ def as_row_data(X, y=None, groups=None, *, numeric_y=True):
         For wrong dimensions, mismatched lengths or fewer than 2 rows.
         NaN / inf are detected during the passes.
     """
-    X = _as_dask_array(X, "X")
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows, features); got a Dask array with {X.ndim} dimension(s)")
-    if X.dtype.kind not in "biuf":
-        raise TypeError(f"X must be numeric; got dtype {X.dtype}. Encode or drop non-numeric columns")
-    if any(np.isnan(c) for c in X.chunks[0]):
-        X = X.compute_chunk_sizes()
-    X = X.astype(float).rechunk({1: -1})
+    X = as_input_array(X)
     m = X.shape[0]
     if m < 2:
         raise ValueError(f"need at least 2 samples; got {m}")
@@ -268,6 +294,10 @@ def _task_loo(x, y, row0, ctx, sol, psi_mean, alphas, reduce):
     R, tiny = out
     warn_tiny_leverage(tiny)
     return R
+
+
+def _task_refit(x, y, g, row0, spec, ctxs):
+    return block_refit_moments(x, y, spec.block_folds(row0, x.shape[0], g), row0, ctxs)
 
 
 def _task_fold_outputs(x, y, g, row0, ctx, spec, models, n_alphas, reduce):
@@ -428,7 +458,7 @@ def draw_basis(data, basis, n_basis, random_state):
                 "indices or basis points (for instance selected on a sample: "
                 "SparseLSSVR(basis='fvs').fit(X_sample, y_sample).basis_vectors_)"
             )
-        n = DEFAULT_N_BASIS if n_basis is None else n_basis
+        n = min(DEFAULT_N_BASIS, m) if n_basis is None else n_basis
         if not isinstance(n, Integral) or isinstance(n, bool) or not 1 <= n <= m:
             raise ValueError(f"n_basis must be an integer in [1, {m}] (the number of rows); got {n_basis!r}")
         rng = check_random_state(random_state)
@@ -500,6 +530,7 @@ class DaskSparseFit:
     solution: object
     psi_mean: np.ndarray
     basis_indices: np.ndarray | None
+    rcond: float = 1e-10
 
     def loo_residuals(self, alphas):
         """Exact LOO residuals, a Dask array of shape (A, m, v) (lazy)."""
@@ -534,7 +565,7 @@ class DaskSparseFit:
     def with_groups(self, groups):
         """The data with ``groups`` aligned to its rows."""
         d = as_row_data(self.data.X, self.data.y, groups, numeric_y=self.ctx.classes is None)
-        return DaskSparseFit(d, self.ctx, self.solution, self.psi_mean, self.basis_indices)
+        return DaskSparseFit(d, self.ctx, self.solution, self.psi_mean, self.basis_indices, self.rcond)
 
     def cross_validate(self, cv, alphas, groups=None, basis_in_holdout="remove", reduce=False):
         """Out-of-fold outputs (A, m, v) as a Dask array, or with ``reduce``
@@ -567,6 +598,7 @@ class DaskSparseFit:
         return F[:, test]
 
     def _fold_models(self, spec, alphas, basis_in_holdout, label):
+        _check_mode(basis_in_holdout)
         train_only = None
         removed = {}
         if self.basis_indices is not None and basis_in_holdout != "keep":
@@ -575,8 +607,19 @@ class DaskSparseFit:
                 train_only = np.sort(self.basis_indices)
             else:
                 removed = {int(f): np.flatnonzero(bf == f) for f in np.unique(bf) if f >= 0}
+        refit = {}
+        if removed and self.ctx.method == "eigh":
+            # singular K_BB: folds that remove basis points are refitted on their own basis
+            refit, removed = removed, {}
         moments = moments_pass(self.data, self.ctx, spec, train_only, label=label)
-        return fold_models(moments, removed, self.ctx, alphas)
+        models = fold_models(moments, removed, self.ctx, alphas, n_folds=spec.n_folds)
+        if refit:
+            ctxs = refit_contexts(self.ctx, refit, self.rcond)
+            s, c = _shared(spec), _shared(ctxs)
+            parts = [dask.delayed(_task_refit, pure=True)(x, y, g, r0, s, c) for x, y, g, r0 in self.data.blocks()]
+            mom = _compute(label + " (refitting folds on their remaining basis)", _tree(parts, merge_moments))
+            models.update(refit_models(mom, ctxs, alphas))
+        return models
 
     def cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
         """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
@@ -627,7 +670,7 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     Z, idx = draw_basis(data, basis, n_basis, random_state) if basis_rows is None else basis_rows
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
     total = _total(moments_pass(data, ctx))
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx)
+    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
 # ------------------------------------------------------------ selection
@@ -660,7 +703,7 @@ class DaskSparseCV:
 
     def __init__(self, X, y, *, kernel="rbf", cv="loo", alphas=None, classification=False, groups=None,
                  random_state=None, kernel_params=None, basis="random", n_basis=None, basis_in_holdout="remove",
-                 rcond=1e-10, **_ignored):
+                 rcond=1e-10):
         from ..kernels import make_kernel
 
         self._make_kernel = make_kernel
@@ -670,6 +713,7 @@ class DaskSparseCV:
         self.alphas, _ = check_alphas(alphas)
         self.kernel = kernel
         self.kernel_params = dict(kernel_params or {})
+        _check_mode(basis_in_holdout)
         self.basis_in_holdout = basis_in_holdout
         self.rcond = rcond
         self.loo = isinstance(cv, str) and cv == "loo"
@@ -685,9 +729,12 @@ class DaskSparseCV:
         return self.data.y.compute()
 
     def rows_for(self, **params):
+        """Training rows of the basis, or None for explicit points (see
+        :meth:`basis_points`)."""
         return self._basis[1]
 
     def basis_points(self):
+        """The basis points (n, d) every candidate used."""
         return self._basis[0]
 
     def __call__(self, **params):

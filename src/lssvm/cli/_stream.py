@@ -90,7 +90,10 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
         raise ValueError(f"target {target!r} is not numeric; use --task classification")
     from ..backends.dask import frame_to_arrays, report_passes
 
-    sets, dtypes = [features, target], [float, float if ddf[target].dtype.kind in "biuf" else object]
+    tkind = getattr(ddf[target].dtype, "kind", "O")
+    # class labels keep their type (integers stay integers in the saved model)
+    ydt = (float if task == "regression" else np.dtype(ddf[target].dtype)) if tkind in "biuf" else object
+    sets, dtypes = [features, target], [float, ydt]
     if group_col is not None:
         sets.append(group_col)
         dtypes.append(ddf[group_col].dtype if ddf[group_col].dtype.kind in "biuf" else object)

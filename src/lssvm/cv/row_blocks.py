@@ -20,9 +20,9 @@ import numpy as np
 from scipy import linalg
 
 from .._parallel import serial_region
-from ..solvers.row_blocks import SUB_ROWS, _check_block, _misclassified, _whitened, code_targets
+from ..solvers.row_blocks import SUB_ROWS, RowMoments, _check_block, _misclassified, _whitened, code_targets
 
-__all__ = ["FoldModel", "fold_models", "block_fold_outputs"]
+__all__ = ["FoldModel", "fold_models", "block_fold_outputs", "refit_contexts", "block_refit_moments", "refit_models"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,19 @@ class FoldModel:
     psi_mean: np.ndarray
     y_mean: np.ndarray
     B: np.ndarray
+    ctx: object = None
+
+
+def _path_coefficients(G, g, alphas, N=None):
+    """Whitened coefficients (r, A v) of the ridge problem with centred Gram
+    ``G`` and right-hand side ``g`` for every alpha, on the basis ``N`` of a
+    subspace if given; one ``eigh`` (about 4 r^3)."""
+    lam, U = linalg.eigh(G, driver="evd", check_finite=False)
+    lam = np.maximum(lam, 0.0)
+    z = U.T @ g  # (r', v)
+    Cz = z[:, None, :] / (lam[:, None, None] + alphas[None, :, None])  # (r', A, v)
+    B = U @ Cz.reshape(U.shape[1], -1)
+    return B if N is None else N @ B
 
 
 def _removal_null_space(ctx, removed):
@@ -47,7 +60,7 @@ def _removal_null_space(ctx, removed):
     return linalg.null_space(ctx.W[removed])
 
 
-def fold_models(moments, removed, ctx, alphas):
+def fold_models(moments, removed, ctx, alphas, n_folds=None):
     """Solve every fold's training problem for every alpha.
 
     Parameters
@@ -58,6 +71,10 @@ def fold_models(moments, removed, ctx, alphas):
         Basis positions removed from each fold's model (empty: none).
     ctx : lssvm.solvers.row_blocks.BlockContext
     alphas : ndarray of shape (A,)
+    n_folds : int, optional
+        Folds 0 .. n_folds - 1 without moments (every row of them is never
+        held out, as basis rows with ``basis_in_holdout="train"``) get the
+        model of all rows.
 
     Returns
     -------
@@ -102,15 +119,82 @@ def fold_models(moments, removed, ctx, alphas):
             )
         G = train.psi_cov if N is None else N.T @ train.psi_cov @ N
         g = train.psi_y if N is None else N.T @ train.psi_y
-        lam, U = linalg.eigh(G, driver="evd", check_finite=False)
-        lam = np.maximum(lam, 0.0)
-        z = U.T @ g  # (r', v)
-        Cz = z[:, None, :] / (lam[:, None, None] + alphas[None, :, None])  # (r', A, v)
-        B = U @ Cz.reshape(U.shape[1], -1)
-        if N is not None:
-            B = N @ B
-        models[f] = FoldModel(train.psi_mean, train.y_mean, B)
+        models[f] = FoldModel(train.psi_mean, train.y_mean, _path_coefficients(G, g, alphas, N))
+    missing = [] if n_folds is None else [f for f in range(n_folds) if f not in models]
+    if missing:
+        total = None
+        for mom in moments.values():
+            total = mom if total is None else total + mom
+        model = FoldModel(total.psi_mean, total.y_mean, _path_coefficients(total.psi_cov, total.psi_y, alphas))
+        models.update({f: model for f in missing})
     return models
+
+
+def refit_contexts(ctx, removed, rcond):
+    """Contexts of the smaller bases (``basis`` minus ``E``) of the folds that remove
+    basis points, each whitened on its own (O(n^3) per fold).
+
+    With a numerically singular ``K_BB`` the full basis lives on its range,
+    and "without the points E" is another truncation (the constraint
+    ``(W beta)_E = 0`` may leave nothing even when points remain): those
+    folds are refitted on their own basis, as the in-memory hold-out engine
+    does.  A fold that removes every basis point gets None (its model
+    predicts the training mean).
+    """
+    import warnings
+
+    from ..exceptions import NumericalWarning
+    from ..solvers.row_blocks import BlockContext
+
+    out = {}
+    n = ctx.basis.shape[0]
+    for f, E in removed.items():
+        keep = np.setdiff1d(np.arange(n), E)
+        if keep.size == 0:
+            out[f] = None
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            out[f] = BlockContext.of_basis(ctx.basis[keep], ctx.kernel, rcond, ctx.classes, ctx.n_features)
+    return out
+
+
+def block_refit_moments(X, y, folds, row0, ctxs):
+    """Per refitted fold f, the moments of the block's rows outside f under
+    f's own basis context (``ctxs[f]``, None: targets only).
+
+    Notes
+    -----
+    Per row and refitted fold: kernel row, whitening, SYRK share, as in
+    training: a refit of every such fold, O(m n^2) each.
+    """
+    with serial_region():
+        if X.shape[0] == 0:
+            return {}
+        any_ctx = next((c for c in ctxs.values() if c is not None), None)
+        Y = code_targets(y, any_ctx.classes if any_ctx is not None else None)
+        f = np.asarray(folds, dtype=np.int64).ravel()
+        out = {}
+        for fold, c in ctxs.items():
+            sel = f != fold
+            if not sel.any():
+                continue
+            if c is None:
+                k = np.zeros((1, 0))
+                psi = np.zeros((int(sel.sum()), 0))
+                mom = RowMoments.of_rows(psi, k.mean(axis=0), Y[sel])
+            else:
+                X = _check_block(X, c, row0)
+                k_mean, psi = _whitened(X[sel], c)
+                mom = RowMoments.of_rows(psi, k_mean, Y[sel])
+            out[fold] = mom
+        return out
+
+
+def refit_models(moments, ctxs, alphas):
+    """Fold models of :func:`block_refit_moments`' merged moments."""
+    return {f: FoldModel(mom.psi_mean, mom.y_mean, _path_coefficients(mom.psi_cov, mom.psi_y, alphas), ctxs[f])
+            for f, mom in moments.items()}
 
 
 def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
@@ -154,7 +238,13 @@ def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
                     continue
                 sel = np.flatnonzero(fs == fold)
                 mod = models[int(fold)]
-                out = (psi[sel] - mod.psi_mean) @ mod.B  # (h, A v)
+                if mod.B.shape[0] == 0:  # a refitted fold without basis: the training mean
+                    p = np.zeros((sel.size, 0))
+                elif mod.ctx is None:
+                    p = psi[sel]
+                else:
+                    p = _whitened(X[sl][sel], mod.ctx)[1]
+                out = (p - mod.psi_mean) @ mod.B  # (h, A v)
                 F[:, lo + sel] = out.reshape(-1, n_alphas, v).transpose(1, 0, 2) + mod.y_mean
         if not reduce:
             return F

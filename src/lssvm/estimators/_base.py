@@ -166,13 +166,9 @@ class BaseSparseLSSVM(BaseEstimator):
     def _decision_2d(self, X):
         check_is_fitted(self, "_dual_coef_2d")
         if is_dask_collection(X):
-            from ..backends import dask as dask_backend
+            from ..backends.dask import decision_blocks
 
-            X = dask_backend.as_row_data(X).X
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-            v = self._dual_coef_2d.shape[1]
-            return X.map_blocks(self._decision_2d, dtype=float, chunks=(X.chunks[0], (v,)))
+            return decision_blocks(X, self.kernel_, self.basis_vectors_, self._dual_coef_2d, self._intercept_2d)
         X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):

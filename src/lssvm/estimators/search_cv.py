@@ -351,6 +351,8 @@ class _SparseSearchCV(_BaseSearchCV):
             # refitted model keeps its selection record (FVS reconstruction curve)
             return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
                     "basis_candidates": self.basis_candidates}
+        if rows is None:  # explicit basis points (Dask input)
+            return {"basis": criterion.basis_points()}
         return {"basis": rows}
 
     def _check_refit(self, est, rows):

@@ -163,11 +163,13 @@ def code_targets(y, classes):
     coded +1/-1 against ``classes`` (one column for two classes)."""
     if classes is None:
         Y = np.asarray(y, dtype=float)
-        Y = Y.reshape(Y.shape[0], -1)
+        Y = Y[:, None] if Y.ndim == 1 else Y
         if not np.all(np.isfinite(Y)):
             raise ValueError("y contains NaN or infinity; remove or impute those rows")
         return Y
     y = np.asarray(y).ravel()
+    if y.size == 0:
+        return np.zeros((0, 1 if classes.size == 2 else classes.size))
     idx = np.searchsorted(classes, y)
     idx = np.minimum(idx, classes.size - 1)
     if not np.all(classes[idx] == y):
@@ -223,6 +225,8 @@ def block_moments(X, y, folds, row0, ctx, train_only=None):
     the SYRK r^2.  Memory O(SUB_ROWS n) beyond the block.
     """
     with serial_region():
+        if np.shape(X)[0] == 0:
+            return {}
         X = _check_block(X, ctx, row0)
         Y = code_targets(y, ctx.classes)
         f = np.zeros(X.shape[0], dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64).ravel()
