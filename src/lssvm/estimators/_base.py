@@ -206,7 +206,8 @@ class BaseSparseLSSVM(BaseEstimator):
             out = self._dask.loo_sums(alphas)
             return out["sse"], out["wrong"], out["count"], scalar
         R, _ = self._loo_residuals_3d(alphas)
-        return (R**2).sum(axis=1), self._wrong(self._targets_2d()[None] - R), R.shape[1], scalar
+        wrong = self._wrong(self._targets_2d()[None] - R) if is_classifier(self) else None
+        return (R**2).sum(axis=1), wrong, R.shape[1], scalar
 
     @property
     def _dask(self):

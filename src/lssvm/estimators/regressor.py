@@ -81,7 +81,9 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     rank_ : int
         Numerical rank used for ``K_BB`` (``n_basis_`` unless singular).
     factorization_ : lssvm.solvers.SparseRLSFactorization
-        Training factorisation reused by :meth:`loo_residuals` (O(m n) memory).
+        Training factorisation reused by :meth:`loo_residuals` (O(m n) memory);
+        for Dask input a :class:`lssvm.solvers.PathSolution` (no per-row
+        arrays: the CV methods make passes over the data).
     n_features_in_ : int
 
     Notes

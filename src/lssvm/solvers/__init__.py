@@ -1,6 +1,6 @@
 """Solvers (layer 3): factorisations that serve a whole regularisation path."""
 
 from .scdp import SCDPResult, scdp
-from .sparse_rls import SparseRLSFactorization, check_alphas, factorize_sparse_rls
+from .sparse_rls import PathSolution, SparseRLSFactorization, check_alphas, factorize_sparse_rls
 
-__all__ = ["SCDPResult", "SparseRLSFactorization", "check_alphas", "factorize_sparse_rls", "scdp"]
+__all__ = ["PathSolution", "SCDPResult", "SparseRLSFactorization", "check_alphas", "factorize_sparse_rls", "scdp"]

@@ -29,7 +29,8 @@ from .._parallel import serial_region
 from .sparse_rls import PathSolution, basis_whitener
 
 __all__ = ["RowMoments", "BlockContext", "block_moments", "block_loo", "block_rows_in_eigenbasis", "code_targets",
-           "solution_from_moments", "SUB_ROWS"]
+           "solution_from_moments", "merge_moments", "merge_sums", "check_block", "whitened_rows", "misclassified",
+           "SUB_ROWS"]
 
 #: Rows whitened at once inside a block: bounds a task's memory at about
 #: ``SUB_ROWS * n_basis`` float64 values (twice that at the peak).
@@ -52,8 +53,6 @@ class RowMoments:
         ``sum (psi - psi_mean)(psi - psi_mean)^T``.
     psi_y : ndarray of shape (r, v)
         ``sum (psi - psi_mean)(y - y_mean)^T``.
-    y_ss : ndarray of shape (v,)
-        ``sum (y - y_mean)^2``.
     """
 
     count: int
@@ -62,7 +61,6 @@ class RowMoments:
     y_mean: np.ndarray
     psi_cov: np.ndarray
     psi_y: np.ndarray
-    y_ss: np.ndarray
 
     @classmethod
     def of_rows(cls, psi, k_mean, Y):
@@ -73,7 +71,7 @@ class RowMoments:
         ym = Y.mean(axis=0)
         P = psi - pm
         Yc = Y - ym
-        return cls(b, pm, k_mean, ym, P.T @ P, P.T @ Yc, (Yc * Yc).sum(axis=0))
+        return cls(b, pm, k_mean, ym, P.T @ P, P.T @ Yc)
 
     def __add__(self, other):
         if other.count == 0:
@@ -93,13 +91,12 @@ class RowMoments:
             self.y_mean + wb * dy,
             self.psi_cov + other.psi_cov + f * np.outer(dp, dp),
             self.psi_y + other.psi_y + f * np.outer(dp, dy),
-            self.y_ss + other.y_ss + f * dy * dy,
         )
 
     @classmethod
     def empty(cls, r, n, v):
         z = np.zeros
-        return cls(0, z(r), z(n), z(v), z((r, r)), z((r, v)), z(v))
+        return cls(0, z(r), z(n), z(v), z((r, r)), z((r, v)))
 
 
 @dataclass(frozen=True)
@@ -153,9 +150,6 @@ class BlockContext:
         d = Z.shape[1] if n_features is None else n_features
         return cls(Z, kernel, whitener, method, W, K_BB.mean(axis=0), classes, d)
 
-    @property
-    def rank(self):
-        return self.W.shape[1]
 
 
 def code_targets(y, classes):
@@ -181,7 +175,7 @@ def code_targets(y, classes):
     return Y
 
 
-def _check_block(X, ctx, row0):
+def check_block(X, ctx, row0):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != ctx.n_features:
         raise ValueError(f"expected blocks of shape (rows, {ctx.n_features}); got {X.shape}")
@@ -191,7 +185,7 @@ def _check_block(X, ctx, row0):
     return X
 
 
-def _whitened(X, ctx):
+def whitened_rows(X, ctx):
     """Raw kernel row mean (n,) and whitened rows ``(k - shift) W`` (b, r)."""
     K = ctx.kernel(X, ctx.basis)
     k_mean = K.mean(axis=0)
@@ -227,7 +221,7 @@ def block_moments(X, y, folds, row0, ctx, train_only=None):
     with serial_region():
         if np.shape(X)[0] == 0:
             return {}
-        X = _check_block(X, ctx, row0)
+        X = check_block(X, ctx, row0)
         Y = code_targets(y, ctx.classes)
         f = np.zeros(X.shape[0], dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64).ravel()
         if train_only is not None and train_only.size:
@@ -240,7 +234,7 @@ def block_moments(X, y, folds, row0, ctx, train_only=None):
             Xs, Ys = X[sl], Y[sl]
             for fold in np.unique(fs):
                 sel = fs == fold
-                k_mean, psi = _whitened(Xs if sel.all() else Xs[sel], ctx)
+                k_mean, psi = whitened_rows(Xs if sel.all() else Xs[sel], ctx)
                 mom = RowMoments.of_rows(psi, k_mean, Ys[sel])
                 out[int(fold)] = out[int(fold)] + mom if int(fold) in out else mom
         return out
@@ -327,7 +321,7 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
     the residuals.
     """
     with serial_region():
-        X = _check_block(X, ctx, row0)
+        X = check_block(X, ctx, row0)
         Y = code_targets(y, ctx.classes)
         A, v = alphas.size, Y.shape[1]
         R = None if reduce else np.empty((A, X.shape[0], v))
@@ -346,13 +340,13 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
                 continue
             sse += (Rs * Rs).sum(axis=1)
             if ctx.classes is not None:
-                wrong += _misclassified(Y[sl][None] - Rs, Y[sl])
+                wrong += misclassified(Y[sl][None] - Rs, Y[sl])
         if reduce:
             return {"sse": sse, "wrong": wrong, "tiny": tiny, "count": X.shape[0]}
         return R, tiny
 
 
-def _misclassified(F, Y):
+def misclassified(F, Y):
     """Misclassified rows per alpha from outputs ``F`` (A, b, v) and codes ``Y`` (b, v)."""
     if Y.shape[1] == 1:
         return ((F[..., 0] > 0) != (Y[None, :, 0] > 0)).sum(axis=1)
