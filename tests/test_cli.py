@@ -115,7 +115,7 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
     # a second run replaces the report folder
     res = runner.invoke(cli, ["select", "motorcycle", "--gammas", "1,4", "-o", str(out), "--report", str(rep)])
     assert res.exit_code == 0, res.output
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp")] == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.mark.parametrize("args", [

@@ -1,10 +1,11 @@
 """Files: reading tables, saving and loading models (no pickle)."""
 
-from .model_io import FORMAT_VERSION, SavedModel, load_model, save_model
+from .model_io import FORMAT_VERSION, ModelFileError, SavedModel, load_model, save_model
 from .tables import infer_task, input_matrix, read_table, split_xy
 
 __all__ = [
     "FORMAT_VERSION",
+    "ModelFileError",
     "SavedModel",
     "infer_task",
     "input_matrix",

@@ -10,10 +10,34 @@ refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
 :class:`SparseLSSVC` with that expansion, predicting identically;
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.
+
+File format (version 2, documented in ``docs/model_format.md``): a ZIP
+archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
+
+* ``metadata``: a 0-d unicode array holding a JSON object with
+  ``format = "lssvm-model"``, ``format_version``, ``estimator``,
+  ``params``, ``kernel``, ``feature_names``, ``target_name``,
+  ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``
+  (and ``classes_kind`` for classifiers);
+* ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
+  ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
+  ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), and ``classes``
+  (classifiers);
+* ``checksum``: ``"sha256:<hex>"`` over every other member (name, dtype,
+  shape and bytes, in name order).
+
+Loading never unpickles or evaluates anything, checks the version, the
+checksum and the schema (names, dtypes, shapes, finiteness, parameter
+names), and raises :class:`ModelFileError` (a ``ValueError``) saying what
+is wrong.  The checksum detects truncation, corruption and edits; it is not
+a signature (whoever can write the file can recompute it).  Saving writes a
+temporary file in the target folder, flushes it to disk and renames it over
+the target, so an interrupted save leaves the old file or none.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -31,9 +55,10 @@ from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
 
-__all__ = ["SavedModel", "save_model", "load_model", "FORMAT_VERSION"]
+__all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 1
+FORMAT_NAME = "lssvm-model"
+FORMAT_VERSION = 2
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -83,8 +108,22 @@ class SavedModel:
 
 
 def save_model(path, model: SavedModel):
-    """Write ``model`` to ``path`` (``.npz``) atomically: the file appears
-    only once complete."""
+    """Write ``model`` to ``path`` (``.npz``) atomically.
+
+    The archive is written to a temporary file in the same folder, flushed
+    to disk (``fsync``) and renamed over ``path``: a reader, or a process
+    killed mid-save, sees the old file or the complete new one, never a
+    partial one.
+
+    Parameters
+    ----------
+    path : str or Path
+    model : SavedModel
+
+    Returns
+    -------
+    Path
+    """
     est = model.estimator
     fitted_as = type(est).__name__
     if hasattr(est, "best_estimator_"):  # a *CV estimator: save its refitted model
@@ -96,13 +135,13 @@ def save_model(path, model: SavedModel):
     else:
         params = _json_params({k: getattr(est, k) for k in _PREDICT_PARAMS})
     meta = {
-        "format": "lssvm-model",
+        "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "estimator": name,
         "params": params,
         "kernel": est.kernel_.to_dict(),
-        "feature_names": list(model.feature_names),
-        "target_name": model.target_name,
+        "feature_names": [str(f) for f in model.feature_names],
+        "target_name": None if model.target_name is None else str(model.target_name),
         "single_output": bool(est._single_output),
         "metadata": model.metadata,
         "fitted_as": fitted_as,
@@ -125,58 +164,197 @@ def save_model(path, model: SavedModel):
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
         arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=path.parent or ".")
-    os.close(fd)
     try:
-        np.savez(tmp, metadata=np.array(json.dumps(meta)), **arrays)
+        arrays["metadata"] = np.array(json.dumps(meta, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"model metadata must be JSON-serialisable without NaN/inf: {exc}") from None
+    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
+    arrays["checksum"] = np.array(_checksum(arrays))
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    _fsync_folder(folder)
     return path
 
 
 def load_model(path) -> SavedModel:
     """Read a model written by :func:`save_model`.
 
+    Nothing in the file is unpickled or executed: arrays are read with
+    ``allow_pickle=False`` and the metadata is JSON.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    SavedModel
+
     Raises
     ------
-    ValueError
-        If the file is not an lssvm model file.
+    ModelFileError
+        (a ``ValueError``) if the file is missing, unreadable, not an lssvm
+        model, of another format version, truncated, corrupted or edited
+        (checksum mismatch), or inconsistent with the schema.
     """
+    arrays = _read_archive(path)
+    meta = _read_metadata(path, arrays)
+    stored = arrays.pop("checksum", None)
+    if stored is None or stored.shape != () or stored.dtype.kind != "U":
+        raise ModelFileError(f"{path}: the model file has no checksum; it is damaged or was not written by lssvm")
+    if str(stored) != _checksum(arrays):
+        raise ModelFileError(
+            f"{path}: checksum mismatch: the file was corrupted or modified after it was saved; "
+            "do not use it (refit and save the model again)"
+        )
+    arrays.pop("metadata")
+    try:
+        return _build(meta, arrays)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: invalid lssvm model file: {exc}") from None
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be loaded: unreadable, of another format
+    version, damaged, edited, or inconsistent."""
+
+
+def _checksum(arrays):
+    """``"sha256:<hex>"`` over name, dtype, shape and bytes of every member
+    except ``checksum`` itself, in name order.  O(file size)."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == "checksum":
+            continue
+        a = np.asarray(arrays[name], order="C")
+        h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
+        h.update(a.tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+def _fsync_folder(folder):
+    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read_archive(path):
+    if not os.path.exists(path):
+        raise ModelFileError(f"{path}: no such model file")
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path}: is a folder, not a model file")
     try:
         data = np.load(path, allow_pickle=False)
+    except PermissionError:
+        raise ModelFileError(f"{path}: permission denied; cannot read the model file") from None
     except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
-        raise ValueError(f"{path}: not a readable lssvm model file ({exc})") from None
+        raise ModelFileError(f"{path}: not a readable lssvm model file ({exc})") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
+        raise ModelFileError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
     try:
         with data:
-            arrays = {k: data[k] for k in data.files}
-    except Exception as exc:
-        raise ValueError(f"{path}: not a readable lssvm model file ({exc})") from None
+            return {k: data[k] for k in data.files}
+    except Exception as exc:  # truncated members, CRC errors, object arrays
+        raise ModelFileError(
+            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
+        ) from None
+
+
+def _read_metadata(path, arrays):
+    raw = arrays.get("metadata")
     try:
-        meta = json.loads(str(arrays.pop("metadata")))
-        assert meta.get("format") == "lssvm-model"
-    except Exception:
-        raise ValueError(f"{path}: not an lssvm model file (no lssvm metadata)") from None
-    if meta["format_version"] > FORMAT_VERSION:
-        raise ValueError(
-            f"{path}: model format version {meta['format_version']} is newer than this "
-            f"lssvm understands ({FORMAT_VERSION}); upgrade lssvm"
+        meta = json.loads(str(raw)) if raw is not None and raw.shape == () else None
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"{path}: not an lssvm model file (no lssvm metadata)")
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION:
+        hint = ("upgrade lssvm" if isinstance(version, int) and version > FORMAT_VERSION
+                else "load it with the lssvm release that wrote it and save it again, or refit")
+        raise ModelFileError(
+            f"{path}: model format version {version!r}, but this lssvm reads version "
+            f"{FORMAT_VERSION}; {hint}"
         )
+    return meta
+
+
+_META_TYPES = {
+    "estimator": str, "params": dict, "kernel": dict, "feature_names": list,
+    "target_name": (str, type(None)), "single_output": bool, "metadata": dict,
+    "fitted_as": str, "fitted_params": dict,
+}
+
+
+def _float_array(arrays, name, ndim):
+    a = arrays.get(name)
+    if a is None:
+        raise ModelFileError(f"array {name!r} is missing")
+    if a.dtype.kind != "f" or a.ndim != ndim:
+        raise ModelFileError(f"array {name!r} must be a {ndim}-D float array; got {a.dtype} of shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ModelFileError(f"array {name!r} holds NaN or infinity")
+    return a
+
+
+def _build(meta, arrays):
+    """Check the schema and rebuild the estimator; raises ModelFileError."""
+    for key, kind in _META_TYPES.items():
+        if not isinstance(meta.get(key), kind):
+            raise ModelFileError(f"metadata field {key!r} is missing or of the wrong type")
+    if meta["estimator"] not in _ESTIMATORS:
+        raise ModelFileError(f"unknown estimator {meta['estimator']!r}")
     cls = _ESTIMATORS[meta["estimator"]]
-    kernel = kernel_from_dict(meta["kernel"])
+    try:
+        kernel = kernel_from_dict(meta["kernel"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"invalid kernel {meta['kernel']!r}: {exc}") from None
     if "basis_vectors" in arrays:
-        Z = arrays["basis_vectors"]
+        Z = _float_array(arrays, "basis_vectors", 2)
     else:
-        Z = sp.csr_matrix(
-            (arrays["basis_data"], arrays["basis_indices"], arrays["basis_indptr"]),
-            shape=tuple(arrays["basis_shape"]),
+        parts = [arrays.get(k) for k in ("basis_data", "basis_indices", "basis_indptr", "basis_shape")]
+        if any(p is None for p in parts):
+            raise ModelFileError("the basis is missing")
+        _float_array(arrays, "basis_data", 1)
+        try:
+            Z = sp.csr_matrix((parts[0], parts[1], parts[2]), shape=tuple(int(s) for s in parts[3]))
+            Z.check_format(full_check=True)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"the sparse basis is inconsistent: {exc}") from None
+    n, d = Z.shape
+    coef = _float_array(arrays, "dual_coef", 2)
+    intercept = _float_array(arrays, "intercept", 1)
+    x_center = _float_array(arrays, "x_center", 1)
+    x_scale = _float_array(arrays, "x_scale", 1)
+    if n < 1 or coef.shape[0] != n or intercept.shape != (coef.shape[1],):
+        raise ModelFileError(
+            f"shapes disagree: basis {Z.shape}, dual_coef {coef.shape}, intercept {intercept.shape}"
         )
+    if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d or np.any(x_scale == 0):
+        raise ModelFileError(f"the input scaling or feature names do not match the {d} basis column(s)")
     params = dict(meta["params"])
+    unknown = set(params) - set(cls().get_params(deep=False))
+    if unknown:
+        raise ModelFileError(f"unknown {cls.__name__} parameter(s): {sorted(unknown)}")
     params["basis"] = Z
     if params.get("kernel") not in KERNEL_NAMES:  # a Kernel object was passed
         params["kernel"] = kernel
@@ -184,23 +362,30 @@ def load_model(path) -> SavedModel:
     est.kernel_ = kernel
     est.basis_vectors_ = Z
     est.basis_indices_ = None
-    est.n_basis_ = est.basis_vectors_.shape[0]
-    est.n_features_in_ = est.basis_vectors_.shape[1]
+    est.n_basis_ = n
+    est.n_features_in_ = d
     est.factorization_ = None
     if cls is SparseLSSVC:
-        est.classes_ = arrays["classes"]
+        classes = arrays.get("classes")
+        if classes is None or classes.ndim != 1 or classes.dtype.kind not in "biufU" or classes.size < 2:
+            raise ModelFileError("a classifier needs a 1-D array 'classes' of at least two labels")
+        if coef.shape[1] != (1 if classes.size == 2 else classes.size):
+            raise ModelFileError(f"{classes.size} classes but {coef.shape[1]} output column(s)")
+        est.classes_ = classes
     else:
         est._single_output = meta["single_output"]
-    est._set_coef(arrays["dual_coef"], arrays["intercept"])
+        if est._single_output and coef.shape[1] != 1:
+            raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
+    est._set_coef(coef, intercept)
     return SavedModel(
         estimator=est,
-        x_center=arrays["x_center"],
-        x_scale=arrays["x_scale"],
-        feature_names=meta["feature_names"],
+        x_center=x_center,
+        x_scale=x_scale,
+        feature_names=[str(f) for f in meta["feature_names"]],
         target_name=meta["target_name"],
         metadata=meta["metadata"],
-        fitted_as=meta.get("fitted_as", meta["estimator"]),
-        fitted_params=meta.get("fitted_params", meta["params"]),
+        fitted_as=meta["fitted_as"],
+        fitted_params=meta["fitted_params"],
     )
 
 
