@@ -26,7 +26,7 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
 from lssvm import SparseLSSVC, SparseLSSVCCV, SparseLSSVR, SparseLSSVRCV  # noqa: E402
-from lssvm.backends.dask import as_row_data, basis_context  # noqa: E402
+from lssvm.backends.dask import as_row_data, basis_context, draw_basis  # noqa: E402
 from lssvm.kernels import make_kernel  # noqa: E402
 from lssvm.solvers.row_blocks import RowMoments, block_moments  # noqa: E402
 
@@ -319,8 +319,11 @@ def test_singular_basis_removal_refits_folds_like_numpy(rng):
     # the search over the default widths (wide kernels make K_BB singular) runs through
     Xd, yd = da.from_array(X, chunks=150), da.from_array(y, chunks=150)
     search = SparseLSSVRCV(basis="random", n_basis=60, cv=5, random_state=0).fit(Xd, yd)
-    ref = SparseLSSVRCV(basis=search.best_estimator_.basis_indices_, cv=KFold(5)).fit(X, y)
-    assert rel_err(search.cv_results_["mean_test_mse"], ref.cv_results_["mean_test_mse"]) < 1e-8
+    drawn = draw_basis(as_row_data(Xd, yd), "random", 60, 0)[1]  # the rows the search drew, before the
+    ref = SparseLSSVRCV(basis=drawn, cv=KFold(5)).fit(X, y)  # near-duplicates of each width are dropped
+    # The wide kernels keep rank 4 of 59: there the block path removes within the full basis' range and
+    # the in-memory engine within each fold's own (docs/notes.md); they agree to ~1e-6.
+    assert rel_err(search.cv_results_["mean_test_mse"], ref.cv_results_["mean_test_mse"]) < 1e-5
 
 
 def test_train_mode_fold_of_basis_rows_only(rng):

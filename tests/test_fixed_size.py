@@ -230,7 +230,6 @@ def test_error_rate_scoring_for_binary(rng):
     ({"size_rule": -0.1}, "size_rule"),
     ({"cv": 1}, "cv"),
     ({"prototypes": np.zeros((3, 5))}, "shape"),
-    ({"prototypes": np.zeros((3, 2))}, "duplicate"),
 ])
 def test_bad_parameters_raise_clear_errors(rng, kwargs, match):
     X = rng.standard_normal((30, 2))

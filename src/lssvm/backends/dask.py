@@ -46,6 +46,7 @@ from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
 from .._parallel import serial_region, single_threaded_blas
+from ..basis import drop_near_duplicates
 from ..cv import BASIS_IN_HOLDOUT
 from ..cv.row_blocks import block_fold_outputs, block_refit_moments, fold_models, refit_contexts, refit_models
 from ..selection.criteria import CVPath
@@ -477,12 +478,7 @@ def draw_basis(data, basis, n_basis, random_state):
         idx = arr.astype(np.int64)
         if idx.size == 0 or idx.min() < 0 or idx.max() >= m:
             raise ValueError(f"basis row indices must be in [0, {m}); got {idx.min()}..{idx.max()}")
-        if np.unique(idx).size != idx.size:
-            raise ValueError("basis row indices repeat; pass each row once")
-        Z = _take_rows(data.X, idx)
-        if unique_row_indices(Z).size != Z.shape[0]:
-            raise ValueError("the basis rows repeat the same point; drop the duplicates")
-        return Z, idx
+        return _take_rows(data.X, idx), idx  # repeats are dropped per kernel by fit_sparse
     Z = np.asarray(basis, dtype=float)
     if Z.ndim != 2 or Z.shape[1] != data.n_features or Z.shape[0] < 1:
         raise ValueError(
@@ -490,8 +486,6 @@ def draw_basis(data, basis, n_basis, random_state):
         )
     if not np.all(np.isfinite(Z)):
         raise ValueError("basis points contain NaN or infinity")
-    if unique_row_indices(Z).size != Z.shape[0]:
-        raise ValueError("basis points repeat; drop the duplicate rows")
     return Z, None
 
 
@@ -668,6 +662,7 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     DaskSparseFit
     """
     Z, idx = draw_basis(data, basis, n_basis, random_state) if basis_rows is None else basis_rows
+    Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
     total = _total(moments_pass(data, ctx))
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
@@ -748,4 +743,4 @@ class DaskSparseCV:
         mse = sums["sse"].sum(axis=1) / (m * v)
         err = sums["wrong"] / m if self.classification else None
         self.n_evaluations += 1
-        return CVPath(self.alphas, mse, err, {"n_basis": self._basis[0].shape[0]})
+        return CVPath(self.alphas, mse, err, {"n_basis": fit.ctx.basis.shape[0]})

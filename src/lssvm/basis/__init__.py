@@ -1,6 +1,7 @@
 """Basis selection (layer 2): which points carry the kernel expansion."""
 
 from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
+from .duplicates import NEAR_DUPLICATE_RTOL, drop_near_duplicates, near_duplicate_free
 from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
 from .kcenter import kcenter
@@ -11,6 +12,9 @@ from .renyi import RenyiResult, renyi_entropy_selection
 __all__ = [
     "BASIS_METHODS",
     "BasisSelection",
+    "NEAR_DUPLICATE_RTOL",
+    "drop_near_duplicates",
+    "near_duplicate_free",
     "DEFAULT_N_PROTOTYPES",
     "PROTOTYPE_METHODS",
     "SAMPLINGS",

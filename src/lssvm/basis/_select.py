@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral
 
 import numpy as np
 
 from .._arrays import all_finite, as_float_matrix, unique_row_indices
 from ..kernels import Kernel
+from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
 from .kcenter import kcenter
@@ -91,13 +92,25 @@ def select_basis(
     Returns
     -------
     BasisSelection
+        Without duplicate or near-duplicate points: any are dropped (the
+        first of each group kept) with a :class:`~lssvm.NumericalWarning`
+        saying how many (:mod:`lssvm.basis.duplicates`, O(n^2 d)).
 
     Raises
     ------
     ValueError
         Unknown method, invalid ``n_basis``, or an explicit basis with the
-        wrong shape, non-finite values or duplicate rows.
+        wrong shape, non-finite values or out-of-range indices.
     """
+    sel = _select(X, kernel, basis, n_basis, y=y, alpha=alpha, tol=tol, pivot_tol=pivot_tol, rcond=rcond,
+                  n_candidates=n_candidates, random_state=random_state)
+    Z, idx = drop_near_duplicates(sel.vectors, kernel, sel.indices, stacklevel=4)
+    if Z is sel.vectors:
+        return sel
+    return replace(sel, vectors=Z, indices=idx)
+
+
+def _select(X, kernel, basis, n_basis, *, y, alpha, tol, pivot_tol, rcond, n_candidates, random_state):
     m = X.shape[0]
     if isinstance(basis, str):
         n_basis = check_n_basis(n_basis, m)
@@ -146,12 +159,10 @@ def select_basis(
                 f"a 1-D basis must hold integer row indices into X; got dtype {idx.dtype} "
                 f"(pass basis points as a 2-D array of shape (n_basis, {X.shape[1]}))"
             )
-        if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
-            raise ValueError(f"basis row indices must be distinct and in [0, {m}); got {idx.size} indices")
-        Xb = X[idx]
-        if unique_row_indices(Xb).size < idx.size:
-            raise ValueError("basis row indices point at duplicate rows of X; a repeated basis point adds nothing")
-        return BasisSelection(Xb, idx.astype(np.intp))
+        if idx.size == 0 or idx.min() < 0 or idx.max() >= m:
+            raise ValueError(f"basis row indices must be in [0, {m}); got {idx.size} indices"
+                             + (f" from {idx.min()} to {idx.max()}" if idx.size else ""))
+        return BasisSelection(X[idx], idx.astype(np.intp))  # repeats are dropped by the caller
     Z = check_basis_array(basis, X.shape[1])
     return BasisSelection(Z)
 
@@ -169,10 +180,4 @@ def check_basis_array(basis, n_features):
         )
     if not all_finite(Z):
         raise ValueError("basis array contains NaN or infinity")
-    n_unique = unique_row_indices(Z).size
-    if n_unique < Z.shape[0]:
-        raise ValueError(
-            f"basis array has {Z.shape[0] - n_unique} duplicate row(s); a repeated "
-            "basis point makes K_BB singular and adds nothing to the model: remove duplicates"
-        )
     return Z

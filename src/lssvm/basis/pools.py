@@ -12,6 +12,7 @@ import numpy as np
 from .._arrays import unique_row_indices
 from .._params import count_or_fraction
 from ._select import check_basis_array
+from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .kcenter import kcenter
 from .random import random_basis
@@ -59,7 +60,9 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
     -------
     Z : ndarray of shape (M, d)
     indices : ndarray of shape (M,) or None
-        Training rows of the pool (None for given points).
+        Training rows of the pool (None for given points).  Given points or
+        rows that duplicate or nearly duplicate another are dropped with a
+        :class:`~lssvm.NumericalWarning` (:mod:`lssvm.basis.duplicates`).
 
     Notes
     -----
@@ -85,21 +88,22 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
             idx = renyi_entropy_selection(X, M, kernel, random_state=random_state).indices
         return X[idx], idx
     if np.ndim(method) == 1:
-        idx = _check_rows(method, X, "prototypes")
-        return X[idx], idx
-    return check_basis_array(method, X.shape[1]), None
+        idx = _check_rows(method, X, "prototypes", distinct=False)
+        return drop_near_duplicates(X[idx], kernel, idx, what="prototype", stacklevel=3)
+    return drop_near_duplicates(check_basis_array(method, X.shape[1]), kernel, what="prototype", stacklevel=3)
 
 
-def _check_rows(rows, X, name):
-    """Distinct, in-range integer training-row indices pointing at distinct rows."""
+def _check_rows(rows, X, name, distinct=True):
+    """In-range integer training-row indices; if ``distinct``, also distinct
+    and pointing at distinct rows."""
     idx = np.asarray(rows)
     m = X.shape[0]
     if idx.dtype.kind not in "iu":
         raise ValueError(f"a 1-D {name} must hold integer row indices into X; got dtype {idx.dtype}")
-    if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
-        raise ValueError(f"{name} row indices must be distinct and in [0, {m}); got {idx.size} indices")
-    if unique_row_indices(X[idx]).size < idx.size:
-        raise ValueError(f"{name} row indices point at duplicate rows of X")
+    if idx.size == 0 or idx.min() < 0 or idx.max() >= m:
+        raise ValueError(f"{name} row indices must be in [0, {m}); got {idx.size} indices")
+    if distinct and (np.unique(idx).size != idx.size or unique_row_indices(X[idx]).size < idx.size):
+        raise ValueError(f"{name} row indices must be distinct and point at distinct rows of X")
     return idx.astype(np.intp)
 
 
@@ -125,7 +129,8 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
         Sorted for "uniform"; in selection order otherwise.
     """
     if not isinstance(sampling, str):
-        return _check_rows(sampling, X, "sampling")
+        idx = _check_rows(sampling, X, "sampling", distinct=False)
+        return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS} or an array of row indices; got {sampling!r}")
     n = X.shape[0]
