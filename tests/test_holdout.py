@@ -76,15 +76,22 @@ def test_holdout_property(m, n, h, v, mode, side, log_alpha, seed):
     n = min(n, m - 1)
     est = SparseLSSVR(gamma=0.3, alpha=10.0**log_alpha, basis="random", n_basis=n, random_state=seed % 1000).fit(X, Y)
     H = rng.choice(m, min(h, m - 1), replace=False)
+    if mode == "remove" and np.isin(est.basis_indices_, H).all():
+        with pytest.raises(ValueError, match="holds every basis vector"):
+            est._holdout_engine().predict(H, est.alpha, mode, _side=side)
+        return
     fast = est._holdout_engine().predict(H, est.alpha, mode, _side=side)
     assert rel_err(fast, explicit_holdout_predict(est, X, H, None, mode)) < TOL
 
 
-def test_whole_basis_removed_leaves_the_intercept(rng):
+def test_whole_basis_removed_is_an_error_but_the_reference_leaves_the_intercept(rng):
     est, X, Y = fitted(rng, n_basis=4)
     H = np.concatenate([est.basis_indices_, [i for i in range(60) if i not in est.basis_indices_][:3]])
     train = np.setdiff1d(np.arange(60), H)
-    np.testing.assert_allclose(est.holdout_predict(H), np.broadcast_to(Y[train].mean(axis=0), (H.size, 2)), rtol=1e-8)
+    with pytest.raises(ValueError, match="holds every basis vector"):
+        est.holdout_predict(H)
+    np.testing.assert_allclose(explicit_holdout_predict(est, X, H), np.broadcast_to(Y[train].mean(axis=0), (H.size, 2)),
+                               rtol=1e-8)
 
 
 def test_explicit_basis_array_never_removes(rng):

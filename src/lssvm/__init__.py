@@ -25,7 +25,7 @@ from .estimators import (
     SparseLSSVR,
     SparseLSSVRCV,
 )
-from .exceptions import NumericalWarning
+from .exceptions import ConstantTargetWarning, NumericalWarning
 from .solvers import scdp
 
 __version__ = "0.1.0"
@@ -44,6 +44,7 @@ __all__ = [
     "SparseLSSVR",
     "SparseLSSVRCV",
     "NumericalWarning",
+    "ConstantTargetWarning",
     "scdp",
     "__version__",
 ]

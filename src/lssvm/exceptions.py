@@ -2,7 +2,7 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NumericalWarning", "NotFittedError"]
+__all__ = ["NumericalWarning", "ConstantTargetWarning", "NotFittedError"]
 
 
 class NumericalWarning(UserWarning):
@@ -11,3 +11,8 @@ class NumericalWarning(UserWarning):
 
     The message says what was done and how much accuracy is at stake.
     """
+
+
+class ConstantTargetWarning(UserWarning):
+    """A regression target (or one output column) is constant: the fitted
+    model is that constant and cross-validation cannot tell candidates apart."""

@@ -544,8 +544,7 @@ class DaskSparseFit:
         parts = [dask.delayed(_task_loo, pure=True)(x, y, r0, c, s, p, alphas, True)
                  for x, y, _, r0 in self.data.blocks()]
         out = _compute(label, _tree(parts, merge_sums))
-        if out["tiny"]:
-            warn_tiny_leverage(out["tiny"], stacklevel=4)
+        warn_tiny_leverage(out["tiny_rows"], out["tiny"], stacklevel=4)
         return out
 
     def targets(self):

@@ -136,6 +136,12 @@ class HoldoutEngine:
             raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
         in_basis = self.row_to_basis[H]
         E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+        if E.size and E.size == fac.whitener.shape[0]:
+            raise ValueError(
+                f"the hold-out set holds every basis vector ({E.size}): with basis_in_holdout='remove' "
+                "its model would have no basis; use basis_in_holdout='keep', more basis vectors or "
+                "smaller folds"
+            )
         # positions (within H) of the rows actually left out of training
         p = np.flatnonzero(in_basis < 0) if basis_in_holdout == "train" else np.arange(H.size)
 

@@ -252,4 +252,5 @@ def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):
         Y = code_targets(y, ctx.classes)
         E = np.nan_to_num(Y[None] - F)
         wrong = misclassified(F, Y) if ctx.classes is not None else np.zeros(n_alphas, dtype=np.int64)
-        return {"sse": (E * E).sum(axis=1), "wrong": wrong, "tiny": 0, "count": X.shape[0]}
+        return {"sse": (E * E).sum(axis=1), "wrong": wrong, "tiny": 0, "tiny_rows": np.zeros(0, dtype=np.int64),
+                "count": X.shape[0]}

@@ -18,6 +18,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._targets import warn_constant_targets
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
@@ -336,6 +337,7 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         if self.scoring != "mse":
             raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+        warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
         return self._fit_targets(X, Y, groups, None)

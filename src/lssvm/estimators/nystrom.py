@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._params import count_or_fraction
+from .._targets import warn_constant_targets
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..kernels import make_kernel
@@ -281,6 +282,7 @@ class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
     def fit(self, X, y):
         """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+        warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         return self._fit_targets(X, y[:, None] if y.ndim == 1 else y)
 

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import validate_data
 
+from .._targets import warn_constant_targets
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 
@@ -141,6 +142,7 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
             accept_sparse="csr",
         )
         y = np.asarray(y, dtype=float)
+        warn_constant_targets(y)
         self._single_output = y.ndim == 1
         return self._fit_targets(X, y.reshape(y.shape[0], -1))
 

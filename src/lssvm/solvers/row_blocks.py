@@ -311,9 +311,13 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
     -------
     R : ndarray of shape (A, b, v)
         LOO residuals (``reduce=False``); or a dict with ``"sse"`` (A, v),
-        ``"wrong"`` (A,) misclassified rows (classes only) and ``"tiny"``.
-    n_tiny : int
-        Rows whose hat-matrix diagonal is within 1e-12 of 1.
+        ``"wrong"`` (A,) misclassified rows (classes only), ``"tiny"`` (how
+        many rows have a hat-matrix diagonal within 1e-12 of 1) and
+        ``"tiny_rows"`` (the first :data:`TINY_ROWS_KEPT` of them, global
+        row numbers), merged by :func:`merge_sums`.
+    tiny_rows : ndarray of int
+        Global numbers of the rows whose hat-matrix diagonal is within
+        1e-12 of 1 (``reduce=False``).
 
     Notes
     -----
@@ -327,22 +331,24 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
         R = None if reduce else np.empty((A, X.shape[0], v))
         sse = np.zeros((A, v))
         wrong = np.zeros(A, dtype=np.int64)
-        tiny = 0
+        tiny = []
         Q = ctx.W @ sol.V
         offset = psi_mean @ sol.V
         for lo in range(0, X.shape[0], SUB_ROWS):
             sl = slice(lo, lo + SUB_ROWS)
             M = block_rows_in_eigenbasis(X[sl], ctx, Q, offset)
             Rs, t = sol.loo_rows(M, Y[sl] - sol.y_mean, alphas)
-            tiny += t
+            tiny.append(row0 + lo + t)
             if not reduce:
                 R[:, sl] = Rs
                 continue
             sse += (Rs * Rs).sum(axis=1)
             if ctx.classes is not None:
                 wrong += misclassified(Y[sl][None] - Rs, Y[sl])
+        tiny = np.concatenate(tiny) if tiny else np.zeros(0, dtype=np.int64)
         if reduce:
-            return {"sse": sse, "wrong": wrong, "tiny": tiny, "count": X.shape[0]}
+            return {"sse": sse, "wrong": wrong, "tiny": tiny.size, "tiny_rows": tiny[:TINY_ROWS_KEPT],
+                    "count": X.shape[0]}
         return R, tiny
 
 
@@ -353,10 +359,18 @@ def misclassified(F, Y):
     return (np.argmax(F, axis=-1) != np.argmax(Y, axis=-1)[None]).sum(axis=1)
 
 
+#: How many row numbers of tiny leverage a reduced pass carries back (the count is exact).
+TINY_ROWS_KEPT = 10
+
+
 def merge_sums(*parts):
-    """Add dicts of arrays / numbers key by key (the reduction of reduced passes)."""
+    """Add dicts of arrays / numbers key by key (the reduction of reduced
+    passes); ``"tiny_rows"`` keeps the smallest :data:`TINY_ROWS_KEPT` row numbers."""
     out = dict(parts[0])
     for part in parts[1:]:
         for k, v in part.items():
-            out[k] = out[k] + v
+            if k == "tiny_rows":
+                out[k] = np.sort(np.concatenate([out[k], v]))[:TINY_ROWS_KEPT]
+            else:
+                out[k] = out[k] + v
     return out

@@ -23,7 +23,7 @@ from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
 
-__all__ = ["PathSolution", "SparseRLSFactorization", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
+__all__ = ["PathSolution", "SparseRLSFactorization", "LEVERAGE_TOL", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
 
 
 def check_alphas(alpha):
@@ -159,8 +159,10 @@ class PathSolution:
         Returns
         -------
         R : ndarray of shape (A, b, v)
-        n_tiny : int
-            How many hat-matrix diagonal values are within 1e-12 of 1.
+        tiny_rows : ndarray of int
+            Positions (into these b rows) whose hat-matrix diagonal is within
+            1e-12 of 1 for some alpha: their residuals are unreliable, and
+            inf or NaN where ``h_ii`` rounds to 1.
 
         Notes
         -----
@@ -172,20 +174,41 @@ class PathSolution:
         D = self._inv_shift(alphas)  # (r, A)
         E = Yc[:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
         denom = (1.0 - 1.0 / self.n_samples) - (M * M) @ D  # (b, A)
-        n_tiny = int(np.count_nonzero(denom <= 1e-12))
-        return (E / denom[:, :, None]).transpose(1, 0, 2), n_tiny
+        tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1))
+        with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
+            return (E / denom[:, :, None]).transpose(1, 0, 2), tiny_rows
 
 
-def warn_tiny_leverage(n_tiny, stacklevel=3):
-    """The warning for hat-matrix diagonal values at 1 (see :meth:`PathSolution.loo_rows`)."""
-    if n_tiny:
-        warnings.warn(
-            f"{n_tiny} hat-matrix diagonal value(s) are within 1e-12 of 1: "
-            "the corresponding leave-one-out residuals are unreliable (the point "
-            "is fitted almost exactly); increase alpha",
-            NumericalWarning,
-            stacklevel=stacklevel,
-        )
+#: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable.
+LEVERAGE_TOL = 1e-12
+
+
+def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
+    """Warn that the training ``rows`` have a hat-matrix diagonal within
+    ``LEVERAGE_TOL`` of 1 (see :meth:`PathSolution.loo_rows`).
+
+    Parameters
+    ----------
+    rows : array-like of int
+        The rows (all of them, or the first few when ``n_rows`` is given).
+    n_rows : int, optional
+        How many rows there are in all (default ``len(rows)``).
+    stacklevel : int
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    n_rows = rows.size if n_rows is None else int(n_rows)
+    if n_rows == 0:
+        return
+    shown = ", ".join(str(int(i)) for i in rows[:10])
+    more = f" and {n_rows - min(rows.size, 10)} more" if n_rows > min(rows.size, 10) else ""
+    warnings.warn(
+        f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
+        f"{LEVERAGE_TOL:g} of 1 for some alpha, so these rows are fitted almost exactly and their "
+        "leave-one-out residuals are unreliable (inf or NaN where it rounds to 1); increase alpha, "
+        "or check these rows for duplicates of basis points with conflicting targets",
+        NumericalWarning,
+        stacklevel=stacklevel,
+    )
 
 
 @dataclass(frozen=True)
@@ -256,14 +279,14 @@ class SparseRLSFactorization(PathSolution):
         alphas, scalar = check_alphas(alpha)
         m, r, A, v = self.n_samples, self.rank, alphas.size, self.z.shape[1]
         R = np.empty((A, m, v))
-        n_tiny = 0
+        tiny = []
         # one pass over M in cache-sized row blocks: fitted values and hat
         # diagonal together (memory traffic, not flops, bounds this step)
         step = max(1, (1 << 20) // (8 * max(r, 1)))
         for lo in range(0, m, step):
-            R[:, lo : lo + step], tiny = self.loo_rows(self.M[lo : lo + step], self.y_centered[lo : lo + step], alphas)
-            n_tiny += tiny
-        warn_tiny_leverage(n_tiny)
+            R[:, lo : lo + step], t = self.loo_rows(self.M[lo : lo + step], self.y_centered[lo : lo + step], alphas)
+            tiny.append(lo + t)
+        warn_tiny_leverage(np.concatenate(tiny))
         return R[0] if scalar else R
 
 

@@ -1,0 +1,31 @@
+"""Checks on regression targets shared by the estimators."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .exceptions import ConstantTargetWarning
+
+__all__ = ["warn_constant_targets"]
+
+
+def warn_constant_targets(Y, stacklevel=3):
+    """Warn if a column of the targets ``Y`` (m, v) is constant.
+
+    A constant target is fitted exactly by the intercept: every model
+    predicts it, every cross-validation error is 0 and a search has nothing
+    to choose from, which is legal but almost always a wrong column.
+    """
+    Y = np.asarray(Y, dtype=float).reshape(Y.shape[0], -1)
+    const = np.flatnonzero(np.ptp(Y, axis=0) == 0)
+    if const.size == 0:
+        return
+    what = "y is" if Y.shape[1] == 1 else f"output column(s) {', '.join(map(str, const))} of y are"
+    warnings.warn(
+        f"{what} constant (every value is {Y[0, const[0]]:g}): the model predicts that constant and every "
+        "cross-validation error is 0, so there is nothing to select; check the target column",
+        ConstantTargetWarning,
+        stacklevel=stacklevel,
+    )
