@@ -239,3 +239,69 @@ def test_select_streaming_fails_cleanly(runner, tmp_path, rng, args, message):
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     res = runner.invoke(cli, ["select", str(tmp_path / "nothing-*.parquet"), "--chunk-rows", "20"])
     assert res.exit_code != 0 and "no such file" in res.output
+
+
+# ------------------------------------------------- malformed input (issue 8)
+def _malformed_files(tmp_path):
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "header.csv").write_text("a,b,y\n")
+    (tmp_path / "text.csv").write_text("a,b,y\n1,2,x\n3,4,y\n5,6,x\n")
+    (tmp_path / "nan.csv").write_text("a,b,y\n1,2,3\n3,,4\n5,6,5\n7,8,6\n")
+    (tmp_path / "nan_y.csv").write_text("a,b,y\n1,2,3\n3,4,\n5,6,5\n7,8,6\n")
+    res = CliRunner().invoke(cli, ["fit", "motorcycle", "-o", str(tmp_path / "good.npz")])
+    assert res.exit_code == 0, res.output
+    blob = (tmp_path / "good.npz").read_bytes()
+    (tmp_path / "truncated.npz").write_bytes(blob[: len(blob) // 2])
+    (tmp_path / "noise.npz").write_bytes(np.random.default_rng(0).bytes(2000))
+    (tmp_path / "folder.npz").mkdir()
+    arrays = dict(np.load(tmp_path / "good.npz"))
+    arrays["dual_coef"] = arrays["dual_coef"] + 1.0  # edited after saving: stale checksum
+    np.savez(tmp_path / "edited.npz", **arrays)
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["fit", "missing.csv"], 2, "missing.csv', and not a bundled data set"),
+    (["select", "missing.csv"], 2, "missing.csv', and not a bundled data set"),
+    (["fit", "empty.csv"], 1, "empty.csv: cannot read the table"),
+    (["select", "empty.csv"], 1, "empty.csv: cannot read the table"),
+    (["fit", "header.csv", "--target", "y"], 1, "header.csv: the table is empty"),
+    (["select", "header.csv", "--target", "y"], 1, "header.csv: the table is empty"),
+    (["fit", "nan.csv", "--target", "y"], 1, "missing values in input column(s): b"),
+    (["fit", "nan_y.csv", "--target", "y"], 1, "missing"),
+    (["fit", "motorcycle", "--target", "speed"], 1, "target column 'speed' not found; columns are: times, accel"),
+    (["select", "motorcycle", "--target", "speed"], 1, "target column 'speed' not found"),
+    (["fit", "text.csv", "--target", "y", "--task", "regression"], 1, "target 'y' is not numeric"),
+    (["select", "text.csv", "--target", "y", "--task", "regression"], 1, "target 'y' is not numeric"),
+    (["predict", "missing.npz", "motorcycle"], 2, "does not exist"),
+    (["predict", "folder.npz", "motorcycle"], 2, "is a directory"),
+    (["predict", "truncated.npz", "motorcycle"], 1, "truncated.npz: not a readable lssvm model file; it is truncated"),
+    (["predict", "noise.npz", "motorcycle"], 1, "noise.npz: not an lssvm model file (not an .npz archive)"),
+    (["predict", "edited.npz", "motorcycle"], 1, "checksum mismatch"),
+    (["predict", "good.npz", "empty.csv"], 1, "empty.csv: cannot read the table"),
+    (["predict", "good.npz", "header.csv"], 1, "header.csv: the table is empty"),
+    (["predict", "good.npz", "text.csv"], 1, "input column(s) not found: times"),
+])
+def test_malformed_input_fails_cleanly(tmp_path, args, code, message):
+    """Message, exit status (1: bad data, 2: bad usage) and nothing written."""
+    _malformed_files(tmp_path)
+    args = [str(tmp_path / a) if (tmp_path / a).exists() or a.startswith("missing") else a for a in args]
+    out = ["-o", str(tmp_path / "out.csv" if args[0] == "predict" else tmp_path / "out.npz")]
+    if args[0] == "select":
+        out += ["--report", str(tmp_path / "report")]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = CliRunner().invoke(cli, args + out)
+    assert res.exit_code == code, res.output
+    assert message in res.output, res.output
+    assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no model, predictions, report or temp file
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+                    reason="root reads files without read permission")
+def test_unreadable_model_file(tmp_path):
+    _malformed_files(tmp_path)
+    locked = tmp_path / "good.npz"
+    locked.chmod(0)
+    res = CliRunner().invoke(cli, ["predict", str(locked), "motorcycle"])
+    assert res.exit_code in (1, 2) and "Traceback" not in res.output
+    assert "not readable" in res.output or "permission denied" in res.output

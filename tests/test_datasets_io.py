@@ -73,7 +73,7 @@ def test_load_model_rejects_other_files(tmp_path):
         load_model(p)
     q = tmp_path / "y.npz"
     q.write_text("hello")
-    with pytest.raises(ValueError, match="not a readable lssvm model file"):
+    with pytest.raises(ValueError, match=r"not an lssvm model file \(not an .npz archive\)"):
         load_model(q)
     r = tmp_path / "z.npy"
     np.save(r, np.ones(3))

@@ -263,13 +263,22 @@ def _read_archive(path):
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a folder, not a model file")
     try:
-        data = np.load(path, allow_pickle=False)
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
     except PermissionError:
         raise ModelFileError(f"{path}: permission denied; cannot read the model file") from None
-    except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
-        raise ModelFileError(f"{path}: not a readable lssvm model file ({exc})") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
+    except OSError as exc:
+        raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
+    if magic.startswith(b"\x93NUMPY"):
         raise ModelFileError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
+    if not magic.startswith(b"PK"):
+        raise ModelFileError(f"{path}: not an lssvm model file (not an .npz archive)")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
+        raise ModelFileError(
+            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
+        ) from None
     try:
         with data:
             return {k: data[k] for k in data.files}
