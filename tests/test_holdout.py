@@ -240,7 +240,9 @@ def test_integer_cv_stratifies_classifiers(rng):
     y = np.repeat([0, 1, 2], 20)  # sorted labels: plain KFold would hold out whole classes
     X[:, 0] += y
     clf = SparseLSSVC(gamma=0.5, alpha=0.1, basis="random", n_basis=15, random_state=0).fit(X, y)
-    assert clf.cv_error(3) < 0.5
+    # stratified folds: near the LOO error (~0.4-0.6 on these overlapping classes); unstratified: every row wrong
+    assert clf.cv_error(3) < min(0.7, clf.loo_error_rate() + 0.15)
+    assert clf.cv_error(KFold(3)) == 1.0
     with pytest.warns(UserWarning, match="groups is ignored"):
         clf.cv_predict(3, groups=np.arange(60) % 4)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.model_selection import KFold
 
 from lssvm import (
     ConstantTargetWarning,
@@ -154,3 +155,17 @@ def test_fast_holdout_equals_retraining_within_the_condition_number(m, n, v, ker
     ref = explicit_holdout_predict(est, X, H, None, mode).reshape(outputs[1].shape)
     err = np.abs(outputs[1] - ref).max() / max(np.abs(ref).max(), 1e-300)
     assert err <= max(1e-13, 100 * EPS * kappa), (err, kappa)
+
+
+def test_random_basis_is_not_the_first_shuffled_fold_of_the_same_seed(rng):
+    """``rng.choice(m, n, replace=False)`` is the first n entries of
+    ``rng.permutation(m)``, i.e. the first test fold of a shuffled KFold with
+    the same seed: the random basis draws differently, so seeding both alike
+    does not hold out the whole basis."""
+    X = rng.standard_normal((60, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    for seed in range(5):
+        est = SparseLSSVR(gamma=0.5, alpha=0.1, basis="random", n_basis=12, random_state=seed).fit(X, y)
+        first_fold = next(KFold(5, shuffle=True, random_state=seed).split(X))[1]
+        assert not np.isin(est.basis_indices_, first_fold).all()
+        assert np.all(np.isfinite(est.cv_predict(KFold(5, shuffle=True, random_state=seed))))

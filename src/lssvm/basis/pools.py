@@ -8,6 +8,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
 from .._params import count_or_fraction
@@ -121,13 +122,14 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
         rows themselves (``n_components`` is then ignored).
     n_components : int, float or None
         c: a count or a fraction of n; default 0.1.
-    random_state : RandomState
+    random_state : int, RandomState or None
 
     Returns
     -------
     ndarray of shape (c,)
         Sorted for "uniform"; in selection order otherwise.
     """
+    random_state = check_random_state(random_state)
     if not isinstance(sampling, str):
         idx = _check_rows(sampling, X, "sampling", distinct=False)
         return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]

@@ -32,7 +32,12 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
 
     Notes
     -----
-    O(m d log m) for the duplicate check, then O(m) for the draw.
+    O(m d log m) for the duplicate check, then O(m) for the draw.  The draw
+    keeps the rows with the ``n_basis`` smallest of m uniform keys, not
+    ``rng.choice(m, n, replace=False)``: that is the first n entries of
+    ``rng.permutation(m)``, which is exactly the first test fold of
+    ``KFold(shuffle=True)`` with the same seed, so a user seeding both alike
+    would hold out the whole basis in that fold.
     """
     first = unique_row_indices(X)
     if n_basis is None:
@@ -43,4 +48,7 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
             "lower n_basis"
         )
     rng = check_random_state(random_state)
-    return np.sort(rng.choice(first, size=n_basis, replace=False))
+    keys = rng.random_sample(first.size)
+    if n_basis == first.size:
+        return first
+    return np.sort(first[np.argpartition(keys, n_basis - 1)[:n_basis]])

@@ -79,8 +79,8 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
     if int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer; got {n!r}")
     n = int(n)
-    idx = random_basis(X, n, random_state)  # distinct rows; raises if n is too large
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state)  # one stream for the first draw and the swaps
+    idx = random_basis(X, n, rng)  # distinct rows; raises if n is too large
     n_iter = max(N, 20 * n) if n_iter is None else int(n_iter)
     if n_iter < 0:
         raise ValueError(f"n_iter must be >= 0; got {n_iter}")
