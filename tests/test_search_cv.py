@@ -133,7 +133,7 @@ def test_search_cv_input_errors(data):
         SparseLSSVRCV(param_space={"alpha": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="0 < low < high"):
         SparseLSSVRCV(search="nelder-mead", param_space={"gamma": (0.0, 1.0)}).fit(X, y)
-    with pytest.raises(ValueError, match="not 'loo'"):
+    with pytest.raises(ValueError, match="got cv='loo'"):
         FixedSizeLSSVRCV(cv="loo").fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         FixedSizeLSSVCCV(scoring="error_rate", cv=3).fit(X, np.arange(70) % 3)

@@ -130,7 +130,7 @@ def test_criterion_input_errors(data):
     X, Y = data
     with pytest.raises(ValueError, match="basis_in_holdout"):
         SparseLSSVMCV(X, Y, basis_in_holdout="drop")
-    with pytest.raises(ValueError, match="not 'loo'"):
+    with pytest.raises(ValueError, match="got cv='loo'"):
         FixedSizeCV(X, Y, cv="loo")
     with pytest.raises(ValueError, match="solver"):
         FixedSizeCV(X, Y, solver="cg")

@@ -8,7 +8,7 @@ import numpy as np
 
 from .exceptions import ConstantTargetWarning
 
-__all__ = ["warn_constant_targets"]
+__all__ = ["check_numeric_targets", "warn_constant_targets"]
 
 
 def warn_constant_targets(Y, stacklevel=3):
@@ -29,3 +29,18 @@ def warn_constant_targets(Y, stacklevel=3):
         ConstantTargetWarning,
         stacklevel=stacklevel,
     )
+
+
+def check_numeric_targets(y):
+    """``y`` as float, or a ValueError if it holds non-numbers (scikit-learn's
+    ``y_numeric`` converts only object arrays, not strings)."""
+    y = np.asarray(y)
+    if y.dtype.kind not in "biuf":
+        try:
+            y = y.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"y must be numeric for regression; got values of dtype {y.dtype} such as {y.flat[0]!r}. "
+                "For class labels use a classifier (SparseLSSVC, FixedSizeLSSVC, NystromLSSVC)"
+            ) from None
+    return np.asarray(y, dtype=float)

@@ -57,6 +57,8 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
         random_state, output):
     """Fit a sparse LS-SVM on DATA (CSV/Parquet path or bundled data set name),
     print the exact LOO error over an alpha path and save the model."""
+    if output and not Path(output).parent.is_dir():
+        raise click.BadParameter(f"folder {str(Path(output).parent)!r} does not exist", param_hint="--output")
     frame, name = _load_frame(data)
     alpha_path = _parse_log_values(alphas, "--alphas")
     try:

@@ -114,7 +114,7 @@ def _results_table(search, top):
 @click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True,
               help="Input scaling, stored with the model.")
 @click.option("--random-state", type=int, default=0, show_default=True)
-@click.option("--top", type=int, default=10, show_default=True, help="Rows of the results table.")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of the results table.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Model file (default: NAME.lssvm.npz).")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
@@ -277,8 +277,8 @@ def _echo_evaluation(params, path):
 def _count_or_fraction(value, option):
     if value is None:
         return None
-    if value <= 0:
-        raise click.BadParameter("must be > 0", param_hint=option)
+    if not np.isfinite(value) or value <= 0 or (value > 1 and not float(value).is_integer()):
+        raise click.BadParameter(f"must be a whole count or a fraction in (0, 1); got {value}", param_hint=option)
     return float(value) if value < 1 else int(value)
 
 

@@ -200,6 +200,11 @@ def select_model_size(mean, std, fraction=0.1):
         The chosen size (1-based).
     """
     mean = np.asarray(mean, dtype=float)
+    if mean.size == 0 or not np.all(np.isfinite(mean)) or not np.all(np.isfinite(std)):
+        raise ValueError(
+            "the cross-validation curve over model sizes is empty or not finite (overflow): scale the "
+            "targets and inputs (e.g. StandardScaler) or raise alpha"
+        )
     best = int(np.argmin(mean))
     threshold = mean[best] + fraction * std[best]
     return int(np.flatnonzero(mean <= threshold)[0]) + 1

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..backends import is_dask_collection
 from ..basis import select_basis
@@ -22,6 +22,7 @@ from ..exceptions import NotFittedError
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
+from ._validation import validate_input
 
 __all__ = ["BaseSparseLSSVM"]
 
@@ -169,7 +170,7 @@ class BaseSparseLSSVM(BaseEstimator):
             from ..backends.dask import decision_blocks
 
             return decision_blocks(X, self.kernel_, self.basis_vectors_, self._dual_coef_2d, self._intercept_2d)
-        X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], self.basis_vectors_) @ self._dual_coef_2d
@@ -247,7 +248,11 @@ class BaseSparseLSSVM(BaseEstimator):
         folds = resolve_folds(
             cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)
         )
+        self._check_fold_classes(folds)
         return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+
+    def _check_fold_classes(self, folds):
+        """Classifiers warn about folds whose training rows lack a class."""
 
     def _split_labels(self):
         """Targets handed to splitters (first output for multi-output)."""

@@ -3,13 +3,15 @@ exact fast leave-one-out."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.validation import validate_data
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._labels import encode_classes
+from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
@@ -66,7 +68,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
             self._codes = None
             self._set_coef(*self.factorization_.coef(self.alpha))
             return self
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
+        X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
         return self._fit_targets(X, Y)
@@ -132,6 +134,24 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
 
     def _split_labels(self):
         return self._codes
+
+    def _check_fold_classes(self, folds):
+        codes = np.asarray(self._codes)
+        n = self.classes_.size
+        for i, test in enumerate(folds):
+            train = np.ones(codes.size, dtype=bool)
+            train[test] = False
+            missing = np.setdiff1d(np.arange(n), np.unique(codes[train]))
+            if missing.size:
+                warnings.warn(
+                    f"fold {i}: its training rows hold no example of class(es) "
+                    f"{', '.join(map(str, self.classes_[missing]))}, so its model never predicts them and "
+                    "every such held-out row counts as an error; use stratified folds (an int cv) or "
+                    "groups that mix the classes",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                return
 
     def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Outputs for rows ``test_indices`` of the model trained without them.

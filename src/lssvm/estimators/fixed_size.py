@@ -16,9 +16,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._targets import warn_constant_targets
+from .._targets import check_numeric_targets, warn_constant_targets
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
@@ -28,6 +28,7 @@ from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._labels import CodedClassifierMixin, encode_classes
+from ._validation import validate_input
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -278,7 +279,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
     # ----------------------------------------------------------- predict
     def _decision_2d(self, X):
         check_is_fitted(self, "_coef_2d")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
         out = np.empty((X.shape[0], self._coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], self.support_vectors_) @ self._coef_2d
@@ -334,9 +335,10 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         if self.scoring != "mse":
             raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+        y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
@@ -396,7 +398,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring not in ("mse", "error_rate"):
             raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {self.scoring!r}")

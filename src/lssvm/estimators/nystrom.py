@@ -8,13 +8,15 @@ gives the exact LOO and k-fold residuals of this approximate model.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
-from .._targets import warn_constant_targets
+from .._targets import check_numeric_targets, warn_constant_targets
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..kernels import make_kernel
@@ -22,6 +24,7 @@ from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
 from ._labels import CodedClassifierMixin, encode_classes
+from ._validation import validate_input
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -96,7 +99,8 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
 
-    def _fit_targets(self, X, Y):
+    def _check_params(self):
+        """Validate the hyper-parameters; returns the kernel."""
         kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
                              normalize=self.normalize_kernel)
         if np.ndim(self.alpha) != 0:
@@ -104,6 +108,13 @@ class _BaseNystromLSSVM(BaseEstimator):
         check_alphas(self.alpha)
         if self.predictor not in PREDICTORS:
             raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
+        if not (isinstance(self.block_size, Integral) and not isinstance(self.block_size, bool)
+                and self.block_size >= 1):
+            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
+        return kernel
+
+    def _fit_targets(self, X, Y):
+        kernel = self._check_params()
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
@@ -125,7 +136,7 @@ class _BaseNystromLSSVM(BaseEstimator):
 
     def _decision_2d(self, X):
         check_is_fitted(self, "_a")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
         out = np.empty((X.shape[0], self._a.shape[1]))
         Z, coef = (self._X_fit, self._a) if self.predictor == "exact" else (self.components_, self._beta)
         for rows in iter_row_blocks(X.shape[0], self.block_size):
@@ -215,7 +226,7 @@ class _BaseNystromLSSVM(BaseEstimator):
                 tr_e = max(trace_k - float(np.sum(self.factorization_.s2)), 0.0)
                 out = out + np.sqrt(kappa * tr_e) * np.linalg.norm(self._a, axis=0)
             return float(out[0]) if self._single_output else out
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
         out = np.empty((X.shape[0], self._a.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             Kx = kern(X[rows], self._X_fit)
@@ -281,7 +292,8 @@ class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
 
     def fit(self, X, y):
         """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+        y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         return self._fit_targets(X, y[:, None] if y.ndim == 1 else y)
@@ -312,7 +324,7 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
 
     def fit(self, X, y):
         """Fit on X (n, d) and labels y (n,) of any type."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         return self._fit_targets(X, Y)
 

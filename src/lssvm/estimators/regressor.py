@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import validate_data
 
-from .._targets import warn_constant_targets
+from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._validation import validate_input
 
 __all__ = ["SparseLSSVR"]
 
@@ -137,11 +137,11 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
             _, self._single_output = self._fit_dask(X, y, classification=False)
             self._set_coef(*self.factorization_.coef(self.alpha))
             return self
-        X, y = validate_data(
+        X, y = validate_input(
             self, X, y, multi_output=True, y_numeric=True, dtype=np.float64, ensure_min_samples=2,
             accept_sparse="csr",
         )
-        y = np.asarray(y, dtype=float)
+        y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._single_output = y.ndim == 1
         return self._fit_targets(X, y.reshape(y.shape[0], -1))

@@ -19,12 +19,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._labels import encode_classes
+from .._targets import check_numeric_targets
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
+from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
@@ -109,6 +112,10 @@ _RESULT_DOC = """
 """
 
 
+#: Kernel parameters a search may vary, per kernel name.
+_SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
+
+
 def _check_positive_int(name, value, low=1):
     if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
@@ -132,7 +139,11 @@ class _BaseSearchCV(BaseEstimator):
         for k, v in space.items():
             if k == "alpha":
                 raise ValueError("alpha is searched along the path: give it as alphas=..., not in param_space")
-            vals = np.atleast_1d(np.asarray(v, dtype=float))
+            try:
+                vals = np.atleast_1d(np.asarray(v, dtype=float))
+            except (TypeError, ValueError):
+                raise ValueError(f"param_space[{k!r}] must be numbers (a list of values or (low, high)); "
+                                 f"got {v!r}") from None
             if vals.size == 0 or not np.all(np.isfinite(vals)):
                 raise ValueError(f"param_space[{k!r}] must hold finite values; got {v!r}")
             out[k] = vals
@@ -158,6 +169,26 @@ class _BaseSearchCV(BaseEstimator):
         _check_positive_int("max_evaluations", self.max_evaluations, 2)
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
         return scoring, alphas
+
+    def _check_model_params(self, alphas):
+        """Validate the model's own parameters before searching: the check of
+        the estimator the search refits, on one candidate."""
+        space = self._space()
+        name = self.kernel if isinstance(self.kernel, str) else None
+        allowed = _SEARCHABLE.get(name)
+        if allowed is not None and not set(space) <= allowed:
+            raise ValueError(
+                f"param_space keys must be parameters of the {name!r} kernel "
+                f"({', '.join(sorted(allowed)) or 'it has none to search'}); got {sorted(space)}"
+            )
+        # the largest value: bounds (low, high) are checked by the search itself
+        first = {k: (int(v.max()) if k == "degree" and float(v.max()).is_integer() else float(v.max()))
+                 for k, v in space.items()}
+        est = self._estimator_class(**{**self._model_params(), **self._validation_params(alphas), **first})
+        (getattr(est, "_validate_params_", None) or est._check_params)()
+
+    def _validation_params(self, alphas):
+        return {"alpha": float(alphas[0])}
 
     def _run_search(self, criterion, scoring, rng, callback):
         space = self._space()
@@ -199,12 +230,15 @@ class _BaseSearchCV(BaseEstimator):
         """
         on_dask = is_dask_collection(X) or is_dask_collection(y)
         if not on_dask:
-            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not self._classification,
+            X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
                                  y_numeric=not self._classification, ensure_min_samples=2)
+            if not self._classification:
+                y = check_numeric_targets(y)
         elif not self._accepts_dask:
             raise TypeError(f"{type(self).__name__} does not take Dask input (it needs all rows in memory); "
                             "SparseLSSVRCV and SparseLSSVCCV do")
         scoring, alphas = self._check_search_params(y)
+        self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
         t0 = time.perf_counter()
@@ -358,6 +392,10 @@ class _SparseSearchCV(_BaseSearchCV):
     def _check_refit(self, est, rows):
         return np.array_equal(est.basis_indices_, rows)
 
+    def _validation_params(self, alphas):
+        # alpha ranks greedy basis candidates; the path is searched separately
+        return {"alpha": self.alpha, "basis_candidates": self.basis_candidates}
+
 
 _SPARSE_DOC = """
     Parameters
@@ -449,7 +487,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
     def _criterion(self, X, y, scoring, **kw):
         if isinstance(kw["cv"], str):
             raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
-                             "or (train, test) pairs, not 'loo'")
+                             f"or (train, test) pairs; got cv={kw['cv']!r}")
         if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
             raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
         return FixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes, solver=self.solver,
@@ -505,13 +543,16 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 
     _estimator_class = FixedSizeLSSVC
 
+    def _n_classes(self, y):
+        return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
+
     def _default_scoring(self, y):
         # with more classes each one-vs-rest output picks its own size: only the MSE is defined
-        return "error_rate" if np.unique(y).size == 2 else "mse"
+        return "error_rate" if self._n_classes(y) == 2 else "mse"
 
     def _check_search_params(self, y):
         scoring, alphas = super()._check_search_params(y)
-        if scoring == "error_rate" and np.unique(y).size > 2:
+        if scoring == "error_rate" and self._n_classes(y) > 2:
             raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
                              "output picks its own size); use scoring='mse'")
         return scoring, alphas

@@ -37,6 +37,7 @@ the target, so an interrupted save leaves the old file or none.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -172,6 +173,8 @@ def save_model(path, model: SavedModel):
     arrays["checksum"] = np.array(_checksum(arrays))
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "the folder to save the model in does not exist", str(folder))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -328,7 +331,7 @@ def _float_array(arrays, name, ndim):
 def _build(meta, arrays):
     """Check the schema and rebuild the estimator; raises ModelFileError."""
     for key, kind in _META_TYPES.items():
-        if not isinstance(meta.get(key), kind):
+        if key not in meta or not isinstance(meta[key], kind):
             raise ModelFileError(f"metadata field {key!r} is missing or of the wrong type")
     if meta["estimator"] not in _ESTIMATORS:
         raise ModelFileError(f"unknown estimator {meta['estimator']!r}")

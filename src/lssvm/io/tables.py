@@ -94,6 +94,11 @@ def infer_task(y: pd.Series) -> str:
     targets with more integer values may be counts: ask for classification
     explicitly).  A non-numeric target whose values are mostly distinct
     (names, free text) raises ``ValueError``."""
+    if y.nunique() < 2:
+        raise ValueError(
+            f"target {y.name!r} is constant (every value is {y.iloc[0]!r}): there is nothing to learn; "
+            "choose another target column"
+        )
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
         n_classes = y.nunique()
         if not pd.api.types.is_bool_dtype(y) and n_classes > max(MAX_AUTO_CLASSES, y.size // 2):

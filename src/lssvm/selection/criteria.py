@@ -19,6 +19,7 @@ candidate used, so an estimator refitted on them is the model scored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -27,6 +28,7 @@ from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
 from .._params import count_or_fraction
+from .._targets import check_numeric_targets
 from ..basis import nystrom_columns, prototype_pool, select_basis
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
@@ -78,12 +80,19 @@ class CVPath:
         raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {scoring!r}")
 
 
+def _check_count(name, value):
+    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= 1):
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+
+
 class _LSSVMCV:
     """Common part: targets, folds, kernel construction from parameters."""
 
     def __init__(self, X, y, *, kernel="rbf", cv=5, alphas=None, classification=False, groups=None,
                  random_state=None, kernel_params=None):
         X, y = check_X_y(X, y, dtype=np.float64, multi_output=not classification, y_numeric=not classification)
+        if not classification:
+            y = check_numeric_targets(y)
         if X.shape[0] < 3:
             raise ValueError(f"cross-validation needs at least 3 samples; got {X.shape[0]}")
         self.X = X
@@ -320,8 +329,20 @@ class FixedSizeCV(_RowsCV):
                  n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_metric="mse",
                  **kw):
         if isinstance(cv, str):
-            raise ValueError("FixedSizeCV needs folds (an int, a splitter or (train, test) pairs), not 'loo'")
+            raise ValueError(f"FixedSizeCV needs folds (an int, a splitter or (train, test) pairs); got cv={cv!r}")
+        for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
+            _check_count(name, value)
+        if max_size is not None:
+            _check_count("max_size", max_size)
+        if not (isinstance(nu, Real) and np.isfinite(nu) and nu > 0):
+            raise ValueError(f"nu must be a finite number > 0; got {nu!r}")
+        if not (isinstance(size_rule, Real) and np.isfinite(size_rule) and size_rule >= 0):
+            raise ValueError(f"size_rule must be a finite number >= 0; got {size_rule!r}")
+        if stop_tol is not None and not (isinstance(stop_tol, Real) and np.isfinite(stop_tol) and stop_tol >= 0):
+            raise ValueError(f"stop_tol must be a finite number >= 0 or None; got {stop_tol!r}")
         super().__init__(X, y, cv=cv, **kw)
+        if size_metric == "error_rate" and (not self.classification or self.Y.shape[1] != 1):
+            raise ValueError("size_metric='error_rate' is for two-class problems; use 'mse'")
         if solver not in ("scdp", "scdpp", "direct"):
             raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
         if size_metric not in ("mse", "error_rate"):
@@ -334,8 +355,12 @@ class FixedSizeCV(_RowsCV):
         self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
 
         def draw(kern, rng):
-            return prototype_pool(self.X, kern if kern is not None else self._kernel({}), prototypes, n_prototypes,
+            rows = prototype_pool(self.X, kern if kern is not None else self._kernel({}), prototypes, n_prototypes,
                                   rng)[1]
+            if rows is None:
+                raise ValueError("the prototypes must come from the training rows: a method name or row indices "
+                                 "(a search scores every candidate on its own rows)")
+            return rows
 
         independent = not isinstance(prototypes, str) or prototypes != "renyi"
         self._init_rows(independent, draw)

@@ -19,10 +19,14 @@ for the price of one factorisation, O(c^3 + n c k + n k^2).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh, qr, svd
+
+from ..exceptions import NumericalWarning
+from .sparse_rls import LEVERAGE_TOL, warn_tiny_leverage
 
 __all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error"]
 
@@ -102,6 +106,22 @@ class NystromFactorization:
     def n_samples(self):
         return self.Q.shape[0]
 
+    def warn_conditioning(self, deltas, stacklevel=3):
+        """Warn when ``K~ + delta I`` is so ill-conditioned (condition number
+        above 1e10) that residuals lose most of their digits: its smallest
+        eigenvalue is delta whenever the rank is below n."""
+        d = float(np.min(deltas))
+        low = d + (float(self.s2.min()) if self.s2.size == self.n_samples else 0.0)
+        kappa = (float(self.s2.max(initial=0.0)) + d) / low
+        if kappa > 1e10:
+            warnings.warn(
+                f"alpha={d:g} is tiny next to the largest kernel eigenvalue ({self.s2.max():.3g}): the system's "
+                f"condition number is {kappa:.1e}, so cross-validation residuals may lose about "
+                f"{np.log10(kappa):.0f} of 16 digits; use alpha >= {1e-10 * self.s2.max():.1g}",
+                NumericalWarning,
+                stacklevel=stacklevel,
+            )
+
     def kernel(self):
         """K~ as a dense (n, n) matrix (for tests and small problems)."""
         return (self.Q * self.s2) @ self.Q.T
@@ -132,12 +152,17 @@ class NystromFactorization:
         -------
         ndarray of shape (len(deltas), n, v)
         """
+        self.warn_conditioning(deltas)
         out = np.empty((len(deltas), self.n_samples, self.Y.shape[1]))
         q2 = self.Q**2
+        tiny = np.zeros(self.n_samples, dtype=bool)
         for i, delta in enumerate(deltas):
             a, _, eta = self.solve(delta)
             d = self.hinv_diag(delta, q2) - eta**2 / eta.sum()
-            out[i] = a / d[:, None]
+            tiny |= delta * d <= LEVERAGE_TOL  # delta (C^-1)_ii = 1 - h_ii: the training residual is delta a_i
+            with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
+                out[i] = a / d[:, None]
+        warn_tiny_leverage(np.flatnonzero(tiny))
         return out
 
     def holdout_residuals(self, test, deltas):
@@ -170,6 +195,7 @@ class NystromFactorization:
         ndarray of shape (len(deltas), n, v)
             Rows outside every fold are left zero.
         """
+        self.warn_conditioning(deltas)
         out = np.zeros((len(deltas), self.n_samples, self.Y.shape[1]))
         sols = [self.solve(delta) for delta in deltas]
         Q, s2, k = self.Q, self.s2, self.s2.size

@@ -1,0 +1,126 @@
+"""Bad input to the estimators and searches (issue 8, found by an audit):
+each case raises a ValueError naming the argument and what to do, or warns,
+instead of hanging, crashing inside, or returning a silent wrong number."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from sklearn.model_selection import LeaveOneGroupOut
+
+from lssvm import (
+    FixedSizeLSSVCCV,
+    FixedSizeLSSVR,
+    FixedSizeLSSVRCV,
+    NumericalWarning,
+    NystromLSSVR,
+    NystromLSSVRCV,
+    SparseLSSVC,
+    SparseLSSVR,
+    SparseLSSVRCV,
+)
+from lssvm.cli.main import cli
+from lssvm.io import ModelFileError, SavedModel, load_model, save_model
+from lssvm.io.model_io import _checksum
+
+RNG = np.random.RandomState(0)
+X = RNG.randn(30, 3)
+Y = np.sin(X[:, 0])
+YC = (X[:, 0] > 0).astype(int)
+GS = {"gamma": [0.1, 1.0]}
+WORDS = np.array(["a", "b"] * 15)
+
+
+@pytest.mark.parametrize("fit, message", [
+    (lambda: SparseLSSVRCV(basis="greedy", basis_candidates=0, param_space=GS).fit(X, Y),
+     "basis_candidates must be an integer >= 1"),
+    (lambda: SparseLSSVRCV(rcond=2, param_space=GS).fit(X, Y), r"rcond must be a number in \(0, 1\)"),
+    (lambda: SparseLSSVRCV(basis_tol=1.5, param_space=GS).fit(X, Y), r"basis_tol must be a number in \[0, 1\)"),
+    (lambda: SparseLSSVRCV(basis="greedy", n_basis=5, alpha=float("nan"), param_space=GS).fit(X, Y),
+     "alpha must be finite and > 0"),
+    (lambda: SparseLSSVRCV(block_size=0, param_space=GS).fit(X, Y), "block_size must be a positive integer"),
+    (lambda: FixedSizeLSSVRCV(stop_window=0, param_space=GS, cv=3).fit(X, Y), "stop_window must be an integer"),
+    (lambda: FixedSizeLSSVRCV(max_size=0, param_space=GS, cv=3).fit(X, Y), "max_size must be an integer"),
+    (lambda: FixedSizeLSSVRCV(solver="scdpp", n_candidates=0, param_space=GS, cv=3).fit(X, Y),
+     "n_candidates must be an integer"),
+    (lambda: FixedSizeLSSVRCV(nu=float("nan"), param_space=GS, cv=3).fit(X, Y), "nu must be a finite number > 0"),
+    (lambda: FixedSizeLSSVRCV(prototypes=X[:5], param_space=GS, cv=3).fit(X, Y),
+     "prototypes must come from the training rows"),
+    (lambda: FixedSizeLSSVRCV(cv="foo", param_space=GS).fit(X, Y), "got cv='foo'"),
+    (lambda: FixedSizeLSSVR(gamma=0.1, cv=3).fit(X, Y * 1e155), "not finite .overflow.: scale the targets"),
+    (lambda: NystromLSSVR(block_size=0).fit(X, Y), "block_size must be a positive integer"),
+    (lambda: NystromLSSVRCV(param_space={"gamma": "abc"}).fit(X, Y), r"param_space\['gamma'\] must be numbers"),
+    (lambda: SparseLSSVRCV(param_space={"foo": [1]}).fit(X, Y), r"parameters of the 'rbf' kernel \(gamma\)"),
+    (lambda: SparseLSSVRCV(kernel="linear", param_space=GS).fit(X, Y), "it has none to search"),
+    (lambda: FixedSizeLSSVCCV(param_space=GS, cv=3).fit(X, np.array(["a", None] * 15, dtype=object)),
+     "class labels must be mutually comparable and not missing"),
+    (lambda: SparseLSSVR().fit(pd.DataFrame({"a": X[:, 0], "c": WORDS}), Y), r"non-numeric column\(s\) c"),
+])
+def test_clear_errors(fit, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the overflow case overflows on purpose
+        with pytest.raises(ValueError, match=message):
+            fit()
+
+
+@pytest.mark.parametrize("make", [SparseLSSVR, FixedSizeLSSVR, NystromLSSVR, SparseLSSVRCV, FixedSizeLSSVRCV,
+                                  NystromLSSVRCV])
+def test_string_regression_targets_name_y(make):
+    with pytest.raises(ValueError, match="y must be numeric for regression; .* use a classifier"):
+        make().fit(X, WORDS)
+
+
+def test_a_fold_without_a_class_warns():
+    clf = SparseLSSVC(gamma=0.1).fit(X, YC)
+    with pytest.warns(UserWarning, match=r"fold 0: its training rows hold no example of class\(es\) 0"):
+        assert clf.cv_error(cv=LeaveOneGroupOut(), groups=YC) == 1.0  # true, and now explained
+
+
+def test_nystrom_loo_warns_about_leverage_and_conditioning():
+    full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30, rank=30).fit(X, Y)
+    with pytest.warns(NumericalWarning, match=r"hat-matrix diagonal of training row\(s\) 0, 1, 2"):
+        full.cv_residuals()
+    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
+    with pytest.warns(NumericalWarning, match="condition number is 1.6e.14"):
+        low.cv_residuals()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        NystromLSSVR(gamma=5.0, alpha=1e-3, n_components=30).fit(X, Y).cv_residuals()
+
+
+def test_model_file_without_a_metadata_field(tmp_path):
+    est = SparseLSSVR(gamma=0.5).fit(X, Y)
+    path = save_model(tmp_path / "m.npz", SavedModel(est, np.zeros(3), np.ones(3), ["a", "b", "c"], None))
+    arrays = dict(np.load(path))
+    meta = json.loads(str(arrays["metadata"]))
+    del meta["target_name"]  # None is a valid value, a missing key is not
+    arrays["metadata"] = np.array(json.dumps(meta))
+    arrays["checksum"] = np.array(_checksum(arrays))
+    np.savez(path, **arrays)
+    with pytest.raises(ModelFileError, match="'target_name' is missing"):
+        load_model(path)
+    with pytest.raises(FileNotFoundError, match="folder to save the model in does not exist"):
+        save_model(tmp_path / "no" / "m.npz", SavedModel(est, np.zeros(3), np.ones(3), ["a", "b", "c"], None))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["fit", "CONST", "--target", "y"], "target 'y' is constant"),
+    (["select", "CONST", "--target", "y"], "target 'y' is constant"),
+    (["select", "motorcycle", "--model", "nystrom", "--n-components", "nan"], "must be a whole count or a fraction"),
+    (["select", "motorcycle", "--model", "fixed-size", "--cv", "3", "--n-prototypes", "1.5"], "whole count"),
+    (["select", "motorcycle", "--top", "-1"], "-1 is not in the range x>=1"),
+    (["fit", "motorcycle", "-o", "NODIR/m.npz"], "folder"),
+])
+def test_cli_rejects_before_working(tmp_path, args, message):
+    pd.DataFrame({"x": np.arange(10.0), "y": np.ones(10)}).to_csv(tmp_path / "const.csv", index=False)
+    args = [str(tmp_path / "const.csv") if a == "CONST" else a.replace("NODIR", str(tmp_path / "none"))
+            for a in args]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = CliRunner().invoke(cli, args + ([] if "-o" in args else ["-o", str(tmp_path / "m.npz"), "--no-report"]
+                                          if args[0] == "select" else ["-o", str(tmp_path / "m.npz")]))
+    assert res.exit_code in (1, 2) and message in res.output, res.output
+    assert "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
