@@ -241,6 +241,34 @@ def test_select_streaming_fails_cleanly(runner, tmp_path, rng, args, message):
     assert res.exit_code != 0 and "no such file" in res.output
 
 
+@pytest.mark.parametrize("content, message", [
+    ("", "cannot read the table (No columns to parse from file)"),
+    ("a,b,y\n", "the table is empty"),
+    ("a,b,y\n1,2,3\n3,4,\n5,6,5\n7,8,6\n", "target column 'y' has missing values (first at row 1)"),
+    ("a,b,y\n1,2,3\n3,x,4\n5,6,5\n7,8,6\n", "input column(s) b are not numeric"),
+])
+def test_select_streaming_malformed_csv(runner, tmp_path, content, message):
+    pytest.importorskip("dask.dataframe")
+    (tmp_path / "d.csv").write_text(content)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = runner.invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "y", "--chunk-rows", "2",
+                              "-o", str(tmp_path / "m.npz"), "--no-report"])
+    assert res.exit_code == 1 and message in res.output, res.output
+    assert "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_streamed_nan_target_in_a_later_block_names_the_row(rng):
+    da = pytest.importorskip("dask.array")
+    from lssvm import SparseLSSVR
+
+    X = rng.standard_normal((60, 2))
+    y = X[:, 0].copy()
+    y[47] = np.nan
+    with pytest.raises(ValueError, match=r"y contains NaN or infinity \(first at row 47\)"):
+        SparseLSSVR(basis="random", n_basis=10).fit(da.from_array(X, chunks=20), da.from_array(y, chunks=20))
+
+
 # ------------------------------------------------- malformed input (issue 8)
 def _malformed_files(tmp_path):
     (tmp_path / "empty.csv").write_text("")

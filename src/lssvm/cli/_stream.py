@@ -42,14 +42,18 @@ def _read(paths, chunk_rows):
     import dask.dataframe as dd
 
     names = [p.lower() for p in paths]
-    if all(n.endswith(_PARQUET) for n in names):
-        return dd.read_parquet(paths)
-    if all(n.endswith(_CSV) for n in names):
-        sep = "\t" if all(n.endswith(".tsv") for n in names) else ","
-        compressed = all(n.endswith(".gz") for n in names)
-        # gzip cannot be split: one block per file; else about chunk_rows * 100 bytes
-        return dd.read_csv(paths, sep=sep, blocksize=None if compressed else max(chunk_rows * 100, 1 << 20),
-                           compression="gzip" if compressed else None)
+    try:
+        if all(n.endswith(_PARQUET) for n in names):
+            return dd.read_parquet(paths)
+        if all(n.endswith(_CSV) for n in names):
+            sep = "\t" if all(n.endswith(".tsv") for n in names) else ","
+            compressed = all(n.endswith(".gz") for n in names)
+            # gzip cannot be split: one block per file; else about chunk_rows * 100 bytes
+            return dd.read_csv(paths, sep=sep, blocksize=None if compressed else max(chunk_rows * 100, 1 << 20),
+                               compression="gzip" if compressed else None)
+    except Exception as exc:  # pandas / pyarrow errors of every kind, wrapped by Dask
+        reason = str(exc).splitlines()[-1].replace("Original Message: ", "")
+        raise ValueError(f"{', '.join(paths)}: cannot read the table ({reason})") from None
     raise click.BadParameter("--chunk-rows reads Parquet or CSV files (all of one kind)", param_hint="DATA")
 
 
@@ -80,10 +84,16 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
     features = [c for c in cols if c != target and c not in drop]
     if not features:
         raise ValueError("no input columns left")
+    sample = ddf[target].partitions[0].compute()
+    if sample.size == 0:
+        raise ValueError(f"{paths[0]}: the table is empty (no rows in its first block)")
+    if sample.isna().any():
+        row = int(np.flatnonzero(sample.isna().to_numpy())[0])
+        raise ValueError(f"target column {target!r} has missing values (first at row {row}); remove or impute "
+                         "those rows")
     bad = [c for c in features if ddf[c].dtype.kind not in "biuf"]
     if bad:
         raise ValueError(f"input column(s) {', '.join(bad)} are not numeric; encode them or pass --drop")
-    sample = ddf[target].partitions[0].compute()
     chosen = "chosen from the first block of the target; --task overrides" if task == "auto" else "as asked"
     task = infer_task(pd.Series(sample, name=target)) if task == "auto" else task
     if task == "regression" and not pd.api.types.is_numeric_dtype(sample):

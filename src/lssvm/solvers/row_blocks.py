@@ -152,14 +152,17 @@ class BlockContext:
 
 
 
-def code_targets(y, classes):
+def code_targets(y, classes, row0=None):
     """Targets of a block as a float (b, v) array: numeric ``y`` as is, labels
-    coded +1/-1 against ``classes`` (one column for two classes)."""
+    coded +1/-1 against ``classes`` (one column for two classes).  ``row0``
+    (the block's first global row) lets errors name the row."""
     if classes is None:
         Y = np.asarray(y, dtype=float)
         Y = Y[:, None] if Y.ndim == 1 else Y
         if not np.all(np.isfinite(Y)):
-            raise ValueError("y contains NaN or infinity; remove or impute those rows")
+            first = int(np.flatnonzero(~np.isfinite(Y).all(axis=1))[0])
+            where = "" if row0 is None else f" (first at row {row0 + first})"
+            raise ValueError(f"y contains NaN or infinity{where}; remove or impute those rows")
         return Y
     y = np.asarray(y).ravel()
     if y.size == 0:
@@ -222,7 +225,7 @@ def block_moments(X, y, folds, row0, ctx, train_only=None):
         if np.shape(X)[0] == 0:
             return {}
         X = check_block(X, ctx, row0)
-        Y = code_targets(y, ctx.classes)
+        Y = code_targets(y, ctx.classes, row0)
         f = np.zeros(X.shape[0], dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64).ravel()
         if train_only is not None and train_only.size:
             rows = np.arange(row0, row0 + X.shape[0])
@@ -326,7 +329,7 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
     """
     with serial_region():
         X = check_block(X, ctx, row0)
-        Y = code_targets(y, ctx.classes)
+        Y = code_targets(y, ctx.classes, row0)
         A, v = alphas.size, Y.shape[1]
         R = None if reduce else np.empty((A, X.shape[0], v))
         sse = np.zeros((A, v))
