@@ -163,8 +163,8 @@ def test_classifier_holdout_and_cv(rng, n_classes):
     "H, exc, match",
     [
         ([1, 1, 2], ValueError, "duplicate"),
-        ([70], IndexError, "outside"),
-        ([-1], IndexError, "outside"),
+        ([70], ValueError, "outside"),
+        ([-1], ValueError, "outside"),
         ([], ValueError, "non-empty"),
         ([0.5], ValueError, "integer"),
         (np.arange(60), ValueError, "at least one must remain"),

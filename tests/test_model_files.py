@@ -195,16 +195,26 @@ def test_unreadable_paths(tmp_path):
 
 
 _SAVER = textwrap.dedent("""
+    import os
     import sys
+    import time
     import numpy as np
     from lssvm import SparseLSSVR
-    from lssvm.io import SavedModel, save_model
+    from lssvm.io import SavedModel, model_io, save_model
 
-    path = sys.argv[1]
+    path, i, pause = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "pause"
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 4000))  # a 9.6 MB basis: each save takes tens of milliseconds
     est = SparseLSSVR(kernel="linear", alpha=1.0, basis="random", n_basis=300, random_state=0).fit(X, X[:, 0])
-    i = int(sys.argv[2])
+    rename = os.replace
+
+    def slow_rename(src, dst):  # the second save stops between its complete temporary file and the rename
+        if pause and i > int(sys.argv[2]):
+            print("renaming", flush=True)
+            time.sleep(60)
+        rename(src, dst)
+
+    model_io.os.replace = slow_rename
     while True:
         save_model(path, SavedModel(est, np.zeros(4000), np.ones(4000), [f"x{j}" for j in range(4000)], "y",
                                     {"i": i}))
@@ -213,25 +223,34 @@ _SAVER = textwrap.dedent("""
 """)
 
 
+def _kill_saver(path, start, pause, rng):
+    """Run the saver, kill it mid-save; returns the saves it reported."""
+    proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(path), str(start), "pause" if pause else "random"],
+                            stdout=subprocess.PIPE, text=True)
+    done = [int(proc.stdout.readline())]  # one complete save first
+    if pause:
+        assert proc.stdout.readline().strip() == "renaming"
+    else:
+        time.sleep(rng.uniform(0.0, 0.3))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return done + [int(line) for line in proc.stdout.read().split() if line.isdigit()]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_process_killed_while_saving_leaves_the_old_model_or_the_new_one(tmp_path):
     path = tmp_path / "m.npz"
     rng = np.random.default_rng(0)
-    start, leftovers = 0, 0
-    for _ in range(4):
-        proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(path), str(start)], stdout=subprocess.PIPE,
-                                text=True)
-        done = [int(proc.stdout.readline())]  # one complete save, then kill at a random moment
-        time.sleep(rng.uniform(0.0, 0.3))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        done += [int(line) for line in proc.stdout.read().split()]
+    start = 0
+    for pause in (True, False, False, False):
+        done = _kill_saver(path, start, pause, rng)
         model = load_model(path)  # never a broken file
-        assert model.metadata["i"] in (done[-1], done[-1] + 1)  # the last reported save, or one renamed just before the kill
         temps = [p for p in tmp_path.iterdir() if p != path]
         assert all(p.name.startswith(".m.npz.") and p.name.endswith(".tmp") for p in temps)
-        leftovers += len(temps)
+        if pause:  # killed with the new file complete but not renamed: the old model stays
+            assert model.metadata["i"] == done[-1] and len(temps) == 1
+        else:  # killed anywhere: the last reported save, or one renamed just before the kill
+            assert model.metadata["i"] in (done[-1], done[-1] + 1)
         for p in temps:
             p.unlink()
         start = model.metadata["i"] + 1
-    assert leftovers > 0  # at least one kill landed mid-save, so the test exercised what it claims

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._arrays import all_finite, as_float_matrix, unique_row_indices
 from ..kernels import Kernel
+from ._checks import check_input, check_kernel
 from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
@@ -77,7 +78,7 @@ def select_basis(
 
     Parameters
     ----------
-    X : ndarray of shape (m, d)
+    X : array-like or sparse matrix of shape (m, d)
         Training inputs.
     kernel : Kernel
     basis : {"fvs", "random", "greedy", "kcenter", "renyi"}, array-like of shape (n, d), or 1-D int array
@@ -98,10 +99,15 @@ def select_basis(
 
     Raises
     ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
     ValueError
-        Unknown method, invalid ``n_basis``, or an explicit basis with the
-        wrong shape, non-finite values or out-of-range indices.
+        ``X`` not a non-empty finite 2-D array, unknown method, invalid
+        ``n_basis`` (or another parameter of the method), or an explicit
+        basis with the wrong shape, non-finite values or out-of-range indices.
     """
+    X = check_input(X)
+    kernel = check_kernel(kernel)
     sel = _select(X, kernel, basis, n_basis, y=y, alpha=alpha, tol=tol, pivot_tol=pivot_tol, rcond=rcond,
                   n_candidates=n_candidates, random_state=random_state)
     Z, idx = drop_near_duplicates(sel.vectors, kernel, sel.indices, stacklevel=4)
@@ -131,7 +137,7 @@ def _select(X, kernel, basis, n_basis, *, y, alpha, tol, pivot_tol, rcond, n_can
                 raise ValueError('basis="greedy" selects by training error: it needs y and alpha')
             n = min(DEFAULT_N_BASIS, m) if n_basis is None else n_basis
             res = greedy_selection(
-                X, y, kernel, n, float(alpha),
+                X, y, kernel, n, alpha,
                 n_candidates=60 if n_candidates is None else n_candidates,
                 pivot_tol=pivot_tol, random_state=random_state,
             )

@@ -12,15 +12,14 @@ rather than the point with the largest residual diagonal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 
-from .._arrays import all_finite, as_float_matrix
 from ..kernels import Kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
 __all__ = ["FVSResult", "feature_vector_selection"]
 
@@ -74,15 +73,15 @@ def feature_vector_selection(
         Kernel defining the feature space.
     n_basis : int, optional
         Maximum number of points to select (default ``m``).
-    tol : float, default=0.0
+    tol : float in [0, 1), default=0.0
         Stop once the mean relative reconstruction error ``1 - J(S)`` is at
         most ``tol``.
-    pivot_tol : float, default=1e-10
+    pivot_tol : float in (0, 1), default=1e-10
         A point is a candidate only while its relative residual
         ``(k_jj - K_Sj^T K_SS^{-1} K_Sj) / k_jj`` exceeds ``pivot_tol``; when
         no point qualifies ``K_SS`` would stop being numerically invertible
         and the search ends (paper 000's stopping rule).
-    rcond : float, default=1e-10
+    rcond : float in (0, 1), default=1e-10
         The search also ends, without adding it, when the best point would
         bring the reciprocal condition number of ``K_SS`` (LAPACK's estimate
         from the Cholesky factor, O(k^2) per step) below ``rcond``; with the
@@ -103,6 +102,17 @@ def feature_vector_selection(
     Returns
     -------
     FVSResult
+        With at least one point.
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, ``n_basis`` or
+        ``n_candidates`` is not a positive integer (or None), ``tol`` is
+        not in [0, 1), ``pivot_tol`` or ``rcond`` not in (0, 1), or no point
+        can be selected (every point has ``k(x, x) = 0``).
 
     Notes
     -----
@@ -126,15 +136,17 @@ def feature_vector_selection(
     leave-one-out cross-validation of sparse least-squares support vector
     machines, Neural Networks 17 (2004), §2.4.1.
     """
-    X = as_float_matrix(X)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
-    if not all_finite(X):
-        raise ValueError("X contains NaN or infinity")
+    X = check_input(X)
+    kernel = check_kernel(kernel, X)
+    kern = unchecked(kernel)  # X was validated once: no per-call checks in the loops
     m = X.shape[0]
-    if n_basis is not None and (not isinstance(n_basis, Integral) or isinstance(n_basis, bool) or n_basis < 1):
-        raise ValueError(f"n_basis must be a positive integer or None; got {n_basis!r}")
-    n_max = m if n_basis is None else min(int(n_basis), m)
+    n_basis = check_count("n_basis", n_basis, allow_none=True)
+    tol = check_fraction("tol", tol, low_open=False,
+                         meaning=" (the mean relative reconstruction error at which to stop)")
+    pivot_tol = check_fraction("pivot_tol", pivot_tol, meaning=" (a relative residual, e.g. 1e-10)")
+    rcond = check_fraction("rcond", rcond, meaning=" (a reciprocal condition number, e.g. 1e-10)")
+    n_candidates = check_count("n_candidates (basis_candidates)", n_candidates, allow_none=True)
+    n_max = m if n_basis is None else min(n_basis, m)
     kdiag = np.asarray(kernel.diag(X), dtype=float)
     scale = kdiag.max() if m else 0.0
     if not np.isfinite(scale) or scale <= 0:
@@ -154,12 +166,9 @@ def feature_vector_selection(
 
     exact = n_candidates is None
     if exact:
-        K = kernel(X, X, block_size=block_size) if m * m * 8 <= cache_bytes else None
-        s = _initial_scores(X, kernel, w, K, block_size)
+        K = kern(X, X, block_size=block_size) if m * m * 8 <= cache_bytes else None
+        s = _initial_scores(X, kern, w, K, block_size)
     else:
-        if not isinstance(n_candidates, Integral) or isinstance(n_candidates, bool) or n_candidates < 1:
-            raise ValueError(f"n_candidates (basis_candidates) must be an integer >= 1 or None; got {n_candidates!r}")
-        n_candidates = int(n_candidates)
         rng = check_random_state(random_state)
 
     stop_reason = "n_basis"
@@ -175,11 +184,11 @@ def feature_vector_selection(
         if exact:
             gain = np.where(eligible, s / np.where(eligible, resid, 1.0), -np.inf)
             j = int(np.argmax(gain))
-            col = (K[:, j] if K is not None else kernel(X, X[j : j + 1])[:, 0]) - G[:, :k] @ G[j, :k]
+            col = (K[:, j] if K is not None else kern(X, X[j : j + 1])[:, 0]) - G[:, :k] @ G[j, :k]
         else:
             pool = np.flatnonzero(eligible)
             cand = pool if pool.size <= n_candidates else rng.choice(pool, n_candidates, replace=False)
-            cols = kernel(X, X[cand]) - G[:, :k] @ G[cand, :k].T  # (m, c) residual columns
+            cols = kern(X, X[cand]) - G[:, :k] @ G[cand, :k].T  # (m, c) residual columns
             gain = (w @ cols**2) / resid[cand]
             best = int(np.argmax(gain))
             j, col = int(cand[best]), cols[:, best]
@@ -189,7 +198,7 @@ def feature_vector_selection(
         g[j] = np.sqrt(resid[j])  # exact value, free of rounding in the subtraction
         g[chosen] = 0.0  # selected points are reconstructed exactly
         # K_SS = L L^T with L = G[S, :k] (lower triangular in selection order)
-        k_new = kernel(X[selected + [j]], X[j : j + 1])[:, 0]
+        k_new = kern(X[selected + [j]], X[j : j + 1])[:, 0]
         norms_new = np.append(col_norms + np.abs(k_new[:-1]), np.abs(k_new).sum())
         L = G[selected + [j], : k + 1].copy()
         L[k, : k + 1] = np.append(G[j, :k], g[j])
@@ -201,7 +210,7 @@ def feature_vector_selection(
         G[:, k] = g
         if exact:
             wg = w * g
-            Kwg = K @ wg if K is not None else _kernel_matvec(X, kernel, wg, block_size)
+            Kwg = K @ wg if K is not None else _kernel_matvec(X, kern, wg, block_size)
             t = Kwg - G[:, :k] @ (G[:, :k].T @ wg)  # R_old (w * g), O(m^2) with K
             s = np.maximum(s - 2.0 * g * t + g**2 * (wg @ g), 0.0)
         resid = np.maximum(resid - g**2, 0.0)
@@ -210,6 +219,12 @@ def feature_vector_selection(
         selected.append(j)
         curve.append(float(np.sum(w * resid) / m))
 
+    if not selected:
+        raise ValueError(
+            f"feature vector selection chose no point (stop reason {stop_reason!r}: the initial "
+            f"reconstruction error {curve[0]:.3g} is already <= tol={tol:g}, or no point is usable); "
+            "lower tol or check the kernel and X"
+        )
     return FVSResult(
         indices=np.asarray(selected, dtype=np.intp),
         error_curve=np.asarray(curve),
@@ -217,19 +232,19 @@ def feature_vector_selection(
     )
 
 
-def _initial_scores(X, kernel, w, K, block_size):
+def _initial_scores(X, kern, w, K, block_size):
     """``s_j = sum_i w_i K_ij^2`` for every j, O(m^2 d) in row blocks."""
     if K is not None:
         return w @ K**2
     s = np.zeros(X.shape[0])
     for rows in iter_row_blocks(X.shape[0], block_size):
-        s += w[rows] @ kernel(X[rows], X) ** 2
+        s += w[rows] @ kern(X[rows], X) ** 2
     return s
 
 
-def _kernel_matvec(X, kernel, v, block_size):
+def _kernel_matvec(X, kern, v, block_size):
     """``K v`` without storing K, O(m^2 d) in row blocks."""
     out = np.empty(X.shape[0])
     for rows in iter_row_blocks(X.shape[0], block_size):
-        out[rows] = kernel(X[rows], X) @ v
+        out[rows] = kern(X[rows], X) @ v
     return out

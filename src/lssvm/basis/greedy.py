@@ -17,8 +17,8 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
 
-from .._arrays import as_float_matrix
 from ..kernels import Kernel
+from ._checks import check_count, check_fraction, check_input, check_kernel, check_positive, unchecked
 
 __all__ = ["GreedyResult", "greedy_selection"]
 
@@ -63,15 +63,15 @@ def greedy_selection(
     Y : ndarray of shape (m, v)
         Training targets.
     kernel : Kernel
-    n_basis : int
-        Number of points to select.
+    n_basis : int >= 1
+        Number of points to select (at most m).
     alpha : float > 0
         Regularisation of the models whose training error is compared.
-    n_candidates : int, default=60
+    n_candidates : int >= 1, default=60
         Random candidates per step (paper 001: 60, enough for a point among
         the best 5 % with probability 0.95); ``>= m`` gives the exact greedy
         choice.
-    pivot_tol : float, default=1e-10
+    pivot_tol : float in (0, 1), default=1e-10
         Candidates whose relative residual ``(k_hh - K_Sh^T K_SS^-1 K_Sh) /
         k_hh`` is at most this are skipped (they would make K_SS singular).
     random_state : int, RandomState or None
@@ -79,6 +79,18 @@ def greedy_selection(
     Returns
     -------
     GreedyResult
+        With at least one point.
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, ``Y`` is not finite
+        numeric with one row per row of ``X``, ``n_basis`` or
+        ``n_candidates`` is not a positive integer, ``alpha`` is not a
+        finite number > 0, ``pivot_tol`` is not in (0, 1), or no point can be
+        selected (every point has ``k(x, x) = 0``).
 
     Notes
     -----
@@ -90,10 +102,15 @@ def greedy_selection(
     training error changes by ``-2 gamma^T u^T e + ||u||^2 ||gamma||^2``.
     Cost per step O(c m (k + d) + c k^2) for c candidates; O(c m n^2) in all.
     """
-    X = as_float_matrix(X)
-    Y = np.asarray(Y, dtype=float).reshape(X.shape[0], -1)
+    X = check_input(X)
     m = X.shape[0]
-    n_basis = min(int(n_basis), m)
+    Y = _check_targets(Y, m)
+    kernel = check_kernel(kernel, X)
+    kern = unchecked(kernel)  # X was validated once: no per-call checks in the loops
+    n_basis = min(check_count("n_basis", n_basis), m)
+    alpha = check_positive("alpha", alpha)
+    n_candidates = check_count("n_candidates", n_candidates)
+    pivot_tol = check_fraction("pivot_tol", pivot_tol, meaning=" (a relative residual, e.g. 1e-10)")
     rng = check_random_state(random_state)
     kdiag = kernel.diag(X)
     E = Y - Y.mean(axis=0)  # residuals of the intercept-only model
@@ -114,7 +131,7 @@ def greedy_selection(
                 break
             cand = pool if pool.size <= n_candidates else rng.choice(pool, n_candidates, replace=False)
             if k:
-                K_Sc = kernel(X[selected], X[cand])  # (k, c)
+                K_Sc = kern(X[selected], X[cand])  # (k, c)
                 lc = linalg.solve_triangular(L[:k, :k], K_Sc, lower=True, check_finite=False)
                 delta2 = kdiag[cand] - np.einsum("kc,kc->c", lc, lc)
             else:
@@ -130,7 +147,7 @@ def greedy_selection(
             stop = "singular"
             break
         cand, lc, delta2 = cand[ok], lc[:, ok], delta2[ok]
-        Kc = kernel(X, X[cand])
+        Kc = kern(X, X[cand])
         Kc -= Kc.mean(axis=0)  # centred kernel columns (the intercept is free)
         delta = np.sqrt(delta2)
         phi = (Kc - Phi[:, :k] @ lc) / delta  # whitened new columns (m, c)
@@ -157,4 +174,22 @@ def greedy_selection(
         chosen[j] = True
         selected.append(j)
         errors.append(float(np.sum(E**2)))
+    if not selected:
+        raise ValueError(
+            "greedy selection found no usable basis point: every point has k(x, x) = 0 "
+            "(e.g. all-zero rows with the linear kernel); check X and the kernel"
+        )
     return GreedyResult(np.asarray(selected, dtype=np.intp), np.asarray(errors), stop)
+
+
+def _check_targets(Y, m):
+    """Targets as a finite float (m, v) array, ``ValueError`` otherwise."""
+    try:
+        Y = np.asarray(Y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"Y (the targets) must be numeric; {exc}") from None
+    if Y.ndim not in (1, 2) or Y.shape[0] != m or Y.size == 0:
+        raise ValueError(f"Y (the targets) must have shape ({m},) or ({m}, n_outputs), one row per row of X; got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y (the targets) contains NaN or infinity; remove or impute those values")
+    return Y.reshape(m, -1)

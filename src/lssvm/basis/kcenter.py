@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._arrays import as_float_matrix
 from ..kernels._distances import squared_distances
+from ._checks import check_count, check_input
 
 __all__ = ["kcenter"]
 
@@ -31,15 +31,20 @@ def kcenter(X, n, random_state=None):
     indices : ndarray of shape (n,)
         Rows of ``X``, in selection order.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a dense, non-empty, finite 2-D array, or ``n`` is
+        not an integer in [1, number of distinct rows].
+
     Notes
     -----
     O(N n d) time (one distance column per prototype) and O(N) memory.
     """
-    X = as_float_matrix(X)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
+    X = check_input(X, sparse_ok=False)
     N = X.shape[0]
-    if int(n) != n or not 1 <= n <= N:
+    n = check_count("n", n)
+    if n > N:
         raise ValueError(f"n must be an integer in [1, {N}]; got {n!r}")
     rng = check_random_state(random_state)
     chosen = np.empty(int(n), dtype=np.intp)

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
 from .._params import count_or_fraction
+from ._checks import check_input, check_kernel
 from ._select import check_basis_array
 from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
@@ -65,10 +66,20 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
         rows that duplicate or nearly duplicate another are dropped with a
         :class:`~lssvm.NumericalWarning` (:mod:`lssvm.basis.duplicates`).
 
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, or ``method`` or
+        ``n_prototypes`` is invalid.
+
     Notes
     -----
     kcenter O(N M d), renyi O(N M d) plus its swaps, random O(N d).
     """
+    X = check_input(X)
+    kernel = check_kernel(kernel)
     if isinstance(method, str):
         if method not in PROTOTYPE_METHODS:
             raise ValueError(
@@ -128,7 +139,17 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     -------
     ndarray of shape (c,)
         Sorted for "uniform"; in selection order otherwise.
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, or ``sampling`` or
+        ``n_components`` is invalid.
     """
+    X = check_input(X)
+    kernel = check_kernel(kernel)
     random_state = check_random_state(random_state)
     if not isinstance(sampling, str):
         idx = _check_rows(sampling, X, "sampling", distinct=False)

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
+from ._checks import check_count, check_input
 
 __all__ = ["random_basis", "DEFAULT_N_BASIS"]
 
@@ -18,7 +19,7 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
 
     Parameters
     ----------
-    X : ndarray of shape (m, d)
+    X : array-like or sparse matrix of shape (m, d)
     n_basis : int, optional
         Number of points, 1 <= n_basis <= number of distinct rows of ``X``;
         default ``min(200, number of distinct rows)``.
@@ -38,7 +39,15 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     ``rng.permutation(m)``, which is exactly the first test fold of
     ``KFold(shuffle=True)`` with the same seed, so a user seeding both alike
     would hold out the whole basis in that fold.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, or ``n_basis`` is not
+        None or an integer in [1, number of distinct rows].
     """
+    X = check_input(X)
+    n_basis = check_count("n_basis", n_basis, allow_none=True)
     first = unique_row_indices(X)
     if n_basis is None:
         n_basis = min(DEFAULT_N_BASIS, first.size)

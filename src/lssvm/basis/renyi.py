@@ -12,12 +12,13 @@ and a candidate row, swap them if the entropy rises.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._arrays import as_float_matrix
 from ..kernels import Kernel
+from ._checks import check_count, check_input, check_kernel, unchecked
 from .random import random_basis
 
 __all__ = ["RenyiResult", "renyi_entropy_selection"]
@@ -65,6 +66,15 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
     -------
     RenyiResult
 
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        If ``X`` is not a non-empty finite 2-D array, ``n`` is not an
+        integer in [1, number of distinct rows] or ``n_iter`` is not None
+        or an integer >= 0.
+
     Notes
     -----
     Keeps the row sums ``r_j = sum_l k(z_j, z_l)``; a proposed swap of
@@ -74,18 +84,18 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
     update.  A proposal that duplicates a current prototype is rejected.
     Total O(n_iter n d) time, O(n) memory beyond the prototypes.
     """
-    X = as_float_matrix(X)
+    X = check_input(X)
     N = X.shape[0]
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    n = int(n)
+    n = check_count("n", n)
+    kernel = check_kernel(kernel, X)
+    kern = unchecked(kernel)  # X was validated once: no per-call checks in the loops
+    if n_iter is not None and (not isinstance(n_iter, Integral) or isinstance(n_iter, bool) or n_iter < 0):
+        raise ValueError(f"n_iter must be an integer >= 0 or None; got {n_iter!r}")
     rng = check_random_state(random_state)  # one stream for the first draw and the swaps
     idx = random_basis(X, n, rng)  # distinct rows; raises if n is too large
     n_iter = max(N, 20 * n) if n_iter is None else int(n_iter)
-    if n_iter < 0:
-        raise ValueError(f"n_iter must be >= 0; got {n_iter}")
     Z = X[idx].copy()
-    K = kernel(Z, Z)
+    K = kern(Z, Z)
     r = K.sum(axis=1)
     diag = np.diag(K).copy()
     S = float(r.sum())
@@ -98,7 +108,7 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
         if in_set[j]:
             continue
         x = X[j : j + 1]
-        kx = kernel(x, Z)[0]
+        kx = kern(x, Z)[0]
         kxx = float(kernel.diag(x)[0])
         kx_no_i = kx.sum() - kx[i]
         if np.any(np.all(Z == x, axis=1)):
@@ -106,7 +116,7 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
         delta = 2.0 * (kx_no_i - (r[i] - diag[i])) + kxx - diag[i]
         if delta >= 0:
             continue
-        ki = kernel(Z[i : i + 1], Z)[0]
+        ki = kern(Z[i : i + 1], Z)[0]
         r += kx - ki
         r[i] = kx_no_i + kxx
         diag[i] = kxx

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone, is_classifier
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import as_float_matrix
@@ -34,18 +35,34 @@ def explicit_loo_residuals(estimator, X, y, alpha=None):
         Shaped like ``estimator.loo_residuals(alpha)``: ``y_i - f_{-i}(x_i)``
         (for a classifier, of the +1/-1 coded targets).
 
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a 2-D numeric array, ``y`` has not one entry per
+        row of ``X``, ``X`` has not the fitted model's number of features,
+        a classifier's ``y`` holds labels outside ``classes_``, or leaving
+        a point out removes its class from the training data.
+
     Notes
     -----
     Cost: m full trainings per alpha, O(m^2 n^2 + m n^3): use only for
-    testing and benchmarking.  Raises ``ValueError`` for a classifier when
-    leaving a point out removes its class from the training data.
+    testing and benchmarking.
     """
-    X = as_float_matrix(X)
+    X = _check_X(X)
     y = np.asarray(y)
+    if y.ndim not in (1, 2) or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"y must have one entry (row) per row of X ({X.shape[0]}); got shape {y.shape}"
+        )
     try:
         check_is_fitted(estimator, "factorization_")
     except Exception:
         estimator = clone(estimator).fit(X, y)
+    if X.shape[1] != estimator.basis_vectors_.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but the estimator was fitted with "
+            f"{estimator.basis_vectors_.shape[1]}; pass the training inputs"
+        )
     alphas, scalar = check_alphas(estimator.alpha if alpha is None else alpha)
     classifier = is_classifier(estimator)
     targets = _coded_targets(estimator, y) if classifier else y.astype(float)
@@ -70,7 +87,24 @@ def explicit_loo_residuals(estimator, X, y, alpha=None):
     return out[0] if scalar else out
 
 
+def _check_X(X):
+    """``X`` as a 2-D float matrix (CSR if sparse), ``ValueError`` otherwise."""
+    try:
+        X = as_float_matrix(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"X must be a numeric 2-D array; {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array of shape (m, d); got shape {X.shape}")
+    return X
+
+
 def _coded_targets(estimator, y):
+    unknown = ~np.isin(y, estimator.classes_)
+    if y.ndim != 1 or unknown.any():
+        raise ValueError(
+            f"y must be 1-D class labels among the estimator's classes_ {estimator.classes_.tolist()}; "
+            + (f"got shape {y.shape}" if y.ndim != 1 else f"got unknown label {np.asarray(y[unknown][0]).item()!r}")
+        )
     codes = np.searchsorted(estimator.classes_, y)
     if estimator.classes_.size == 2:
         return np.where(codes == 1, 1.0, -1.0)
@@ -99,16 +133,37 @@ def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_ho
         Outputs (decision values of the coded targets for a classifier) of
         a model refitted from scratch on the training rows, by a dense
         factorisation of the smaller problem.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted, or has no training factorisation
+        (loaded from a file, or fitted on Dask).
+    ValueError
+        If ``X`` is not the (m, d) training inputs, ``test_indices`` are
+        invalid (see :func:`lssvm.cv.check_indices`) or ``basis_in_holdout``
+        is unknown.
     """
     from ..solvers import factorize_sparse_rls
     from .holdout import BASIS_IN_HOLDOUT, check_indices
 
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+    check_is_fitted(estimator, "factorization_")
     fac = estimator.factorization_
-    X = as_float_matrix(X)
+    if getattr(fac, "y_centered", None) is None:
+        raise NotFittedError(
+            "explicit_holdout_predict needs the in-memory training factorisation; this model has none "
+            "(loaded from a file or fitted on Dask): fit it in memory on the training data first"
+        )
+    X = _check_X(X)
     Y = fac.y_centered + fac.y_mean
     m = Y.shape[0]
+    if X.shape != (m, estimator.basis_vectors_.shape[1]):
+        raise ValueError(
+            f"X must be the training inputs the estimator was fitted on, of shape "
+            f"({m}, {estimator.basis_vectors_.shape[1]}); got shape {X.shape}"
+        )
     H = check_indices(test_indices, m)
     alphas, scalar = check_alphas(estimator.alpha if alpha is None else alpha)
     rows = estimator.basis_indices_

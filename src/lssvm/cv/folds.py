@@ -10,7 +10,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from .._parallel import parallel_map
 from ..solvers import check_alphas
-from .holdout import HoldoutEngine, check_indices
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = ["resolve_folds", "cross_val_predictions"]
 
@@ -20,13 +20,15 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
 
     Parameters
     ----------
-    cv : int, scikit-learn splitter, or iterable of (train, test) pairs
+    cv : "loo", int, scikit-learn splitter, or iterable of (train, test) pairs
+        "loo" means leave-one-out (m folds of one row, as ``LeaveOneOut``).
         An int k means ``KFold(k)``, or ``StratifiedKFold(k)`` for a
         classifier (as scikit-learn's ``check_cv``).  A splitter gets
         ``split(X, y, groups)``.
     n_samples : int
     y : array-like, optional
-        Passed to splitters that stratify.
+        Passed to splitters that stratify; needed with an int ``cv`` and
+        ``classifier=True``.
     groups : array-like of shape (m,), optional
         Passed to group splitters (``GroupKFold``, ``LeaveOneGroupOut``, ...).
     classifier : bool
@@ -41,13 +43,23 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
     ------
     ValueError
         If the test sets do not cover every row exactly once (out-of-fold
-        predictions need a partition), or ``cv`` is not understood.
+        predictions need a partition), ``cv`` is not understood, a
+        classifier's int ``cv`` comes without ``y``, or a group splitter
+        without ``groups``.
     """
     dummy = np.zeros((n_samples, 1))
     if groups is not None:
         groups = np.asarray(groups)
         if groups.ndim != 1 or groups.shape[0] != n_samples:
             raise ValueError(f"groups must be a 1-D array with one label per sample ({n_samples}); got shape {groups.shape}")
+    if isinstance(cv, str):  # before the splitter test: str has a .split method
+        if cv != "loo":
+            raise ValueError(
+                f"cv must be 'loo', an int, a scikit-learn splitter or an iterable of (train, test) pairs; got {cv!r}"
+            )
+        if n_samples < 2:
+            raise ValueError(f"cv='loo' needs at least 2 samples; got {n_samples}")
+        return [np.array([i], dtype=np.intp) for i in range(n_samples)]
     if isinstance(cv, Integral) and not isinstance(cv, bool):
         if cv < 2 or cv > n_samples:
             raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={n_samples}")
@@ -57,6 +69,8 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
                 UserWarning,
                 stacklevel=3,
             )
+        if classifier and y is None:
+            raise ValueError(f"cv={cv} for a classifier stratifies on the labels: pass y (the class labels)")
         splitter = StratifiedKFold(int(cv)) if classifier else KFold(int(cv))
         splits = splitter.split(dummy, y)
     elif hasattr(cv, "split"):
@@ -69,12 +83,26 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
                 f"cv must be an int, a scikit-learn splitter or an iterable of (train, test) pairs; got {cv!r}"
             ) from None
     tests = []
-    for i, split in enumerate(splits):
-        try:
-            _, test = split
-        except (TypeError, ValueError):
-            raise ValueError(f"fold {i} is not a (train, test) pair") from None
-        tests.append(check_indices(test, n_samples, name=f"fold {i} test indices"))
+    try:
+        for i, split in enumerate(splits):
+            try:
+                _, test = split
+            except (TypeError, ValueError):
+                raise ValueError(f"fold {i} is not a (train, test) pair") from None
+            tests.append(check_indices(test, n_samples, name=f"fold {i} test indices"))
+    except ValueError as exc:
+        if groups is None and "groups" in str(exc):  # GroupKFold, LeaveOneGroupOut, ... without groups
+            raise ValueError(
+                f"{type(cv).__name__} splits by group: pass groups= (one group label per row, "
+                f"length {n_samples})"
+            ) from exc
+        raise
+    return _check_partition(tests, n_samples)
+
+
+def _check_partition(tests, n_samples):
+    """``tests`` (validated index arrays) unchanged if they cover every row
+    exactly once; ``ValueError`` otherwise."""
     if not tests:
         raise ValueError("cv produced no folds")
     counts = np.bincount(np.concatenate(tests), minlength=n_samples)
@@ -93,10 +121,23 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     Folds of one row whose row is not removed from the basis use the
     closed-form LOO (O(m r) for all of them together); the rest go through
     the hold-out engine fold by fold.
+
+    Raises
+    ------
+    ValueError
+        If ``folds`` (test-index arrays, as from :func:`resolve_folds`) do
+        not partition the training rows, or ``basis_in_holdout`` is unknown.
     """
     alphas, scalar = check_alphas(alpha)
+    if basis_in_holdout not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     fac = engine.fac
     m, v = fac.y_centered.shape
+    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"folds must be a list of test-index arrays (see resolve_folds); got {folds!r}")
+    folds = _check_partition(
+        [check_indices(f, m, name=f"fold {i} test indices") for i, f in enumerate(folds)], m
+    )
     out = np.empty((alphas.size, m, v))
     singles = np.array([f[0] for f in folds if f.size == 1], dtype=np.intp)
     is_basis = engine.row_to_basis[singles] >= 0

@@ -34,11 +34,25 @@ BASIS_IN_HOLDOUT = ("remove", "keep", "train")
 
 
 def check_indices(indices, n_samples, name="test_indices"):
-    """Validate a set of row indices: 1-D, integer, unique, in range, non-empty."""
+    """Validate a set of row indices: 1-D, integer, unique, in range, non-empty.
+
+    Returns
+    -------
+    ndarray of shape (h,), intp
+
+    Raises
+    ------
+    ValueError
+        For anything else (an out-of-range index or a boolean mask of the
+        wrong length raises a subclass of both ``ValueError`` and
+        ``IndexError``), saying what is wrong.
+    """
     idx = np.asarray(indices)
     if idx.dtype == bool:
         if idx.shape != (n_samples,):
-            raise IndexError(f"{name}: a boolean mask must have length {n_samples}; got shape {idx.shape}")
+            raise ValueError(
+                f"{name}: a boolean mask must have length {n_samples} (one entry per row); got shape {idx.shape}"
+            )
         idx = np.flatnonzero(idx)
     if idx.ndim != 1 or idx.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of row indices; got shape {idx.shape}")
@@ -46,7 +60,10 @@ def check_indices(indices, n_samples, name="test_indices"):
         raise ValueError(f"{name} must hold integer row indices; got dtype {idx.dtype}")
     bad = idx[(idx < 0) | (idx >= n_samples)]
     if bad.size:
-        raise IndexError(f"{name} contains index {int(bad[0])} outside [0, {n_samples})")
+        raise ValueError(
+            f"{name} contains index {int(bad[0])} outside [0, {n_samples}); pass row numbers "
+            f"0 .. {n_samples - 1} (negative indices are not accepted)"
+        )
     if np.unique(idx).size != idx.size:
         raise ValueError(f"{name} contains duplicate indices")
     if idx.size >= n_samples:

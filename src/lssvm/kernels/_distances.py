@@ -8,11 +8,62 @@ how model selection over the RBF width stays cheap (paper 002, Remark 6).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 from .._parallel import parallel_map
 
 DEFAULT_BLOCK_SIZE = 2048
+
+
+#: Largest squared norm (after centring) for which ``||x||^2 + ||z||^2 - 2 x.z``
+#: and every partial sum in it stay below the float64 maximum (about 1.8e308).
+_SQ_NORM_LIMIT = 1e307
+
+
+def all_finite(A) -> bool:
+    """Whether every value of the dense float array ``A`` is finite (O(size),
+    no floating-point warnings)."""
+    return bool(np.isfinite(A).all())
+
+
+def raise_nonfinite(X, Z, what):
+    """Raise the ``ValueError`` for NaN or infinity in computed ``what``:
+    naming ``X`` or ``Z`` if they hold NaN or infinity, else saying the
+    inputs are too large (float64 overflow)."""
+    for name, A in (("X", X), ("Z", Z)):
+        if not all_finite(A.data if sp.issparse(A) else A):
+            raise ValueError(f"{name} contains NaN or infinity; remove or impute those values")
+    raise ValueError(
+        f"{what} overflow float64 (inf or NaN): the inputs are too large; "
+        "scale the inputs (e.g. sklearn.preprocessing.StandardScaler)"
+    )
+
+
+def check_finite_result(block, X, Z, what):
+    """Raise ``ValueError`` (see :func:`raise_nonfinite`) if a computed block
+    of distances or kernel values holds NaN or infinity; O(size of block)."""
+    if not all_finite(block):
+        raise_nonfinite(X, Z, what)
+
+
+def _check_sq_norms(sq, X, Z):
+    """Squared norms finite and small enough that the distances cannot
+    overflow (NaN inputs make them NaN, which fails too); O(len(sq))."""
+    if sq.size and not sq.max() <= _SQ_NORM_LIMIT:
+        raise_nonfinite(X, Z, "squared distances")
+
+
+def _check_dense_pair(X, Z):
+    """Both arguments as float arrays, 2-D with the same number of columns."""
+    X = np.asarray(X, dtype=float)
+    Z = np.asarray(Z, dtype=float)
+    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
+        raise ValueError(
+            "X and Z must be 2-D arrays (n_samples, n_features) with the same number of columns; "
+            f"got shapes {X.shape} and {Z.shape} (reshape a single point with x.reshape(1, -1))"
+        )
+    return X, Z
 
 
 def iter_row_blocks(n_rows: int, block_size: int = DEFAULT_BLOCK_SIZE):
@@ -72,6 +123,13 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
     D : ndarray of shape (m, n)
         ``D[i, j] = ||X[i] - Z[j]||^2``, clamped at zero.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``Z`` is not 2-D, their numbers of columns differ, they
+        hold NaN or infinity, or the distances overflow (inputs too large:
+        scale them).
+
     Notes
     -----
     Uses ``||x||^2 + ||z||^2 - 2 x.z`` (one GEMM, O(m n d) flops) after
@@ -79,23 +137,27 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
     invariant, and the shift removes most of the cancellation that the
     expansion suffers when the data sit far from the origin.
     """
-    X = np.asarray(X, dtype=float)
-    Z = np.asarray(Z, dtype=float)
+    X, Z = _check_dense_pair(X, Z)
     m, n = X.shape[0], Z.shape[0]
     if out is None:
         out = np.empty((m, n))
-    shift = Z.mean(axis=0) if n else np.zeros(Z.shape[1])
-    Zc = Z - shift
-    z_sq = np.einsum("ij,ij->i", Zc, Zc)
-    for rows in iter_row_blocks(m, block_size):
-        Xc = X[rows] - shift
-        x_sq = np.einsum("ij,ij->i", Xc, Xc)
-        block = out[rows]
-        np.matmul(Xc, Zc.T, out=block)
-        block *= -2.0
-        block += x_sq[:, None]
-        block += z_sq[None, :]
-        np.maximum(block, 0.0, out=block)
+    # Non-finite or huge inputs show in the squared norms (O(m + n) checks);
+    # once those are below _SQ_NORM_LIMIT no distance can overflow.
+    with np.errstate(over="ignore", invalid="ignore"):  # raised as ValueError instead
+        shift = Z.mean(axis=0) if n else np.zeros(Z.shape[1])
+        Zc = Z - shift
+        z_sq = np.einsum("ij,ij->i", Zc, Zc)
+        _check_sq_norms(z_sq, X, Z)
+        for rows in iter_row_blocks(m, block_size):
+            Xc = X[rows] - shift
+            x_sq = np.einsum("ij,ij->i", Xc, Xc)
+            _check_sq_norms(x_sq, X, Z)
+            block = out[rows]
+            np.matmul(Xc, Zc.T, out=block)
+            block *= -2.0
+            block += x_sq[:, None]
+            block += z_sq[None, :]
+            np.maximum(block, 0.0, out=block)
     return out
 
 
@@ -114,11 +176,16 @@ def manhattan_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None)
     D : ndarray of shape (m, n)
         ``D[i, j] = sum_k |X[i, k] - Z[j, k]|``; O(m n d) work done by
         SciPy's ``cdist``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`squared_distances`.
     """
-    X = np.asarray(X, dtype=float)
-    Z = np.asarray(Z, dtype=float)
+    X, Z = _check_dense_pair(X, Z)
     if out is None:
         out = np.empty((X.shape[0], Z.shape[0]))
     for rows in iter_row_blocks(X.shape[0], block_size):
         out[rows] = cdist(X[rows], Z, metric="cityblock")
+        check_finite_result(out[rows], X, Z, "L1 distances")
     return out

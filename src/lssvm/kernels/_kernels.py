@@ -7,6 +7,7 @@ stay O(block_size * n); the result itself is m x n.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 
@@ -15,6 +16,8 @@ import scipy.sparse as sp
 
 from ._distances import (
     DEFAULT_BLOCK_SIZE,
+    all_finite,
+    check_finite_result,
     manhattan_distances,
     map_row_blocks,
     squared_distances,
@@ -45,13 +48,18 @@ def _as_matrix(A, sparse_ok):
 
 
 def _check_pair(X, Z, sparse_ok=False):
+    """Both kernel arguments as float matrices: 2-D, the same number of
+    columns, finite (O((m + n) d), once per kernel call)."""
     X = _as_matrix(X, sparse_ok)
     Z = _as_matrix(Z, sparse_ok)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
         raise ValueError(
             "kernel arguments must be 2-D with the same number of columns; "
-            f"got shapes {X.shape} and {Z.shape}"
+            f"got shapes {X.shape} and {Z.shape} (reshape a single point with x.reshape(1, -1))"
         )
+    for name, A in (("X", X), ("Z", Z)):
+        if not all_finite(A.data if sp.issparse(A) else A):
+            raise ValueError(f"kernel argument {name} contains NaN or infinity; remove or impute those values")
     return X, Z
 
 
@@ -85,13 +93,30 @@ class Kernel:
         Returns
         -------
         K : ndarray of shape (m, n)
+
+        Raises
+        ------
+        ValueError
+            If ``X`` or ``Z`` is not 2-D, their numbers of columns differ,
+            they hold NaN or infinity, or the kernel values overflow (inputs
+            too large: scale them, e.g. with ``StandardScaler``).
         """
         X, Z = _check_pair(X, Z, self.accepts_sparse)
+        return self._evaluate(X, Z, block_size, out)
+
+    def _evaluate(self, X, Z, block_size=DEFAULT_BLOCK_SIZE, out=None):
+        """:meth:`__call__` without the O((m + n) d) argument checks, for
+        inner loops over inputs validated once (see :func:`unchecked`)."""
         if out is None:
             out = np.empty((X.shape[0], Z.shape[0]))
 
         def work(rows):
-            out[rows] = self._block(X[rows], Z)
+            if self.max_diag is not None:  # bounded: |k| <= max_diag, cannot overflow
+                out[rows] = self._block(X[rows], Z)
+                return
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow is raised as ValueError below
+                out[rows] = self._block(X[rows], Z)
+            check_finite_result(out[rows], X, Z, f"{self.name} kernel values")
 
         map_row_blocks(work, X.shape[0], Z.shape[0], block_size)
         return out
@@ -117,13 +142,16 @@ class RBF(Kernel):
     """Gaussian kernel ``exp(-gamma * ||x - z||^2)``.
 
     ``gamma`` is the inverse squared width: paper 000's sigma^-2, paper 001's
-    gamma, 1/sigma^2 of papers 002/003 (see math.md section 1).
+    gamma, 1/sigma^2 of papers 002/003 (see math.md section 1).  Raises
+    ``ValueError`` unless it is a finite number > 0 (as :func:`make_kernel`).
     """
 
     gamma: float = 1.0
     name = "rbf"
     max_diag = 1.0
 
+    def __post_init__(self):
+        _validate_params(self)
 
     def from_squared_distances(self, D, out=None):
         """Kernel values from precomputed squared distances ``D`` (any shape).
@@ -144,11 +172,15 @@ class RBF(Kernel):
 
 @dataclass(frozen=True)
 class Laplacian(Kernel):
-    """Laplacian kernel ``exp(-gamma * ||x - z||_1)``."""
+    """Laplacian kernel ``exp(-gamma * ||x - z||_1)``; ``gamma`` must be a
+    finite number > 0 (``ValueError`` otherwise, as :func:`make_kernel`)."""
 
     gamma: float = 1.0
     name = "laplacian"
     max_diag = 1.0
+
+    def __post_init__(self):
+        _validate_params(self)
 
     def _block(self, X, Z):
         D = manhattan_distances(X, Z)
@@ -175,13 +207,20 @@ class Linear(Kernel):
 
 @dataclass(frozen=True)
 class Polynomial(Kernel):
-    """Polynomial kernel ``(gamma * x . z + coef0) ** degree``."""
+    """Polynomial kernel ``(gamma * x . z + coef0) ** degree``.
+
+    Raises ``ValueError`` unless ``gamma`` is a finite number > 0, ``degree``
+    an integer >= 1 and ``coef0`` a finite number >= 0 (as :func:`make_kernel`).
+    """
 
     gamma: float = 1.0
     degree: int = 3
     coef0: float = 1.0
     name = "poly"
     accepts_sparse = True
+
+    def __post_init__(self):
+        _validate_params(self)
 
     def _block(self, X, Z):
         K = _dense(X @ Z.T)
@@ -198,12 +237,20 @@ class Normalized(Kernel):
     """Cosine-normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
 
     ``k(x, x) = 1`` for every x; points with ``k(x, x) = 0`` cannot be
-    normalised and raise ``ValueError``.
+    normalised and raise ``ValueError``.  ``base`` must be a :class:`Kernel`
+    (``TypeError`` otherwise).
     """
 
     base: Kernel
     name = "normalized"
     max_diag = 1.0
+
+    def __post_init__(self):
+        if not isinstance(self.base, Kernel):
+            raise TypeError(
+                "Normalized needs a Kernel to normalise, e.g. Normalized(lssvm.kernels.RBF(0.5)) "
+                f"or make_kernel(..., normalize=True); got {self.base!r}"
+            )
 
     @property
     def accepts_sparse(self):
@@ -211,13 +258,18 @@ class Normalized(Kernel):
 
     def __call__(self, X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
         X, Z = _check_pair(X, Z, self.accepts_sparse)
-        K = self.base(X, Z, block_size=block_size, out=out)
+        return self._evaluate(X, Z, block_size, out)
+
+    def _evaluate(self, X, Z, block_size=DEFAULT_BLOCK_SIZE, out=None):
+        K = unchecked(self.base)(X, Z, block_size, out)
         K /= self._scale(X)[:, None]
         K /= self._scale(Z)[None, :]
         return K
 
     def _scale(self, A):
-        d = np.asarray(self.base.diag(A), dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = np.asarray(self.base.diag(A), dtype=float)
+        check_finite_result(d, A, A[:0], f"{self.base.name} kernel values k(x, x)")
         if np.any(d <= 0):
             raise ValueError(
                 f"{int(np.sum(d <= 0))} point(s) have k(x, x) = 0 and cannot be normalised "
@@ -230,6 +282,17 @@ class Normalized(Kernel):
 
     def to_dict(self) -> dict:
         return {"kernel": self.name, "base": self.base.to_dict()}
+
+
+def unchecked(kernel):
+    """``kernel``'s evaluation ``(X, Z, block_size, out) -> K`` without the
+    per-call argument checks, for inner loops whose inputs were validated
+    once (float matrices, finite, the same number of columns); overflow is
+    still detected.  A kernel class that overrides ``__call__`` is called
+    as is."""
+    if type(kernel).__call__ in (Kernel.__call__, Normalized.__call__):
+        return kernel._evaluate
+    return lambda X, Z, block_size=DEFAULT_BLOCK_SIZE, out=None: kernel(X, Z, block_size=block_size, out=out)
 
 
 def _dense(K):
@@ -252,12 +315,60 @@ def _check_positive(name, value):
     return float(value)
 
 
+def _check_degree(value):
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"degree must be an integer >= 1; got {value!r}")
+    return int(value)
+
+
+def _check_coef0(value):
+    if not isinstance(value, Real) or isinstance(value, bool) or not np.isfinite(value) or value < 0:
+        raise ValueError(
+            f"coef0 must be a finite number >= 0 (a negative offset makes the polynomial "
+            f"kernel indefinite); got {value!r}"
+        )
+    return float(value)
+
+
+#: Validator of each kernel parameter: the single rule set shared by the
+#: kernel classes and :func:`make_kernel`.
+_PARAM_CHECKS = {"gamma": lambda v: _check_positive("gamma", v), "degree": _check_degree, "coef0": _check_coef0}
+
+
+def _validate_params(kernel):
+    """Check (and normalise to float / int) the parameters of a kernel
+    dataclass in place, raising ``ValueError`` for an invalid one."""
+    for name, check in _PARAM_CHECKS.items():
+        if hasattr(kernel, name):
+            object.__setattr__(kernel, name, check(getattr(kernel, name)))
+
+
 def kernel_from_dict(d: dict) -> Kernel:
-    """Inverse of :meth:`Kernel.to_dict`."""
+    """Inverse of :meth:`Kernel.to_dict`.
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not a dict.
+    ValueError
+        If the ``"kernel"`` key (or a normalised kernel's ``"base"``) is
+        missing, a key is unknown, or a parameter is invalid.
+    """
+    if not isinstance(d, Mapping):
+        raise TypeError(f"a kernel dict such as {{'kernel': 'rbf', 'gamma': 0.5}} is needed; got {d!r}")
     d = dict(d)
+    if "kernel" not in d:
+        raise ValueError(f"kernel dict is missing the 'kernel' key (the kernel's name, e.g. 'rbf'); got {d!r}")
     name = d.pop("kernel")
     if name == "normalized":
+        if "base" not in d:
+            raise ValueError("a 'normalized' kernel dict is missing the 'base' key (the dict of the kernel it normalises)")
+        if set(d) != {"base"}:
+            raise ValueError(f"unknown key(s) {sorted(set(d) - {'base'})} in a 'normalized' kernel dict; expected only 'base'")
         return Normalized(kernel_from_dict(d["base"]))
+    unknown = sorted(str(k) for k in set(d) - set(_PARAM_CHECKS))
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown} in kernel dict; expected 'kernel' and some of {sorted(_PARAM_CHECKS)}")
     return make_kernel(name, **d)
 
 
@@ -291,22 +402,15 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0, normalize=False
         return base if isinstance(base, Normalized) else Normalized(base)
     if isinstance(kernel, Kernel):
         return kernel
-    if kernel not in KERNELS:
+    if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ValueError(
             f"kernel must be one of {sorted(KERNELS)} or a lssvm.kernels.Kernel; got {kernel!r}"
         )
     if kernel == "linear":
         return Linear()
-    gamma = _check_positive("gamma", gamma)
+    # the kernel classes validate their parameters (_validate_params)
     if kernel == "rbf":
         return RBF(gamma=gamma)
     if kernel == "laplacian":
         return Laplacian(gamma=gamma)
-    if not isinstance(degree, Integral) or isinstance(degree, bool) or degree < 1:
-        raise ValueError(f"degree must be an integer >= 1; got {degree!r}")
-    if not isinstance(coef0, Real) or isinstance(coef0, bool) or not np.isfinite(coef0) or coef0 < 0:
-        raise ValueError(
-            f"coef0 must be a finite number >= 0 (a negative offset makes the polynomial "
-            f"kernel indefinite); got {coef0!r}"
-        )
-    return Polynomial(gamma=gamma, degree=int(degree), coef0=float(coef0))
+    return Polynomial(gamma=gamma, degree=degree, coef0=coef0)

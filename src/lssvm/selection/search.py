@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
@@ -57,6 +59,10 @@ class _Recorder:
     def __init__(self, criterion, names, scoring, callback=None):
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
+        if not callable(criterion):
+            raise TypeError(f"criterion must be callable, criterion(**params) -> CVPath; got {criterion!r}")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable, callback(params, path), or None; got {callback!r}")
         self.criterion, self.names, self.scoring = criterion, list(names), scoring
         self.rows = {f"param_{k}": [] for k in self.names}
         self.rows.update(param_alpha=[], score=[], mse=[], error_rate=[])
@@ -127,12 +133,31 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
     -------
     SearchResult
 
+    Raises
+    ------
+    TypeError
+        If ``param_grid`` is not a dict with string keys, or ``criterion``
+        or ``callback`` is not callable.
+    ValueError
+        If a parameter has no value or a non-numeric, non-finite or
+        nested value, or ``scoring`` is unknown.
+
     Notes
     -----
     Cost: one criterion call per point of ``param_grid``.
     """
-    names = list(param_grid)
-    values = [np.atleast_1d(np.asarray(param_grid[k], dtype=float)) for k in names]
+    names = _param_names(param_grid, "param_grid", "{'gamma': [0.1, 1.0, 10.0]}")
+    values = []
+    for k in names:
+        try:
+            v = np.atleast_1d(np.asarray(param_grid[k], dtype=float))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"param_grid[{k!r}] must be a sequence of numbers; {exc}") from None
+        if v.ndim != 1:
+            raise ValueError(f"param_grid[{k!r}] must be a flat sequence of numbers; got shape {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"param_grid[{k!r}] contains NaN or infinity")
+        values.append(v)
     if any(v.size == 0 for v in values):
         raise ValueError("every parameter in param_grid needs at least one value")
     rec = _Recorder(criterion, names, scoring, callback)
@@ -141,14 +166,59 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
     return rec.result()
 
 
+def _param_names(params, what, example):
+    """The keys of a dict of kernel parameters (``TypeError`` unless a dict with str keys)."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"{what} must be a dict mapping kernel parameter names to values, e.g. {example}; "
+                        f"got {params!r}")
+    names = list(params)
+    bad = [k for k in names if not isinstance(k, str)]
+    if bad:
+        raise TypeError(f"{what} keys must be parameter names (str); got {bad[0]!r}")
+    return names
+
+
+def _check_int(name, value, low):
+    """An integer >= ``low``, as ``int``; ``ValueError`` otherwise."""
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    return int(value)
+
+
 def _log2_box(bounds):
-    if not bounds:
+    names = _param_names(bounds, "bounds", "{'gamma': (1e-3, 1e3)}")
+    if not names:
         raise ValueError("bounds is empty; give (low, high) for at least one kernel parameter")
-    names = list(bounds)
-    box = np.array([bounds[k] for k in names], dtype=float)
-    if box.shape != (len(names), 2) or np.any(box <= 0) or np.any(box[:, 1] <= box[:, 0]):
-        raise ValueError("bounds must map each parameter to (low, high) with 0 < low < high")
+    try:
+        box = np.array([bounds[k] for k in names], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"bounds must map each parameter to a pair of numbers (low, high); {exc}") from None
+    if (box.shape != (len(names), 2) or not np.all(np.isfinite(box)) or np.any(box <= 0)
+            or np.any(box[:, 1] <= box[:, 0])):
+        raise ValueError("bounds must map each parameter to (low, high) with 0 < low < high, both finite; "
+                         f"got {dict(bounds)!r}")
     return names, np.log2(box)
+
+
+def _log2_start(x0, names, box):
+    """Starting point ``x0`` (dict of parameter values) in log2 coordinates."""
+    if x0 is None:
+        return box.mean(axis=1)
+    keys = _param_names(x0, "x0", "{'gamma': 1.0}")
+    missing, extra = [k for k in names if k not in x0], [k for k in keys if k not in names]
+    if missing or extra:
+        raise ValueError(f"x0 must give a value for exactly the parameters of bounds {names}; "
+                         + (f"missing {missing}" if missing else f"unknown {extra}"))
+    start = []
+    for k, (lo, hi) in zip(names, box, strict=True):
+        v = x0[k]
+        if not isinstance(v, Real) or isinstance(v, bool) or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"x0[{k!r}] must be a finite number > 0; got {v!r}")
+        z = float(np.log2(v))
+        if not lo <= z <= hi:
+            raise ValueError(f"x0[{k!r}]={v!r} lies outside bounds[{k!r}] = ({2.0**lo:g}, {2.0**hi:g})")
+        start.append(z)
+    return np.asarray(start)
 
 
 def _log2_objective(rec, names, box):
@@ -188,10 +258,24 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
     Returns
     -------
     SearchResult
+
+    Raises
+    ------
+    TypeError
+        If ``bounds`` or ``x0`` is not a dict, or ``criterion`` or
+        ``callback`` is not callable.
+    ValueError
+        If ``bounds`` are not finite pairs 0 < low < high, ``x0`` does not
+        give one value inside ``bounds`` per parameter, ``max_evaluations``
+        is not an integer >= 1, ``xatol`` not a finite number >= 0, or
+        ``scoring`` is unknown.
     """
     names, box = _log2_box(bounds)
+    max_evaluations = _check_int("max_evaluations", max_evaluations, 1)
+    if not isinstance(xatol, Real) or isinstance(xatol, bool) or not np.isfinite(xatol) or xatol < 0:
+        raise ValueError(f"xatol must be a finite number >= 0 (log2 units); got {xatol!r}")
     rec = _Recorder(criterion, names, scoring, callback)
-    start = box.mean(axis=1) if x0 is None else np.log2([float(x0[k]) for k in names])
+    start = _log2_start(x0, names, box)
 
     _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol)
     return rec.result()
@@ -224,8 +308,28 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
     -------
     SearchResult
         Over both stages' evaluations.
+
+    Raises
+    ------
+    TypeError
+        If ``bounds`` is not a dict, or ``criterion`` or ``callback`` is
+        not callable.
+    ValueError
+        If ``bounds`` are not finite pairs 0 < low < high, ``n_optimizers``
+        is not an integer >= 2, ``max_evaluations`` not an integer >=
+        ``n_optimizers`` (one evaluation per starting point),
+        ``refine_evaluations`` not an integer >= 0, or ``scoring`` is
+        unknown.
     """
     names, box = _log2_box(bounds)
+    n_optimizers = _check_int("n_optimizers", n_optimizers, 2)
+    max_evaluations = _check_int("max_evaluations", max_evaluations, 1)
+    if max_evaluations < n_optimizers:
+        raise ValueError(
+            f"max_evaluations={max_evaluations} must cover the {n_optimizers} starting points "
+            f"(n_optimizers); use max_evaluations >= {n_optimizers}"
+        )
+    refine_evaluations = _check_int("refine_evaluations", refine_evaluations, 0)
     rec = _Recorder(criterion, names, scoring, callback)
 
     f = _log2_objective(rec, names, box)

@@ -14,6 +14,7 @@ pursuit on the normal equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg.blas import dtrsv
@@ -221,12 +222,23 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     callback : callable ``(k, order, coef, residual_norm)``, optional
         Called after each step with the step count, the selected coordinates
         so far, their values and ``||A w - b||``.  Returning ``True`` stops.
-    tol : float, default=0.0
+    tol : float >= 0, default=0.0
         Stop once ``||A w - b|| <= tol * ||b||``.
 
     Returns
     -------
     SCDPResult
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not a square, symmetric (to ``1e-10 max|A|``), finite
+        matrix of the size of ``b`` (at least 1), ``b`` is not finite,
+        ``max_nonzero`` is not an integer in [1, D], ``n_candidates`` not a
+        positive integer, ``tol`` not a finite number >= 0, or ``A`` turns
+        out not positive definite along the selected coordinates.
+    TypeError
+        If ``callback`` is not callable.
 
     Notes
     -----
@@ -236,16 +248,32 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     Memory: O(D k + k^2), growing with the steps taken.
     """
     A = np.asarray(A, dtype=float)
-    b = np.asarray(b, dtype=float).ravel()
+    b = np.asarray(b, dtype=float)
+    if b.ndim > 1 and b.size != b.shape[0]:
+        raise ValueError(f"b must be 1-D (one right-hand side); got shape {b.shape}")
+    b = b.ravel()
     D = b.size
     if A.shape != (D, D):
         raise ValueError(f"A must be square with the size of b ({D}); got shape {A.shape}")
+    if D == 0:
+        raise ValueError("A and b are empty; scdp needs a system with at least one unknown")
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
-        raise ValueError("A and b must be finite")
+        raise ValueError("A and b must be finite (they contain NaN or infinity)")
+    asym = float(np.max(np.abs(A - A.T)))
+    if asym > 1e-10 * float(np.max(np.abs(A))):
+        raise ValueError(
+            f"A must be symmetric (positive definite); max |A - A^T| = {asym:.3g} exceeds "
+            "1e-10 max|A|. Symmetrise it, e.g. (A + A.T) / 2, if the asymmetry is rounding"
+        )
     K = D if max_nonzero is None else max_nonzero
-    if int(K) != K or not 1 <= K <= D:
-        raise ValueError(f"max_nonzero must be an integer in [1, {D}]; got {max_nonzero!r}")
+    if not isinstance(K, Integral) or isinstance(K, bool) or not 1 <= K <= D:
+        raise ValueError(f"max_nonzero must be an integer in [1, {D}] or None; got {max_nonzero!r}")
+    K = int(K)
     check_n_candidates(n_candidates)
+    if not isinstance(tol, Real) or isinstance(tol, bool) or not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0 (a relative residual norm); got {tol!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable (k, order, coef, residual_norm) or None; got {callback!r}")
     state = SCDPState(A, b, n_candidates, random_state)
     coefs = []
     norms = [float(np.linalg.norm(state.residual))]
@@ -267,7 +295,7 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
 def check_n_candidates(n_candidates):
     """Validate SCDPP's rho (None or a positive integer)."""
     if n_candidates is not None and (
-        isinstance(n_candidates, bool) or int(n_candidates) != n_candidates or n_candidates < 1
+        not isinstance(n_candidates, Integral) or isinstance(n_candidates, bool) or n_candidates < 1
     ):
         raise ValueError(f"n_candidates must be a positive integer or None; got {n_candidates!r}")
     return None if n_candidates is None else int(n_candidates)

@@ -315,6 +315,13 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     -------
     SparseRLSFactorization
 
+    Raises
+    ------
+    ValueError
+        If the shapes do not match (``K_mn`` (m, n), ``K_BB`` (n, n), ``Y``
+        (m, v)), there is no row, basis column or output, or ``K_mn``,
+        ``K_BB`` or ``Y`` holds NaN or infinity.
+
     Notes
     -----
     With a whitening ``W`` of the basis metric (``W = L^-T`` from the
@@ -341,6 +348,15 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
             "expected K_mn (m, n), K_BB (n, n) and 2-D Y (m, v); got shapes "
             f"{K_mn.shape}, {K_BB.shape} and {Y.shape}"
         )
+    if 0 in K_mn.shape or Y.shape[1] == 0:
+        raise ValueError(
+            "factorize_sparse_rls needs at least one training row, one basis point and one output; "
+            f"got K_mn of shape {K_mn.shape} and Y of shape {Y.shape}"
+        )
+    hint = "check the inputs for NaN or infinity, and scale them if the kernel values overflow"
+    for name, A, what in (("K_mn", K_mn, hint), ("K_BB", K_BB, hint), ("Y", Y, "remove or impute those targets")):
+        if not _all_finite(A):
+            raise ValueError(f"{name} contains NaN or infinity; {what}")
     mu = K_mn.mean(axis=0)
     Kc = K_mn if overwrite_k else K_mn.copy()
     Kc -= mu
@@ -366,6 +382,16 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         method=method,
         n_samples=K_mn.shape[0],
     )
+
+
+def _all_finite(A):
+    """Whether every entry of the float array ``A`` is finite: one summation,
+    no m x n temporary (an element-wise check only if the sum is not finite,
+    which also happens when finite values overflow it)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(A)):
+            return True
+    return bool(np.all(np.isfinite(A)))
 
 
 def _whiten(Kc, K_BB, rcond, warn=True):
