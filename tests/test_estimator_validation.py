@@ -58,6 +58,8 @@ WORDS = np.array(["a", "b"] * 15)
     (lambda: FixedSizeLSSVCCV(param_space=GS, cv=3).fit(X, np.array(["a", None] * 15, dtype=object)),
      "class labels must be mutually comparable and not missing"),
     (lambda: SparseLSSVR().fit(pd.DataFrame({"a": X[:, 0], "c": WORDS}), Y), r"non-numeric column\(s\) c"),
+    (lambda: SparseLSSVR(normalize_kernel="yes").fit(X, Y), "normalize_kernel.* must be True or False"),
+    (lambda: SparseLSSVRCV(refit="no", param_space=GS).fit(X, Y), "refit must be True or False"),
 ])
 def test_clear_errors(fit, message):
     with warnings.catch_warnings():

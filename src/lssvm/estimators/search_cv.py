@@ -167,6 +167,8 @@ class _BaseSearchCV(BaseEstimator):
             allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
             raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
         _check_positive_int("max_evaluations", self.max_evaluations, 2)
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
         return scoring, alphas
 

@@ -397,6 +397,8 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0, normalize=False
     ValueError
         For an unknown name or an invalid parameter, naming the valid choices.
     """
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise ValueError(f"normalize (normalize_kernel) must be True or False; got {normalize!r}")
     if normalize:
         base = make_kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
         return base if isinstance(base, Normalized) else Normalized(base)
