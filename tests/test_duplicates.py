@@ -85,3 +85,48 @@ def test_dask_drops_the_same_points(rng):
         est = SparseLSSVR(gamma=0.5, alpha=0.1, basis=np.array([5, 9, 9, 30])).fit(
             da.from_array(X, chunks=50), da.from_array(y, chunks=50))
     np.testing.assert_array_equal(est.basis_indices_, [5, 9, 30])
+
+
+def test_searches_refit_the_rows_they_scored(rng):
+    """Near-duplicates are dropped per candidate kernel, and rows_for returns
+    the rows actually used, so the refit is the scored model."""
+    from lssvm import FixedSizeLSSVRCV, NystromLSSVRCV, SparseLSSVRCV
+
+    X, y = _data(rng, m=60)
+    X[30:40] = X[:10]  # ten repeated rows
+    with pytest.warns(NumericalWarning, match="dropped"):
+        ny = NystromLSSVRCV(param_space={"gamma": [0.5, 2.0]}, n_components=40, random_state=0).fit(X, y)
+    assert np.unique(X[ny.best_estimator_.component_indices_], axis=0).shape[0] == \
+        ny.best_estimator_.component_indices_.size
+    X[30:40] = X[:10] + 1e-7  # now near-duplicates: distinct rows, one function each
+    with pytest.warns(NumericalWarning, match="dropped 10 of 60 prototype points"):
+        fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5]}, prototypes="all", cv=3, alphas=[0.1]).fit(X, y)
+    assert fs.best_estimator_.support_vectors_.shape[0] <= 50
+    # a pair that is a near-duplicate only at the wide kernel
+    X2, y2 = _data(rng, m=40)
+    X2[1] = X2[0] + 3e-5
+    rows = np.arange(0, 40, 2)
+    rows[1] = 1
+    with pytest.warns(NumericalWarning, match="dropped 1 of 20"):
+        sp = SparseLSSVRCV(param_space={"gamma": [1e-3]}, basis=rows, alphas=[1e-2]).fit(X2, y2)
+    assert sp.cv_results_["n_basis"][0] == sp.best_estimator_.n_basis_ == 19
+
+
+def test_dask_random_basis_and_shuffled_folds_with_one_seed(rng):
+    from sklearn.model_selection import KFold
+
+    X, y = _data(rng, m=100)
+    for seed in range(3):
+        est = SparseLSSVR(gamma=0.5, alpha=0.1, basis="random", n_basis=20, random_state=seed).fit(
+            da.from_array(X, chunks=50), da.from_array(y, chunks=50))
+        out = est.cv_predict(KFold(5, shuffle=True, random_state=seed)).compute()
+        assert np.all(np.isfinite(out))
+
+
+def test_dask_singular_basis_fold_holding_every_basis_vector_is_a_clear_error(rng):
+    X, y = _data(rng, m=60)
+    with pytest.warns(NumericalWarning, match="singular"):
+        est = SparseLSSVR(gamma=1e-6, alpha=0.1, basis=np.arange(8)).fit(
+            da.from_array(X, chunks=20), da.from_array(y, chunks=20))
+    with pytest.raises(ValueError, match="holds every basis vector"):
+        est.cv_predict([(None, np.arange(0, 30)), (None, np.arange(30, 60))]).compute()

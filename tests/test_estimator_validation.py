@@ -126,3 +126,21 @@ def test_cli_rejects_before_working(tmp_path, args, message):
     assert res.exit_code in (1, 2) and message in res.output, res.output
     assert "Traceback" not in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_polynomial_degree_is_searched_on_a_grid_only():
+    search = SparseLSSVRCV(kernel="poly", param_space={"degree": [2, 3]}, alphas=[1e-3, 1e-1]).fit(X, X[:, 0] ** 2)
+    assert search.best_estimator_.degree in (2, 3) and isinstance(search.best_estimator_.degree, int)
+    with pytest.raises(ValueError, match="search the degree with search='grid'"):
+        SparseLSSVRCV(kernel="poly", search="nelder-mead", param_space={"degree": [2, 4]}).fit(X, Y)
+
+
+def test_singular_holdout_system_is_a_clear_error():
+    rng = np.random.default_rng(0)
+    Xo = np.vstack([rng.uniform(0, 1, (30, 1)), [[10.0], [20.0]]])  # two isolated rows, both basis points
+    yo = np.sin(3 * Xo[:, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        est = SparseLSSVR(gamma=20.0, alpha=1e-20, basis=np.r_[np.arange(0, 30, 3), 30, 31]).fit(Xo, yo)
+    with pytest.raises(ValueError, match="hold-out system I - U is numerically singular.*increase alpha"):
+        est.holdout_predict([30, 31], basis_in_holdout="keep")

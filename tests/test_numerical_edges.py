@@ -118,7 +118,7 @@ def _fold_condition(est, H, mode):
     return np.linalg.cond(est.kernel_(Zb, Zb)) * (mu.max() + est.alpha) / (max(mu.min(), 0.0) + est.alpha)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(
     m=st.integers(6, 45),
     n=st.integers(1, 14),
@@ -147,13 +147,14 @@ def test_fast_holdout_equals_retraining_within_the_condition_number(m, n, v, ker
             return
         outputs = [est.loo_residuals(), est.holdout_predict(H, basis_in_holdout=mode),
                    est.cv_predict(min(3, m), basis_in_holdout="keep")]
-    warned = any(issubclass(w.category, NumericalWarning) for w in caught)
-    assert warned or all(np.all(np.isfinite(o)) for o in outputs), "NaN/inf returned without a warning"
+    said = " ".join(str(w.message) for w in caught if issubclass(w.category, NumericalWarning))
+    assert ("hat-matrix diagonal" in said or "numerically singular" in said
+            or all(np.all(np.isfinite(o)) for o in outputs)), "NaN/inf returned without saying why"
     if est.factorization_.method != "cholesky" or not np.all(np.isfinite(outputs[1])):
         return  # a numerically singular K_BB: the range path, already warned about
     kappa = _fold_condition(est, H, mode)
     ref = explicit_holdout_predict(est, X, H, None, mode).reshape(outputs[1].shape)
-    err = np.abs(outputs[1] - ref).max() / max(np.abs(ref).max(), 1e-300)
+    err = np.abs(outputs[1] - ref).max() / max(np.abs(ref).max(), np.abs(Y).max())  # relative to the data scale
     assert err <= max(1e-13, 100 * EPS * kappa), (err, kappa)
 
 

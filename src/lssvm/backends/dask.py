@@ -46,7 +46,7 @@ from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
 from .._parallel import serial_region, single_threaded_blas
-from ..basis import drop_near_duplicates
+from ..basis import drop_near_duplicates, near_duplicate_free
 from ..cv import BASIS_IN_HOLDOUT
 from ..cv.row_blocks import block_fold_outputs, block_refit_moments, fold_models, refit_contexts, refit_models
 from ..selection.criteria import CVPath
@@ -463,8 +463,12 @@ def draw_basis(data, basis, n_basis, random_state):
         if not isinstance(n, Integral) or isinstance(n, bool) or not 1 <= n <= m:
             raise ValueError(f"n_basis must be an integer in [1, {m}] (the number of rows); got {n_basis!r}")
         rng = check_random_state(random_state)
-        # draw a few spare rows so that repeated rows can be skipped
-        cand = rng.choice(m, size=min(m, n + n // 4 + 8), replace=False)
+        # draw a few spare rows so that repeated rows can be skipped; the rows with the smallest uniform
+        # keys, not rng.choice (the first fold of a shuffled KFold with the same seed; basis.random_basis)
+        k = min(m, n + n // 4 + 8)
+        keys = rng.random_sample(m)
+        cand = np.argpartition(keys, k - 1)[:k] if k < m else np.arange(m)
+        cand = cand[np.argsort(keys[cand])]
         Zc = _take_rows(data.X, cand)
         first = unique_row_indices(Zc)
         if first.size < n:
@@ -723,9 +727,14 @@ class DaskSparseCV:
         return self.data.y.compute()
 
     def rows_for(self, **params):
-        """Training rows of the basis, or None for explicit points (see
+        """Training rows of the basis at ``params`` (near-duplicates at that
+        kernel dropped, as the refit does), or None for explicit points (see
         :meth:`basis_points`)."""
-        return self._basis[1]
+        Z, idx = self._basis
+        if idx is None:
+            return None
+        kern = self._make_kernel(self.kernel, **{**self.kernel_params, **params})
+        return idx[near_duplicate_free(Z, kern)]
 
     def basis_points(self):
         """The basis points (n, d) every candidate used."""

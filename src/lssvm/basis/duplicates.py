@@ -23,10 +23,11 @@ import scipy.sparse as sp
 from ..exceptions import NumericalWarning
 from ..kernels import Kernel
 
-__all__ = ["NEAR_DUPLICATE_RTOL", "near_duplicate_free", "drop_near_duplicates"]
+__all__ = ["NEAR_DUPLICATE_RTOL", "near_duplicate_free", "drop_near_duplicates", "warn_dropped"]
 
 #: Relative feature-space squared distance below which two basis points count as one.
 NEAR_DUPLICATE_RTOL = 1e-10
+_BLOCK = 1024
 
 
 def near_duplicate_free(Z, kernel: Kernel, rtol: float = NEAR_DUPLICATE_RTOL) -> np.ndarray:
@@ -45,25 +46,36 @@ def near_duplicate_free(Z, kernel: Kernel, rtol: float = NEAR_DUPLICATE_RTOL) ->
 
     Notes
     -----
-    O(n^2 d) for ``k(Z, Z)`` and O(n^2) for the scan; a point is compared
-    with the points kept before it (greedy, so a chain z ~ w ~ u with
-    z !~ u keeps z and u).
+    O(n^2 d) for ``k(Z, Z)`` and O(n^2) for the comparison, in row blocks
+    (memory: ``K`` plus O(1024 n)); a point is dropped if an earlier kept
+    point is near it (greedy, so a chain z ~ w ~ u with z !~ u keeps z and u).
     """
     n = Z.shape[0]
     if n < 2:
         return np.arange(n)
     K = kernel(Z, Z)
     K = K.toarray() if sp.issparse(K) else np.asarray(K)
-    diag = np.diag(K).copy()
-    scale = np.maximum.outer(np.abs(diag), np.abs(diag))
-    near = diag[:, None] + diag[None, :] - 2.0 * K <= rtol * scale
-    np.fill_diagonal(near, False)
-    if not near.any():
+    diag = np.abs(np.diag(K)).copy()
+    first, later = [], []
+    for lo in range(0, n, _BLOCK):  # row blocks: O(_BLOCK n) temporaries besides K
+        hi = min(lo + _BLOCK, n)
+        d2 = diag[lo:hi, None] + diag[None, :] - 2.0 * K[lo:hi]
+        near = d2 <= rtol * np.maximum(diag[lo:hi, None], diag[None, :])
+        i, j = np.nonzero(near)
+        i += lo
+        upper = j > i
+        first.append(i[upper])
+        later.append(j[upper])
+    i, j = np.concatenate(first), np.concatenate(later)
+    if i.size == 0:
         return np.arange(n)
     keep = np.ones(n, dtype=bool)
-    for j in range(n):  # hand-written: a greedy scan, no library offers it
-        if keep[j]:
-            keep[j + 1:] &= ~near[j, j + 1:]
+    order = np.argsort(i, kind="stable")
+    i, j = i[order], j[order]
+    bounds = np.flatnonzero(np.diff(i)) + 1
+    for a, b in zip(np.r_[0, bounds], np.r_[bounds, i.size], strict=True):  # greedy, in point order
+        if keep[i[a]]:
+            keep[j[a:b]] = False
     return np.flatnonzero(keep)
 
 
@@ -88,11 +100,16 @@ def drop_near_duplicates(Z, kernel: Kernel, indices=None, *, what="basis", stack
     n = Z.shape[0]
     if keep.size == n:
         return Z, indices
+    warn_dropped(n, keep.size, what, stacklevel + 1)
+    return Z[keep], None if indices is None else np.asarray(indices)[keep]
+
+
+def warn_dropped(n, kept, what="basis", stacklevel=3):
+    """The :class:`NumericalWarning` for ``n - kept`` dropped near-duplicates."""
     warnings.warn(
-        f"dropped {n - keep.size} of {n} {what} points that duplicate or nearly duplicate "
+        f"dropped {n - kept} of {n} {what} points that duplicate or nearly duplicate "
         f"another in the kernel's feature space (squared distance <= {NEAR_DUPLICATE_RTOL:g} x k(z, z)); "
-        f"{keep.size} remain. A repeated point adds nothing to the model and makes K_BB singular.",
+        f"{kept} remain. A repeated point adds nothing to the model and makes K_BB singular.",
         NumericalWarning,
         stacklevel=stacklevel,
     )
-    return Z[keep], None if indices is None else np.asarray(indices)[keep]

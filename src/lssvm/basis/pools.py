@@ -88,7 +88,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
             )
         distinct = unique_row_indices(X)
         if method == "all":
-            return X[distinct], distinct
+            return drop_near_duplicates(X[distinct], kernel, distinct, what="prototype", stacklevel=3)
         M = _pool_size(n_prototypes, X.shape[0], distinct.size)
         if M > distinct.size:
             raise ValueError(f"n_prototypes={M} exceeds the {distinct.size} distinct training rows; lower n_prototypes")
@@ -98,7 +98,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
             idx = random_basis(X, M, random_state)
         else:
             idx = renyi_entropy_selection(X, M, kernel, random_state=random_state).indices
-        return X[idx], idx
+        return drop_near_duplicates(X[idx], kernel, idx, what="prototype", stacklevel=3)
     if np.ndim(method) == 1:
         idx = _check_rows(method, X, "prototypes", distinct=False)
         return drop_near_duplicates(X[idx], kernel, idx, what="prototype", stacklevel=3)
@@ -138,7 +138,8 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     Returns
     -------
     ndarray of shape (c,)
-        Sorted for "uniform"; in selection order otherwise.
+        Sorted for "uniform"; in selection order otherwise; rows that duplicate
+        or nearly duplicate another are dropped with a warning.
 
     Raises
     ------
@@ -159,7 +160,9 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     n = X.shape[0]
     c = count_or_fraction("n_components", n_components, 0.1, n)
     if sampling == "uniform":
-        return np.sort(random_state.choice(n, c, replace=False))
-    if sampling == "kcenter":
-        return kcenter(X, c, random_state)
-    return feature_vector_selection(X, kernel, n_basis=c, random_state=random_state).indices
+        idx = np.sort(random_state.choice(n, c, replace=False))
+    elif sampling == "kcenter":
+        idx = kcenter(X, c, random_state)
+    else:
+        idx = feature_vector_selection(X, kernel, n_basis=c, random_state=random_state).indices
+    return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]

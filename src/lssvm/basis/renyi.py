@@ -84,7 +84,7 @@ def renyi_entropy_selection(X, n, kernel: Kernel, n_iter=None, random_state=None
     update.  A proposal that duplicates a current prototype is rejected.
     Total O(n_iter n d) time, O(n) memory beyond the prototypes.
     """
-    X = check_input(X)
+    X = check_input(X, sparse_ok=False)  # the entropy swaps index dense rows
     N = X.shape[0]
     n = check_count("n", n)
     kernel = check_kernel(kernel, X)

@@ -226,7 +226,13 @@ class HoldoutEngine:
         if p.size:
             A = -Upp
             A[np.diag_indices_from(A)] += 1.0
-            sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
+            try:
+                sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
+            except linalg.LinAlgError:
+                raise ValueError(
+                    "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
+                    "exactly (leverage ~ 1, the hold-out analogue of h_ii = 1) at this alpha; increase alpha"
+                ) from None
         else:
             sol = r
         return yL - U @ (Y_p - sol)

@@ -138,8 +138,7 @@ def refit_contexts(ctx, removed, rcond):
     and "without the points E" is another truncation (the constraint
     ``(W beta)_E = 0`` may leave nothing even when points remain): those
     folds are refitted on their own basis, as the in-memory hold-out engine
-    does.  A fold that removes every basis point gets None (its model
-    predicts the training mean).
+    does.  A fold that removes every basis point is an error, as in memory.
     """
     import warnings
 
@@ -151,8 +150,10 @@ def refit_contexts(ctx, removed, rcond):
     for f, E in removed.items():
         keep = np.setdiff1d(np.arange(n), E)
         if keep.size == 0:
-            out[f] = None
-            continue
+            raise ValueError(
+                f"fold {f} holds every basis vector: with basis_in_holdout='remove' its model would have "
+                "no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumericalWarning)
             out[f] = BlockContext.of_basis(ctx.basis[keep], ctx.kernel, rcond, ctx.classes, ctx.n_features)

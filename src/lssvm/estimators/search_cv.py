@@ -196,6 +196,9 @@ class _BaseSearchCV(BaseEstimator):
         space = self._space()
         if self.search == "grid" or not space:
             return grid_search(criterion, space, scoring, callback=callback)
+        if "degree" in space:
+            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with "
+                             "search='grid'")
         bounds = {k: (float(v.min()), float(v.max())) for k, v in space.items()}
         for k, (lo, hi) in bounds.items():
             if not 0 < lo < hi:
@@ -263,7 +266,8 @@ class _BaseSearchCV(BaseEstimator):
         self.refit_time_ = 0.0
         if self.refit:
             t0 = time.perf_counter()
-            kernel_params = {k: v for k, v in self.best_params_.items() if k != "alpha"}
+            kernel_params = {k: (int(v) if k == "degree" else v) for k, v in self.best_params_.items()
+                             if k != "alpha"}
             rows = criterion.rows_for(**kernel_params)
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}

@@ -368,9 +368,13 @@ def _build(meta, arrays):
     if unknown:
         raise ModelFileError(f"unknown {cls.__name__} parameter(s): {sorted(unknown)}")
     params["basis"] = Z
-    if params.get("kernel") not in KERNEL_NAMES:  # a Kernel object was passed
-        params["kernel"] = kernel
+    if not isinstance(params.get("kernel"), str) or params["kernel"] not in KERNEL_NAMES:
+        params["kernel"] = kernel  # a Kernel object was passed
     est = cls(**params)
+    try:
+        est._validate_params_()
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(f"invalid parameters: {exc}") from None
     est.kernel_ = kernel
     est.basis_vectors_ = Z
     est.basis_indices_ = None

@@ -30,6 +30,7 @@ from .._labels import encode_classes
 from .._params import count_or_fraction
 from .._targets import check_numeric_targets
 from ..basis import nystrom_columns, prototype_pool, select_basis
+from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
@@ -121,7 +122,11 @@ class _LSSVMCV:
         self.n_evaluations = 0
 
     def _kernel(self, params):
-        return make_kernel(self.kernel, **{**self.kernel_params, **params})
+        params = {**self.kernel_params, **params}
+        d = params.get("degree")
+        if isinstance(d, (float, np.floating)) and float(d).is_integer():  # grids hold floats: 3.0 is degree 3
+            params["degree"] = int(d)
+        return make_kernel(self.kernel, **params)
 
     @staticmethod
     def _key(params):
@@ -172,6 +177,10 @@ class _RowsCV(_LSSVMCV):
         if self._fixed is not None:
             rows = self._fixed
             C = kern.from_squared_distances(self._D) if self._D is not None and isinstance(kern, RBF) else None
+            keep = near_duplicate_free(self.X[rows], kern)  # at this kernel, as the refitted estimator does
+            if keep.size < rows.size:
+                warn_dropped(rows.size, keep.size, stacklevel=4)
+                rows, C = rows[keep], (None if C is None else C[:, keep])
         else:
             rows = self._draw(kern, np.random.RandomState(self._seed))
             C = None
@@ -186,11 +195,13 @@ class _RowsCV(_LSSVMCV):
         return None if self._seed is None else int(self._seed)
 
     def rows_for(self, **params):
-        if self._fixed is not None:
-            return self._fixed
         key = self._key(params)
         if key not in self._rows:
-            self._rows_and_columns(self._kernel(params), params)
+            if self._fixed is not None:
+                kern = self._kernel(params)
+                self._rows[key] = self._fixed[near_duplicate_free(self.X[self._fixed], kern)]
+            else:
+                self._rows_and_columns(self._kernel(params), params)
         return self._rows[key]
 
 
