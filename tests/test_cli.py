@@ -333,3 +333,14 @@ def test_unreadable_model_file(tmp_path):
     res = CliRunner().invoke(cli, ["predict", str(locked), "motorcycle"])
     assert res.exit_code in (1, 2) and "Traceback" not in res.output
     assert "not readable" in res.output or "permission denied" in res.output
+
+
+def test_unreadable_model_file_without_chmod(tmp_path, monkeypatch):
+    """click checks readability with os.access: patched, as root reads anything."""
+    import os
+
+    _malformed_files(tmp_path)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if str(p).endswith("good.npz") else real(p, mode))
+    res = CliRunner().invoke(cli, ["predict", str(tmp_path / "good.npz"), "motorcycle"])
+    assert res.exit_code == 2 and "is not readable" in res.output and "Traceback" not in res.output

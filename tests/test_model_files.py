@@ -254,3 +254,15 @@ def test_a_process_killed_while_saving_leaves_the_old_model_or_the_new_one(tmp_p
         for p in temps:
             p.unlink()
         start = model.metadata["i"] + 1
+
+
+def test_unreadable_file_without_chmod(saved, monkeypatch):
+    """The permission path, also when the tests run as root (who reads anything)."""
+    import lssvm.io.model_io as model_io
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(model_io, "open", denied, raising=False)
+    with pytest.raises(ModelFileError, match="permission denied; cannot read the model file"):
+        load_model(saved[0])

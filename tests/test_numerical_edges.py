@@ -170,3 +170,16 @@ def test_random_basis_is_not_the_first_shuffled_fold_of_the_same_seed(rng):
         first_fold = next(KFold(5, shuffle=True, random_state=seed).split(X))[1]
         assert not np.isin(est.basis_indices_, first_fold).all()
         assert np.all(np.isfinite(est.cv_predict(KFold(5, shuffle=True, random_state=seed))))
+
+
+def test_leave_one_out_folds_warn_only_about_rows_they_take_from_the_closed_form(rng):
+    from sklearn.model_selection import LeaveOneOut
+
+    X, y, basis = _isolated_row_problem(rng)
+    est = SparseLSSVR(gamma=20.0, alpha=1e-14, basis=basis).fit(X, y)
+    with warnings.catch_warnings():  # row 30 is a basis row: "remove" refits it, no closed-form LOO
+        warnings.simplefilter("error", NumericalWarning)
+        out = est.cv_predict(LeaveOneOut(), basis_in_holdout="remove")
+    assert np.all(np.isfinite(out))
+    with pytest.warns(NumericalWarning, match=r"row\(s\) 30 is within"):
+        est.cv_predict(LeaveOneOut(), basis_in_holdout="keep")

@@ -10,6 +10,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from .._parallel import parallel_map
 from ..solvers import check_alphas
+from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = ["resolve_folds", "cross_val_predictions"]
@@ -144,7 +145,9 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     closed = singles if basis_in_holdout == "keep" else singles[~is_basis]
     kept_in_training = singles[is_basis] if basis_in_holdout == "train" else singles[:0]
     if closed.size:
-        out[:, closed] = engine.Y[None, closed] - fac.loo_residuals(alphas)[:, closed]
+        R, tiny = fac.loo_rows(fac.M[closed], fac.y_centered[closed], alphas)  # only these rows: warn about them
+        warn_tiny_leverage(closed[tiny])
+        out[:, closed] = engine.Y[None, closed] - R
     if kept_in_training.size:
         out[:, kept_in_training] = engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training]
     done = set(closed.tolist()) | set(kept_in_training.tolist())
