@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-__all__ = ["count_or_fraction"]
+__all__ = ["check_int", "count_or_fraction"]
 
 
 def count_or_fraction(name, value, default, total):
@@ -25,3 +25,9 @@ def count_or_fraction(name, value, default, total):
     if isinstance(value, Real) and not isinstance(value, bool) and 0 < value <= 1:
         return max(1, int(round(value * total)))
     raise ValueError(f"{name} must be an int in [1, {total}], a fraction in (0, 1] or None; got {value!r}")
+
+
+def check_int(name, value, low=1):
+    """Raise ``ValueError`` unless ``value`` is an integer (not a bool) >= ``low``."""
+    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")

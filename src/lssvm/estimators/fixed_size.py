@@ -18,6 +18,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..basis import prototype_pool
 from ..cv import resolve_folds
@@ -172,11 +173,11 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}")
         if not (isinstance(self.nu, Real) and np.isfinite(self.nu) and self.nu > 0):
             raise ValueError(f"nu must be a finite number > 0 (Theorem 2 needs it); got {self.nu!r}")
-        _check_int("n_candidates", self.n_candidates, 1)
-        _check_int("stop_window", self.stop_window, 1)
-        _check_int("block_size", self.block_size, 1)
+        check_int("n_candidates", self.n_candidates, 1)
+        check_int("stop_window", self.stop_window, 1)
+        check_int("block_size", self.block_size, 1)
         if self.max_size is not None:
-            _check_int("max_size", self.max_size, 1)
+            check_int("max_size", self.max_size, 1)
         if self.stop_tol is not None and not (isinstance(self.stop_tol, Real) and self.stop_tol >= 0):
             raise ValueError(f"stop_tol must be a number >= 0 or None; got {self.stop_tol!r}")
         if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
@@ -285,11 +286,6 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             out[rows] = self.kernel_(X[rows], self.support_vectors_) @ self._coef_2d
         out += self._intercept_2d
         return out
-
-
-def _check_int(name, value, low):
-    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):

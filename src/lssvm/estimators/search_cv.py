@@ -14,7 +14,7 @@ those rows, so ``best_estimator_`` is exactly the model whose CV score is
 from __future__ import annotations
 
 import time
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._labels import encode_classes
+from .._params import check_int
 from .._targets import check_numeric_targets
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
@@ -116,11 +117,6 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-def _check_positive_int(name, value, low=1):
-    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= low):
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-
-
 class _BaseSearchCV(BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
@@ -166,7 +162,7 @@ class _BaseSearchCV(BaseEstimator):
         if scoring not in ("mse", "error_rate") or (scoring == "error_rate" and not self._classification):
             allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
             raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
-        _check_positive_int("max_evaluations", self.max_evaluations, 2)
+        check_int("max_evaluations", self.max_evaluations, 2)
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)

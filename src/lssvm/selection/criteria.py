@@ -19,7 +19,7 @@ candidate used, so an estimator refitted on them is the model scored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
-from .._params import count_or_fraction
+from .._params import check_int, count_or_fraction
 from .._targets import check_numeric_targets
 from ..basis import nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
@@ -79,11 +79,6 @@ class CVPath:
                 raise ValueError("scoring='error_rate' needs a classification criterion (classification=True)")
             return self.error_rate
         raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {scoring!r}")
-
-
-def _check_count(name, value):
-    if not (isinstance(value, Integral) and not isinstance(value, bool) and value >= 1):
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
 
 class _LSSVMCV:
@@ -342,9 +337,9 @@ class FixedSizeCV(_RowsCV):
         if isinstance(cv, str):
             raise ValueError(f"FixedSizeCV needs folds (an int, a splitter or (train, test) pairs); got cv={cv!r}")
         for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
-            _check_count(name, value)
+            check_int(name, value)
         if max_size is not None:
-            _check_count("max_size", max_size)
+            check_int("max_size", max_size)
         if not (isinstance(nu, Real) and np.isfinite(nu) and nu > 0):
             raise ValueError(f"nu must be a finite number > 0; got {nu!r}")
         if not (isinstance(size_rule, Real) and np.isfinite(size_rule) and size_rule >= 0):
