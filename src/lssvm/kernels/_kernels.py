@@ -109,9 +109,12 @@ class Kernel:
         inner loops over inputs validated once (see :func:`unchecked`)."""
         if out is None:
             out = np.empty((X.shape[0], Z.shape[0]))
+        # |k| is bounded by max_diag, or from the row norms (Cauchy-Schwarz, O((m + n) d)); only when
+        # that bound may overflow are the computed blocks scanned (O(m n)).
+        bounded = self.max_diag is not None or _below_overflow(self, X, Z)
 
         def work(rows):
-            if self.max_diag is not None:  # bounded: |k| <= max_diag, cannot overflow
+            if bounded:
                 out[rows] = self._block(X[rows], Z)
                 return
             with np.errstate(over="ignore", invalid="ignore"):  # overflow is raised as ValueError below
@@ -123,6 +126,11 @@ class Kernel:
 
     def _block(self, X, Z):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _value_bound(self, x_norm, z_norm):
+        """An upper bound of ``|k(x, z)|`` for ``||x|| <= x_norm``,
+        ``||z|| <= z_norm``, or None if unknown."""
+        return None
 
     def diag(self, X):
         """Diagonal ``k(x_i, x_i)`` for the rows of ``X``, shape (m,), O(m d)."""
@@ -201,6 +209,9 @@ class Linear(Kernel):
     def _block(self, X, Z):
         return _dense(X @ Z.T)
 
+    def _value_bound(self, x_norm, z_norm):
+        return x_norm * z_norm
+
     def diag(self, X):
         return _row_sq_norms(X)
 
@@ -227,6 +238,9 @@ class Polynomial(Kernel):
         K *= self.gamma
         K += self.coef0
         return K**self.degree
+
+    def _value_bound(self, x_norm, z_norm):
+        return (self.gamma * x_norm * z_norm + self.coef0) ** self.degree
 
     def diag(self, X):
         return (self.gamma * _row_sq_norms(X) + self.coef0) ** self.degree
@@ -293,6 +307,17 @@ def unchecked(kernel):
     if type(kernel).__call__ in (Kernel.__call__, Normalized.__call__):
         return kernel._evaluate
     return lambda X, Z, block_size=DEFAULT_BLOCK_SIZE, out=None: kernel(X, Z, block_size=block_size, out=out)
+
+
+def _below_overflow(kernel, X, Z, limit=1e300):
+    """Whether ``kernel``'s values on ``X`` x ``Z`` provably stay below ``limit``."""
+    if X.shape[0] == 0 or Z.shape[0] == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        x_norm = np.float64(np.sqrt(_row_sq_norms(X).max()))
+        z_norm = np.float64(np.sqrt(_row_sq_norms(Z).max()))
+        bound = kernel._value_bound(x_norm, z_norm)
+    return bound is not None and bool(np.isfinite(bound)) and bound < limit
 
 
 def _dense(K):

@@ -1,0 +1,95 @@
+"""Cost of the input validation and numerical safeguards (issue 8).
+
+Times the hot paths the reliability work touched — training (basis
+de-duplication, finiteness checks of K and y), exact 10-fold CV with basis
+removal over 20 alphas, FVS basis selection (kernel calls in an inner loop)
+and single kernel evaluations (per-call argument checks) — at m = 5000,
+d = 8, RBF, on this checkout; with ``--compare SRC`` also on another source
+tree (e.g. a ``git worktree`` of the commit before the change), in
+interleaved subprocesses, best of ``--repeats``, with the ratio.
+
+Run:  python benchmarks/validation_overhead.py [--compare /tmp/old/src] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CASES = ["fit, random basis n=1000", "10-fold CV, remove, 20 alphas", "FVS basis, n<=300",
+         "RBF kernel 5000x1000", "linear kernel 5000x5000"]
+
+
+def _measure(repeats):
+    import numpy as np
+
+    from lssvm import SparseLSSVR
+    from lssvm.kernels import RBF, Linear
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5000, 8))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(5000)
+    est = SparseLSSVR(gamma=0.1, alpha=1e-3, basis="random", n_basis=1000, random_state=0).fit(X, y)
+    work = [
+        lambda: SparseLSSVR(gamma=0.1, alpha=1e-3, basis="random", n_basis=1000, random_state=0).fit(X, y),
+        lambda: est.cv_predict(10, np.logspace(-4, 1, 20)),
+        lambda: SparseLSSVR(gamma=0.1, basis="fvs", n_basis=300).fit(X, y),
+        lambda: RBF(0.1)(X, X[:1000]),
+        lambda: Linear()(X, X),
+    ]
+    out = []
+    for f in work:
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            f()
+            best = min(best, time.perf_counter() - t0)
+        out.append(best)
+    return out
+
+
+def _run(src, repeats):
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    res = subprocess.run([sys.executable, __file__, "--child", str(repeats)], env=env, capture_output=True,
+                         text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--compare", type=Path, default=None, help="another src/ folder to time side by side")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child is not None:
+        print(json.dumps(_measure(args.child)))
+        return
+    here = Path(__file__).resolve().parents[1] / "src"
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    rounds = 3 if args.compare else 1
+    new, old = [], []
+    for _ in range(rounds):  # interleaved: drifts in machine load hit both alike
+        new.append(_run(here, args.repeats))
+        if args.compare:
+            old.append(_run(args.compare, args.repeats))
+    new = [min(t) for t in zip(*new, strict=True)]
+    head = f"{'case':34s} {'this (s)':>9s}"
+    if args.compare:
+        old = [min(t) for t in zip(*old, strict=True)]
+        head += f" {'compare (s)':>11s} {'ratio':>6s}"
+    print(head)
+    for i, case in enumerate(CASES):
+        line = f"{case:34s} {new[i]:9.3f}"
+        if args.compare:
+            line += f" {old[i]:11.3f} {new[i] / old[i]:6.2f}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
