@@ -23,10 +23,11 @@ import warnings
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
 from ..solvers import SparseRLSFactorization, check_alphas
+from ..solvers._nogil_blas import syr2k_lower_
+from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector, ShiftedBandSolver
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]
 
@@ -140,9 +141,9 @@ class HoldoutEngine:
         W B^T`` with ``B = [M_H, 1]`` (O(h r v + r^3) per alpha after an
         O(h r^2) product shared by all alphas).  With many alphas it is
         cheaper still to reduce the fold's own normal matrix, in the training
-        eigenbasis, to tridiagonal form once (O(h r^2 + r^3), then O(h r v)
-        per alpha); the cheapest of the three is chosen from their flop
-        counts.  ``_side`` ("h", "r" or
+        eigenbasis, to band form once (O(h r^2 + r^3), then O(h r v + r w^2)
+        per alpha, w = 64 the half-bandwidth); the cheapest of the three is
+        chosen from their flop counts.  ``_side`` ("h", "r" or
         "refactor") forces one, for testing.
         """
         fac = self.fac
@@ -260,8 +261,9 @@ class HoldoutEngine:
         return _refit_fold(self, H, p, E, alphas)
 
     def _refactor(self, H, p, E, alphas):
-        """Hold-out predictions for all alphas from one tridiagonal reduction
-        of the fold's normal matrix in the eigenbasis of the training fit.
+        """Hold-out predictions for all alphas from one orthogonal reduction to
+        band form of the fold's normal matrix in the eigenbasis of the
+        training fit (``ShiftedBandSolver``).
 
         In the coordinates ``beta`` (``a = Q beta``), training on all rows but
         ``H' = H[p]`` with intercept ``b0`` solves
@@ -280,42 +282,43 @@ class HoldoutEngine:
         N = fac.M[Hp]
         s = N.sum(axis=0)
         mr = m - Hp.size
-        C = -(N.T @ N)
-        C[np.diag_indices_from(C)] += fac.eigenvalues
-        C -= np.outer(s, s) / mr
         c_int = self.Y.sum(axis=0) - self.Y[Hp].sum(axis=0)  # (v,)
         rhs = fac.z - N.T @ self.Y[Hp] + np.outer(s, c_int) / mr
+        lam = fac.eigenvalues
         s_full = s
+        # C = Lambda - Na^T Na with Na = [N; s^T / sqrt(m - h')]: one SYRK
+        Na_t = np.hstack([N.T, s[:, None] / np.sqrt(mr)])  # (r, h' + 1)
         if E.size:
-            # orthonormal basis of null(Q_E): trailing columns of the QR of Q_E^T,
-            # applied as Householder reflectors (O(r^2 |E|)), never formed
-            (qr, tau_e), _ = linalg.qr(fac.Q[E].T, mode="raw")
-            k = tau_e.size
-            C = _apply_q(qr, tau_e, _apply_q(qr, tau_e, C, "L", "T"), "R", "N")[k:, k:]
-            rhs = _apply_q(qr, tau_e, rhs, "L", "T")[k:]
+            # restrict to null(Q_E) = span of the trailing columns Z of the block
+            # reflector H = I - V T V^T of the QR of Q_E^T, never formed:
+            #   Z^T C Z = [H^T Lambda H]_22 - (Na Z)^T (Na Z),
+            #   H^T Lambda H = Lambda - X V^T - V X^T,  X = Lambda V T - V (T^T V^T Lambda V T) / 2
+            # (a symmetric rank-2|E| update, BLAS-3 without the GIL), so the
+            # SYRK runs on r - |E| columns: O(h r |E| + (h + 2|E|)(r - |E|)^2)
+            refl_e = BlockReflector(fac.Q[E].T)
+            k = refl_e.R.shape[0]
+            V, T = refl_e.V, refl_e.T
+            Xe = (lam[:, None] * V) @ T
+            Xe -= 0.5 * (V @ (T.T @ (V.T @ Xe)))
+            Na_t = refl_e.apply(Na_t, transpose=True)[k:]
+            rhs = refl_e.apply(rhs, transpose=True)[k:]
+            lam = lam[k:]
+        C = Na_t @ Na_t.T  # SYRK
+        C *= -1.0
+        C[np.diag_indices_from(C)] += lam
+        C = C.T  # the same symmetric matrix, column-major for the BLAS update
+        if E.size:
+            syr2k_lower_(C, Xe[k:], V[k:], -1.0)  # only the lower triangle is kept from here on
         if C.shape[0] == 0:  # every basis direction removed: intercept-only model
             out = np.empty((alphas.size, H.size, rhs.shape[1]))
             out[:] = c_int / mr
             return out
-        # C = Ho T Ho^T (LAPACK dsytrd, 4/3 r^3): every alpha is then a
-        # tridiagonal solve, with no eigenvectors to compute or apply
-        Cr, diag, off, tau, info = lapack.dsytrd((C + C.T) * 0.5, lower=1)
-        if info != 0:  # pragma: no cover - only on bad arguments
-            raise linalg.LinAlgError(f"dsytrd failed with info={info}")
-        refl = Cr[1:, :-1]  # Ho = diag(1, Q) with Q from the reflectors below the subdiagonal
-        if diag.size > 1:
-            rhs = rhs.copy()
-            rhs[1:] = _apply_q(refl, tau, rhs[1:], "L", "T")
+        # C = Ho B Ho^T with B banded (about 4/3 r^3 flops, BLAS-3 without the
+        # GIL, so folds reduce side by side): every alpha is then a banded solve
+        X = ShiftedBandSolver(C).solve(alphas, rhs)  # (r', A v)
         v = rhs.shape[1]
-        X = np.empty((diag.size, alphas.size * v))
-        for i, a in enumerate(alphas):
-            X[:, i * v : (i + 1) * v] = _tridiagonal_solve(diag + a, off, rhs)
-        # back to the training eigenbasis: beta = [Omega] Ho X, O(r^2 A v),
-        # far cheaper than transforming the h x r prediction rows
-        if diag.size > 1:
-            X[1:] = _apply_q(refl, tau, X[1:], "L", "N")
         if E.size:
-            X = _apply_q(qr, tau_e, np.vstack([np.zeros((k, X.shape[1])), X]), "L", "N")
+            X = refl_e.apply(np.vstack([np.zeros((k, X.shape[1])), X]))
         F = fac.M[H] @ X  # (h, A v)
         b0 = (np.tile(c_int, alphas.size) + s_full @ X) / mr
         out = (F + b0).reshape(H.size, alphas.size, v).transpose(1, 0, 2)
@@ -341,42 +344,22 @@ def _refit_fold(engine, H, p, E, alphas):
     return np.einsum("hn,anv->ahv", engine._kernel_block(H, keep), A) + b[:, None, :]
 
 
-def _tridiagonal_solve(d, e, B):
-    """Solve ``T x = B`` for the symmetric tridiagonal ``T = tridiag(e, d, e)``:
-    LAPACK ``dptsv`` when T is positive definite (the usual case: a PSD
-    matrix shifted by alpha > 0), ``solve_banded`` otherwise."""
-    if d.size == 1:
-        return B / d[0]
-    _, _, x, info = lapack.dptsv(d, e, B)
-    if info == 0:
-        return x
-    ab = np.zeros((3, d.size))
-    ab[0, 1:], ab[1], ab[2, :-1] = e, d, e
-    return linalg.solve_banded((1, 1), ab, B, check_finite=False)
-
-
-def _apply_q(qr, tau, C, side, trans):
-    """Apply the orthogonal factor of a raw QR (``linalg.qr(mode="raw")``) to C."""
-    C = np.asfortranarray(C, dtype=float)
-    lwork = max(1, C.shape[1] if side == "L" else C.shape[0]) * 64
-    out, _, info = lapack.dormqr(side, trans, qr, tau, C, lwork)
-    if info != 0:  # pragma: no cover - only on bad arguments
-        raise linalg.LinAlgError(f"dormqr failed with info={info}")
-    return out
-
-
-def _cheapest_method(h, h_out, r, e, n_alphas):
+def _cheapest_method(h, h_out, r, e, n_alphas, bandwidth=DEFAULT_BANDWIDTH):
     """Pick the hold-out algorithm with the smallest estimated time.
 
-    Flop counts of each path (SYRK counted once per entry pair); the
-    tridiagonal reduction of the refactorisation is memory-bound and weighted
-    2.5x.  Calibrated on single-threaded OpenBLAS at r = 500, 1000, 2000,
-    h = 500, 20 alphas (folds run one per core), where all paths ran at about
-    33 GFLOP/s-equivalent.
+    Flop counts of each path (SYRK and SYR2K counted once per entry pair).
+    Every path runs at about the matrix-multiply rate of one core since the
+    refactorisation reduces to band form with BLAS-3 updates (it used to
+    reduce to tridiagonal form with LAPACK ``dsytrd``, memory-bound and
+    holding the GIL); checked on single-threaded OpenBLAS at r = 500-2500,
+    h = 500, 1 and 20 alphas (folds run one per core).
     """
+    w = bandwidth
+    rr = max(r - e, 0)  # size of the refactored system
     cost = {
-        "h": n_alphas * (h * h_out * r + 2 * e * h * r + e * h * h_out + h_out**3 / 3) + 2 * e * r * h,
-        "r": 2 * h_out * r * r + n_alphas * (2 * h * r + 4 * r**3) + 2 * e * r * h,
-        "refactor": h * r * r + 4 * r * r * e + 2.5 * (4 / 3) * r**3,
+        "h": n_alphas * (h * h_out * r + 2 * e * h * r + 2 * r * e * e + e * h * h_out + h_out**3 / 3) + 2 * e * r * h,
+        "r": 2 * h_out * r * r + n_alphas * (2 * h * r + 4 * r**3 + 2 * r * e * e) + 2 * e * r * h,
+        "refactor": 4 * r * e * h_out + 2 * r * e * e + h_out * rr**2 + 2 * e * rr**2 + (4 / 3) * rr**3
+        + 3 * w * rr**2 + n_alphas * (2 * rr * w * w + 2 * h * r),
     }
     return min(cost, key=cost.get)
