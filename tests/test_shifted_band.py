@@ -1,5 +1,5 @@
 """Band reduction for shifted solves (``lssvm.solvers.shifted_band``) and the
-GIL-free BLAS calls under it (``lssvm.solvers._nogil_blas``), against dense
+GIL-free BLAS calls under it (``lssvm.solvers._nogil``), against dense
 direct solves and explicit products.
 
 Tolerances: the reduction is an orthogonal similarity (backward stable), so
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lssvm.solvers import _nogil_blas
-from lssvm.solvers._nogil_blas import symm_lower, syr2k_lower_
+from lssvm.solvers import _nogil
+from lssvm.solvers._nogil import symm_lower, syr2k_lower_
 from lssvm.solvers.shifted_band import BlockReflector, ShiftedBandSolver
 
 EPS = np.finfo(float).eps
@@ -132,7 +132,7 @@ def test_congruence_on_a_fortran_sub_block_updates_only_its_lower_triangle():
 @pytest.mark.parametrize("fast", [True, False])
 def test_nogil_products_equal_numpy(monkeypatch, fast):
     if not fast:
-        monkeypatch.setattr(_nogil_blas, "AVAILABLE", False)
+        monkeypatch.setattr(_nogil, "AVAILABLE", False)
     rng = np.random.default_rng(4)
     big = np.asfortranarray(_psd(rng, 80))
     A = big[10:60, 10:60]  # strided sub-block, lda = 80
@@ -150,6 +150,26 @@ def test_nogil_products_equal_numpy(monkeypatch, fast):
     np.testing.assert_array_equal(C[:10], big[:10])
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_solver_without_the_nogil_path_gives_the_same_solutions(monkeypatch, fast):
+    # SciPy's f2py wrappers (dgeqrt, dpbsv) and NumPy products stand in when
+    # the Cython API is unavailable; both paths must equal the dense solve
+    if not fast:
+        monkeypatch.setattr(_nogil, "AVAILABLE", False)
+    rng = np.random.default_rng(6)
+    C = _psd(rng, 150, 120)
+    alphas = np.array([1e-4, 1.0])
+    b = rng.standard_normal((150, 2))
+    _check_solves(C, alphas, b, ShiftedBandSolver(C, 32).solve(alphas, b))
+    H = BlockReflector(rng.standard_normal((60, 9)))
+    np.testing.assert_allclose(H.apply(H.apply(np.eye(60)), transpose=True), np.eye(60), atol=1e-13)
+
+
+def test_pbsv_reports_an_indefinite_matrix():
+    ab = np.asfortranarray(np.array([[1.0, -1.0, 1.0], [2.0, 2.0, 0.0]]))  # [[1,2,0],[2,-1,2],[0,2,1]]
+    assert not _nogil.pbsv_lower_(ab, np.ones((3, 1), order="F"))
+
+
 def test_nogil_products_accept_c_ordered_arrays():
     # a C-ordered (row-major) block has no column-major leading dimension: the
     # NumPy fallback answers, with the same result
@@ -163,7 +183,7 @@ def test_nogil_products_accept_c_ordered_arrays():
     np.testing.assert_allclose(np.tril(C), np.tril(A + X @ V.T + V @ X.T), rtol=1e-12, atol=1e-10)
 
 
-def test_nogil_blas_is_in_use_with_this_scipy():
+def test_nogil_is_in_use_with_this_scipy():
     # the fallback is correct but holds the GIL in places and copies blocks; the
     # hold-out benchmark assumes the GIL-free path (SciPy's Cython BLAS API)
-    assert _nogil_blas.AVAILABLE
+    assert _nogil.AVAILABLE

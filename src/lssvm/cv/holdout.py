@@ -26,7 +26,7 @@ from scipy import linalg
 
 from ..exceptions import NumericalWarning
 from ..solvers import SparseRLSFactorization, check_alphas
-from ..solvers._nogil_blas import syr2k_lower_
+from ..solvers._nogil import syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector, ShiftedBandSolver
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]

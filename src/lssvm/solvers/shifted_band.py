@@ -16,7 +16,7 @@ two-stage reduction, which SciPy does not expose) needs matrix-matrix
 products only: this module writes that stage by hand, with the panel QR
 factorisations from LAPACK (``dgeqrt``, compact WY form ``I - V T V^T``) and
 every O(r^2 w) update as BLAS ``dsymm`` and ``dsyr2k`` calls that run at
-the matrix multiply rate, in place, without the GIL (``_nogil_blas``).
+the matrix multiply rate, in place, without the GIL (``_nogil``).
 
 Cost: about 4/3 r^3 flops for the reduction (``4 n^2 w`` per panel of width
 w on the trailing n x n block: ``A V T`` and a symmetric rank-2w update),
@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import lapack
 
-from ._nogil_blas import symm_lower, syr2k_lower_
+from ._nogil import geqrt_, pbsv_lower_, symm_lower, syr2k_lower_
 
 __all__ = ["BlockReflector", "ShiftedBandSolver"]
 
@@ -60,12 +59,9 @@ class BlockReflector:
     """
 
     def __init__(self, A):
-        A = np.asarray(A, dtype=float)
-        p, q = A.shape
-        k = min(p, q)
-        qr, T, info = lapack.dgeqrt(k, A)
-        if info != 0:  # pragma: no cover - only on bad arguments
-            raise linalg.LinAlgError(f"dgeqrt failed with info={info}")
+        qr = np.array(A, dtype=float, order="F")
+        k = min(qr.shape)
+        T = geqrt_(qr)  # LAPACK dgeqrt, without the GIL
         V = np.tril(qr[:, :k], -1)
         V[np.arange(k), np.arange(k)] = 1.0
         self.V, self.T, self.R = V, T, np.triu(qr[:k])
@@ -80,7 +76,7 @@ class BlockReflector:
         of ``H^T A H``; only the lower triangle of A is read, the strict upper
         triangle may be left stale.  4 p^2 k flops: ``X = A V T`` (BLAS
         ``dsymm``) and a symmetric rank-2k update (``dsyr2k``), in place on
-        sub-blocks and without the GIL (see ``_nogil_blas``), as LAPACK's
+        sub-blocks and without the GIL (see ``_nogil``), as LAPACK's
         band reduction ``dsytrd_sy2sb`` does.
         """
         V, T = self.V, self.T
@@ -129,7 +125,7 @@ class ShiftedBandSolver:
             H.congruence_(A[lo:, lo:])
             self._panels.append((lo, H))
         # lower band storage: band[i, j] = B[j + i, j]
-        self._band = np.zeros((w + 1, r))
+        self._band = np.zeros((w + 1, r), order="F")
         for i in range(w + 1):
             self._band[i, : r - i] = np.diagonal(A, -i)
 
@@ -163,14 +159,15 @@ class ShiftedBandSolver:
         return self.rotate(out, inverse=True)
 
     def _band_solve(self, alpha, rhs):
-        ab = self._band.copy()
+        ab = np.array(self._band, order="F")
         ab[0] += alpha
         if self.bandwidth == 0:
             return rhs / ab[0][:, None]
-        try:
-            return linalg.solveh_banded(ab, rhs, lower=True, check_finite=False)
-        except linalg.LinAlgError:
-            pass
+        x = np.array(rhs, order="F")
+        if pbsv_lower_(ab, x):  # banded Cholesky, LAPACK dpbsv without the GIL
+            return x
+        ab = self._band.copy()
+        ab[0] += alpha
         # not positive definite (alpha below rounding of an indefinite C): banded LU
         w, r = self.bandwidth, self.size
         full = np.zeros((2 * w + 1, r))
