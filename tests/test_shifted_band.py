@@ -93,9 +93,13 @@ def test_indefinite_shifted_matrix_falls_back_to_banded_lu():
     _check_solves(C, alphas, b, ShiftedBandSolver(C, 16).solve(alphas, b))
 
 
-def test_rejects_non_square():
+def test_rejects_non_square_empty_and_non_finite():
     with pytest.raises(ValueError, match="square"):
         ShiftedBandSolver(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="empty"):
+        ShiftedBandSolver(np.ones((0, 0)))
+    with pytest.raises(ValueError, match="NaN"):
+        ShiftedBandSolver(np.diag([1.0, np.nan]))
 
 
 @pytest.mark.parametrize("shape", [(50, 7), (7, 7), (5, 9), (1, 1), (30, 1)])

@@ -111,6 +111,10 @@ class ShiftedBandSolver:
         if A.ndim != 2 or A.shape[0] != A.shape[1]:
             raise ValueError(f"C must be a square matrix; got shape {A.shape}")
         r = A.shape[0]
+        if r == 0:
+            raise ValueError("C is empty (0 x 0): there is no system to solve")
+        if not np.isfinite(np.tril(A)).all():
+            raise ValueError("C contains NaN or inf")
         w = min(max(1, int(bandwidth)), r - 1)  # 0 for a 1 x 1 matrix
         self.size, self.bandwidth = r, w
         self._panels = []  # (first row, reflector), applied in this order by Q^T
