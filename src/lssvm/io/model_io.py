@@ -11,13 +11,15 @@ refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.
 
-File format (version 2, documented in ``docs/model_format.md``): a ZIP
-archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
+File format (version 3, documented in ``docs/model_format.md``): a ZIP
+archive of uncompressed ``.npy`` members (NumPy's ``.npz``), none of
+object dtype —
 
 * ``metadata``: a 0-d unicode array holding a JSON object with
   ``format = "lssvm-model"``, ``format_version``, ``estimator``,
   ``params``, ``kernel``, ``feature_names``, ``target_name``,
-  ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``
+  ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``,
+  ``arrays`` (every other member's dtype and shape, except ``checksum``)
   (and ``classes_kind`` for classifiers);
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
@@ -26,8 +28,9 @@ archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
 * ``checksum``: ``"sha256:<hex>"`` over every other member (name, dtype,
   shape and bytes, in name order).
 
-Loading never unpickles or evaluates anything, checks the version, the
-checksum and the schema (names, dtypes, shapes, finiteness, parameter
+Loading never unpickles or evaluates anything, reads every member under
+size bounds known before its data is read (no decompression; see
+``_archive``), checks the version, the checksum and the schema (names, dtypes, shapes, finiteness, parameter
 names), and raises :class:`ModelFileError` (a ``ValueError``) saying what
 is wrong.  The checksum detects truncation, corruption and edits; it is not
 a signature (whoever can write the file can recompute it).  Saving writes a
@@ -55,11 +58,12 @@ from ..estimators.fixed_size import _BaseFixedSizeLSSVM
 from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
+from ._archive import ModelFileError, read_archive
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
 FORMAT_NAME = "lssvm-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -165,11 +169,12 @@ def save_model(path, model: SavedModel):
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
         arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
+    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
+    meta["arrays"] = {k: [a.dtype.str, list(a.shape)] for k, a in arrays.items()}
     try:
         arrays["metadata"] = np.array(json.dumps(meta, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"model metadata must be JSON-serialisable without NaN/inf: {exc}") from None
-    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
     arrays["checksum"] = np.array(_checksum(arrays))
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -211,8 +216,7 @@ def load_model(path) -> SavedModel:
         model, of another format version, truncated, corrupted or edited
         (checksum mismatch), or inconsistent with the schema.
     """
-    arrays = _read_archive(path)
-    meta = _read_metadata(path, arrays)
+    meta, arrays = read_archive(path, lambda meta: _check_version(meta, path))
     stored = arrays.pop("checksum", None)
     if stored is None or stored.shape != () or stored.dtype.kind != "U":
         raise ModelFileError(f"{path}: the model file has no checksum; it is damaged or was not written by lssvm")
@@ -226,11 +230,6 @@ def load_model(path) -> SavedModel:
         return _build(meta, arrays)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: invalid lssvm model file: {exc}") from None
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot be loaded: unreadable, of another format
-    version, damaged, edited, or inconsistent."""
 
 
 def _checksum(arrays):
@@ -260,43 +259,7 @@ def _fsync_folder(folder):
         os.close(fd)
 
 
-def _read_archive(path):
-    if not os.path.exists(path):
-        raise ModelFileError(f"{path}: no such model file")
-    if os.path.isdir(path):
-        raise ModelFileError(f"{path}: is a folder, not a model file")
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(6)
-    except PermissionError:
-        raise ModelFileError(f"{path}: permission denied; cannot read the model file") from None
-    except OSError as exc:
-        raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
-    if magic.startswith(b"\x93NUMPY"):
-        raise ModelFileError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
-    if not magic.startswith(b"PK"):
-        raise ModelFileError(f"{path}: not an lssvm model file (not an .npz archive)")
-    try:
-        data = np.load(path, allow_pickle=False)
-    except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
-        raise ModelFileError(
-            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
-        ) from None
-    try:
-        with data:
-            return {k: data[k] for k in data.files}
-    except Exception as exc:  # truncated members, CRC errors, object arrays
-        raise ModelFileError(
-            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
-        ) from None
-
-
-def _read_metadata(path, arrays):
-    raw = arrays.get("metadata")
-    try:
-        meta = json.loads(str(raw)) if raw is not None and raw.shape == () else None
-    except ValueError:
-        meta = None
+def _check_version(meta, path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ModelFileError(f"{path}: not an lssvm model file (no lssvm metadata)")
     version = meta.get("format_version")
@@ -307,7 +270,6 @@ def _read_metadata(path, arrays):
             f"{path}: model format version {version!r}, but this lssvm reads version "
             f"{FORMAT_VERSION}; {hint}"
         )
-    return meta
 
 
 _META_TYPES = {
