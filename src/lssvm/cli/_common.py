@@ -50,13 +50,35 @@ def parse_log_values(text: str, option: str) -> np.ndarray:
 
 
 def scaling(X, how):
-    if how == "standard":
-        center, scale = X.mean(axis=0), X.std(axis=0)
-    elif how == "minmax":
-        center, scale = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
-    else:
-        center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-    scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+    """``(center, scale)`` of the columns of ``X`` (m, d), both finite.
+
+    Columns are divided by their largest absolute value before the mean,
+    std or range is taken and the result multiplied back, so values near
+    the float64 maximum (about 1.8e308) do not overflow; a column whose
+    scaled values still cannot be represented (a range beyond 1.8e308)
+    raises ``ValueError`` naming it.  Constant columns get scale 1.
+    """
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    if how == "none" or X.shape[0] == 0:
+        return np.zeros(d), np.ones(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = np.abs(X).max(axis=0)
+        big = np.where(big > 0, big, 1.0)
+        Xn = X / big
+        if how == "standard":
+            center, scale = Xn.mean(axis=0) * big, Xn.std(axis=0) * big
+        else:
+            lo, hi = Xn.min(axis=0), Xn.max(axis=0)
+            center, scale = lo * big, (hi - lo) * big
+        scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+        ok = np.isfinite(center) & np.isfinite(scale) & np.isfinite(((X - center) / scale)).all(axis=0)
+    if not ok.all():
+        cols = ", ".join(str(j) for j in np.flatnonzero(~ok)[:5])
+        raise ValueError(
+            f"input column(s) {cols} (0-based) cannot be scaled: their values span more than float64 "
+            "can hold (about 1.8e308); divide them by a large constant, or use --scale none"
+        )
     return center, scale
 
 

@@ -87,6 +87,13 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     click.echo(table.to_string(index=False))
     click.echo("")
     crit = "loo_error_rate" if task == "classification" else "loo_mse"
+    fitted = table.loc[table["fitted"] == "*", crit]
+    if not np.all(np.isfinite(table[crit])) or not np.all(np.isfinite(fitted)):
+        raise click.ClickException(
+            f"the LOO {crit} is not finite for some alphas: the errors overflow float64 (a target of "
+            "about 1e154 or more overflows when squared); divide the target by a large constant (or "
+            "rescale the inputs) and refit; no model was saved"
+        )
     best = table.loc[table[crit].idxmin()]
     click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.6g})")
 
@@ -97,6 +104,8 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
     )
     try:
         save_model(output, model)
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}; no model was saved") from None
     except OSError as exc:
         raise click.ClickException(f"cannot write model file {output}: {exc}") from None
     click.echo(f"model saved to {output}")
@@ -106,7 +115,8 @@ def _loo_table(est, alphas, task) -> pd.DataFrame:
     alphas = np.unique(alphas)
     R = est.loo_residuals(alphas)
     R = R.reshape(R.shape[0], R.shape[1], -1)
-    table = pd.DataFrame({"alpha": alphas, "loo_mse": (R**2).mean(axis=(1, 2))})
+    with np.errstate(over="ignore"):  # an overflowing LOO error is refused by the caller
+        table = pd.DataFrame({"alpha": alphas, "loo_mse": np.square(R).mean(axis=(1, 2))})
     if task == "classification":
         table["loo_error_rate"] = est.loo_error_rate(alphas)
     table["fitted"] = np.where(np.isclose(alphas, est.alpha, rtol=1e-12), "*", "")

@@ -197,6 +197,12 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
+    if not np.isfinite(est.best_score_):
+        raise click.ClickException(
+            f"the best CV score is not finite ({est.best_score_}): the errors overflow float64 (target "
+            "values too large?); divide the target by a large constant (or rescale the inputs) and "
+            "run again; nothing was saved"
+        )
     table = _results_table(est, top)
     best = ", ".join(f"{k}={v:.6g}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
@@ -292,7 +298,10 @@ def _write_outputs(output, model, report_dir, est, summary, table):
 
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
             write_report(tmp, est, summary, table)
-        save_model(output, model)
+        try:
+            save_model(output, model)
+        except ValueError as exc:
+            raise click.ClickException(f"{exc}; nothing was saved") from None
         if tmp is not None:
             if report_dir.exists():
                 shutil.rmtree(report_dir)

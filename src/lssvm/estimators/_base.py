@@ -8,6 +8,7 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from .._sums import sum_squares, warn_if_overflow
 from ..backends import is_dask_collection
 from ..basis import select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
@@ -22,6 +24,7 @@ from ..exceptions import NotFittedError
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers.sparse_rls import warn_tiny_leverage
 from ._validation import validate_input
 
 __all__ = ["BaseSparseLSSVM"]
@@ -199,16 +202,31 @@ class BaseSparseLSSVM(BaseEstimator):
 
     def _loo_sums(self, alpha):
         """Sums of squared LOO residuals (A, v), misclassified rows (A,), the
-        number of rows, and whether alpha was a scalar.  On Dask data the
-        residuals are reduced in the pass, never held."""
+        number of rows, and whether alpha was a scalar.  The residuals are
+        reduced per row block of about 1 MiB (on Dask data, in the pass),
+        never held for all rows; an overflowing sum gives a NumericalWarning."""
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        self._factorization()
+        fac = self._factorization()
         if self._dask is not None:
             out = self._dask.loo_sums(alphas)
+            warn_if_overflow(out["sse"], "leave-one-out sums of squares", stacklevel=4)
             return out["sse"], out["wrong"], out["count"], scalar
-        R, _ = self._loo_residuals_3d(alphas)
-        wrong = self._wrong(self._targets_2d()[None] - R) if is_classifier(self) else None
-        return (R**2).sum(axis=1), wrong, R.shape[1], scalar
+        m, v = fac.y_centered.shape
+        sse = np.zeros((alphas.size, v))
+        wrong = np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None
+        Y = self._targets_2d() if wrong is not None else None
+        tiny = []
+        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
+        for lo in range(0, m, step):
+            rows = slice(lo, min(lo + step, m))
+            R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)
+            tiny.append(lo + t)
+            sse += sum_squares(R, axis=1)
+            if wrong is not None:
+                wrong += self._wrong(Y[None, rows] - R, rows)
+        warn_tiny_leverage(np.concatenate(tiny), stacklevel=4)
+        warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=4)
+        return sse, wrong, m, scalar
 
     @property
     def _dask(self):
@@ -222,8 +240,9 @@ class BaseSparseLSSVM(BaseEstimator):
         fac = self.factorization_
         return fac.y_centered + fac.y_mean
 
-    def _wrong(self, F):
-        """Misclassified rows per alpha for outputs ``F`` (A, m, v) (classifiers)."""
+    def _wrong(self, F, rows=slice(None)):
+        """Misclassified rows per alpha for outputs ``F`` (A, b, v) of training
+        rows ``rows`` (classifiers)."""
         return None
 
 
@@ -243,13 +262,34 @@ class BaseSparseLSSVM(BaseEstimator):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         if self._dask is not None:
             self._factorization()
-            return self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce), scalar
+            out = self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce)
+            if isinstance(out, dict):
+                warn_if_overflow(out["sse"], "cross-validation sums of squares", stacklevel=4)
+            return out, scalar
         engine = self._holdout_engine()
         folds = resolve_folds(
             cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)
         )
         self._check_fold_classes(folds)
-        return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+        if not reduce:
+            return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+        # Reduced per fold, as on Dask: never all A x m x v predictions at once.
+        Y = self._targets_2d()
+        sums = {"sse": np.zeros((alphas.size, Y.shape[1])), "count": Y.shape[0],
+                "wrong": np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None}
+        lock = threading.Lock()
+
+        def sink(rows, F):
+            sse = sum_squares(F - Y[None, rows], axis=1)
+            wrong = self._wrong(F, rows) if sums["wrong"] is not None else None
+            with lock:
+                sums["sse"] += sse
+                if wrong is not None:
+                    sums["wrong"] += wrong
+
+        cross_val_predictions(engine, folds, alphas, basis_in_holdout, sink=sink)
+        warn_if_overflow(sums["sse"], "cross-validation sums of squares", stacklevel=4)
+        return sums, scalar
 
     def _check_fold_classes(self, folds):
         """Classifiers warn about folds whose training rows lack a class."""

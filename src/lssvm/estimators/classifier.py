@@ -112,9 +112,9 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         R, scalar = self._loo_residuals_3d(alpha)
         return self._targets_2d()[None] - R, scalar
 
-    def _wrong(self, F):
+    def _wrong(self, F, rows=slice(None)):
         idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        return (idx != self._codes[None]).sum(axis=1)
+        return (idx != np.asarray(self._codes)[rows][None]).sum(axis=1)
 
     def loo_decision_function(self, alpha=None):
         """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
@@ -205,7 +205,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         if metric not in ("error_rate", "press", "mse"):
             raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # Dask: reduced in the pass
+        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
             sse, wrong, count = F["sse"], F["wrong"], F["count"]
         else:
             sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]

@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
+from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
@@ -273,7 +274,8 @@ class _BaseNystromLSSVM(BaseEstimator):
     def cv_error(self, cv="loo", alpha=None, groups=None):
         """Mean squared out-of-fold residual (PRESS / n), per alpha (and output)."""
         R, scalar = self._residuals_3d(cv, alpha, groups)
-        mse = (R**2).mean(axis=1)
+        mse = sum_squares(R, axis=1) / R.shape[1]
+        warn_if_overflow(mse, "NystromLSSVR.cv_error")
         if self._single_output:
             mse = mse[:, 0]
         return mse[0] if scalar else mse

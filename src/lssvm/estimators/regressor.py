@@ -256,7 +256,7 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         float, ndarray of shape (v,), (A,) or (A, v)
         """
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # Dask: reduced in the pass
+        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
             mse = F["sse"] / F["count"]
         else:
             mse = ((F - self._targets_2d()[None]) ** 2).mean(axis=1)

@@ -128,6 +128,12 @@ def save_model(path, model: SavedModel):
     Returns
     -------
     Path
+
+    Raises
+    ------
+    ValueError
+        If the model holds NaN or infinity (or a zero ``x_scale``): such a
+        file could not be loaded, so none is written.
     """
     est = model.estimator
     fitted_as = type(est).__name__
@@ -170,6 +176,12 @@ def save_model(path, model: SavedModel):
         meta["classes_kind"] = classes.dtype.kind
         arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
     arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
+    for k, a in arrays.items():  # never write a file that load_model refuses
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            raise ValueError(f"cannot save the model: its {k!r} holds NaN or infinity (inputs or targets "
+                             "too large for float64?); rescale the data and refit")
+    if np.any(arrays["x_scale"] == 0):
+        raise ValueError("cannot save the model: x_scale holds zeros")
     meta["arrays"] = {k: [a.dtype.str, list(a.shape)] for k, a in arrays.items()}
     try:
         arrays["metadata"] = np.array(json.dumps(meta, allow_nan=False))

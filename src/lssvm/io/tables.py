@@ -108,7 +108,9 @@ def infer_task(y: pd.Series) -> str:
                 "--task classification if these really are classes"
             )
         return "classification"
-    return "classification" if type_of_target(y.to_numpy()) == "binary" else "regression"
+    with np.errstate(invalid="ignore"):  # scikit-learn casts to int to test integrality (huge values warn)
+        kind = type_of_target(y.to_numpy())
+    return "classification" if kind == "binary" else "regression"
 
 
 def input_matrix(frame: pd.DataFrame, features) -> np.ndarray:

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
 from .._params import check_int, count_or_fraction
+from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from ..basis import nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
@@ -129,7 +130,8 @@ class _LSSVMCV:
 
     def _path(self, R, info=None):
         """Scores of out-of-fold residuals ``R`` (A, n, v)."""
-        mse = (R**2).mean(axis=(1, 2))
+        mse = sum_squares(R, axis=(1, 2)) / (R.shape[1] * R.shape[2])
+        warn_if_overflow(mse, "cross-validation MSE of the candidate", stacklevel=4)
         err = None
         if self.classification:
             F = self.Y[None] - R
