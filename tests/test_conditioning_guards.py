@@ -1,0 +1,120 @@
+"""Conditioning guards of the fast paths (issue 21, part A): each fast result
+equals a stable brute-force refit, or carries a NumericalWarning."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lssvm.cv.holdout as holdout_module
+from lssvm import NumericalWarning, SparseLSSVR
+from lssvm.cv.holdout_guard import GUARD_RTOL, stable_fold_predictions
+
+from _reference import lstsq_solve
+
+SIDES = ["h", "r", "refactor", None]
+MODES = ["remove", "keep", "train"]
+
+
+def brute_holdout(est, X, y, H, mode, alpha):
+    """Hold-out predictions of a model refitted by a QR solve of the
+    augmented least-squares problem (shares no code with lssvm)."""
+    m = X.shape[0]
+    basis = est.basis_indices_
+    train = np.ones(m, dtype=bool)
+    train[H] = False
+    keep = np.ones(basis.size, dtype=bool)
+    if mode == "remove":
+        keep &= ~np.isin(basis, H)
+    elif mode == "train":
+        train[basis[np.isin(basis, H)]] = True
+    Z = X[basis[keep]]
+    kern = est.kernel_
+    a, b = lstsq_solve(kern(X[train], Z), kern(Z, Z), y[train], alpha)
+    return (kern(X[H], Z) @ a + b).ravel(), y[train].std()
+
+
+def holdout_error(f, ref, y_scale):
+    return np.abs(np.ravel(f) - ref).max() / max(np.abs(ref).max(), y_scale)
+
+
+def call_warned(func):
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        out = func()
+    return out, any(issubclass(w.category, NumericalWarning) for w in rec), rec
+
+
+@pytest.mark.parametrize("seed", [31, 37, 51])
+@pytest.mark.parametrize("mode", MODES)
+def test_issue21_poly_holdout_every_mode(seed, mode):
+    # issue 21, item 1: poly kernel, gamma 100, degree 4, alpha 1e-2, 10 rows
+    # (lambda_max / alpha up to 1e17): the unguarded downdates were up to
+    # 50 % off or NaN ("keep"); guarded, every side matches the refit.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(10, 2)) * 3
+    y = rng.normal(size=10)
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-2, basis=np.arange(5)).fit(X, y)
+    H = np.array([0, 1, 5, 6, 7, 8])
+    ref, y_scale = brute_holdout(est, X, y, H, mode, 1e-2)
+    engine = est._holdout_engine()
+    for side in SIDES:
+        f, warned, rec = call_warned(lambda: engine.predict(H, 1e-2, mode, _side=side))
+        assert not any("LinAlgWarning" in type(w.message).__name__ for w in rec)
+        assert warned or holdout_error(f, ref, y_scale) < 1e-6, (side, holdout_error(f, ref, y_scale))
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_holdout_leaving_one_training_row_gives_its_target(side):
+    # issue 21, item 1: trained on one row, the model is that row's target
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 2)) * 3
+    y = rng.normal(size=10)
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-2, basis=np.array([3])).fit(X, y)
+    H = np.setdiff1d(np.arange(10), [5])
+    f = est._holdout_engine().predict(H, 1e-2, "keep", _side=side)
+    np.testing.assert_allclose(f, y[5], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.holdout_predict(H, basis_in_holdout="keep"), y[5], rtol=0, atol=1e-12)
+
+
+def test_stable_route_matches_refit_where_the_downdate_fails():
+    rng = np.random.default_rng(37)
+    X = rng.normal(size=(10, 2)) * 3
+    y = rng.normal(size=10)
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-2, basis=np.arange(5)).fit(X, y)
+    fac = est.factorization_
+    H = np.array([0, 1, 5, 6, 7, 8])
+    for mode in MODES:
+        E = np.array([0, 1]) if mode == "remove" else np.empty(0, dtype=np.intp)
+        p = np.arange(2, 6) if mode == "train" else np.arange(6)
+        out, err = stable_fold_predictions(fac, fac.y_centered + fac.y_mean, H, p, E, np.array([1e-2, 1.0]))
+        for k, a in enumerate([1e-2, 1.0]):
+            ref, y_scale = brute_holdout(est, X, y, H, mode, a)
+            assert holdout_error(out[k], ref, y_scale) < max(1e3 * err[k], 1e-10)
+
+
+def test_guard_is_quiet_and_free_on_well_conditioned_cv(monkeypatch):
+    # the guard neither warns nor takes the stable route on ordinary problems
+    calls = []
+    real = holdout_module.stable_fold_predictions
+    monkeypatch.setattr(holdout_module, "stable_fold_predictions", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 5))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(400)
+    est = SparseLSSVR(gamma=0.2, alpha=1e-3, basis="random", n_basis=80, random_state=0).fit(X, y)
+    alphas = np.geomspace(1e-6, 1e2, 9)
+    for mode in MODES:
+        _, warned, _ = call_warned(lambda: est.cv_predict(5, alphas, basis_in_holdout=mode))
+        assert not warned
+    assert calls == []
+
+
+def test_guard_warns_when_even_the_stable_route_cannot_resolve():
+    # lambda_max / alpha ~ 1e20: no float64 route keeps digits; say so
+    rng = np.random.default_rng(37)
+    X = rng.normal(size=(10, 2)) * 3
+    y = rng.normal(size=10)
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-6, basis=np.arange(5)).fit(X, y)
+    with pytest.warns(NumericalWarning, match="estimated relative error"):
+        est.holdout_predict(np.array([0, 1, 5, 6, 7, 8]), alpha=1e-5, basis_in_holdout="keep")
+    assert GUARD_RTOL == 1e-8
