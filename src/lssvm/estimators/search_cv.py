@@ -28,6 +28,7 @@ from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
+from ._intervals import SearchIntervalMixin
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -425,7 +426,7 @@ _SPARSE_DOC = """
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class SparseLSSVRCV(RegressorMixin, _SparseSearchCV):
+class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM regression with built-in hyper-parameter selection:
     kernel parameters searched, alpha along an exact CV path (papers 000, 001).
 """ + _SPARSE_DOC + """
