@@ -141,7 +141,13 @@ class SparseIntervalMixin:
 
 
 class SearchIntervalMixin:
-    """``predict_interval`` of the ``*CV`` regressors: their ``best_estimator_``'s."""
+    """``predict_interval`` of the ``*CV`` regressors: their ``best_estimator_``'s.
+
+    ``_path_scorings`` are the extra alpha-path criteria the search accepts
+    (:mod:`lssvm.selection.evidence`; computed by the sparse criterion only).
+    """
+
+    _path_scorings = ("gcv", "evidence")
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_interval"))
     def predict_interval(self, X, coverage=0.9, method="jackknife+", **kwargs):
