@@ -10,13 +10,14 @@ from sklearn.base import ClassifierMixin
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._calibration import ProbaMixin, signature_with
 from ._labels import encode_classes
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
 
-class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
+class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector classifier with exact fast LOO.
 
     An LS-SVM classifier regresses on coded labels: +1 / -1 for two classes
@@ -29,6 +30,16 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
     basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
         As for :class:`lssvm.SparseLSSVR`.
+    calibration : {None, "sigmoid", "isotonic"}, default=None
+        Map from decision value to probability for :meth:`predict_proba`:
+        Platt's sigmoid or isotonic regression, fitted on out-of-sample
+        decision values.  None: no ``predict_proba`` (as
+        ``SVC(probability=False)``; calibrated probabilities may disagree
+        with :meth:`predict` near the boundary).
+    calibration_cv : None, int or scikit-learn splitter, default=None
+        Where those decision values come from: None the exact leave-one-out
+        ones, else the exact out-of-fold ones of
+        :meth:`cv_decision_function` (no refit either way).
 
     Attributes
     ----------
@@ -38,6 +49,9 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         As for :class:`lssvm.SparseLSSVR`.
     dual_coef_ : ndarray of shape (n_basis_,) or (n_basis_, n_classes)
     intercept_ : float or ndarray of shape (n_classes,)
+    calibrators_ : list or None
+        One calibration map per one-vs-rest output (one for two classes);
+        None without ``calibration``.
 
     Examples
     --------
@@ -48,6 +62,13 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     >>> float(clf.loo_error_rate()) < 0.2
     True
     """
+
+    def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calibration = calibration
+        self.calibration_cv = calibration_cv
+
+    __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
 
     def fit(self, X, y):
         """Fit on labels of any type.
@@ -63,15 +84,19 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         -------
         self
         """
+        self._check_calibration_params()
         if is_dask_collection(X) or is_dask_collection(y):
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None
             self._set_coef(*self.factorization_.coef(self.alpha))
+            self._fit_calibration()
             return self
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
-        return self._fit_targets(X, Y)
+        self._fit_targets(X, Y)
+        self._fit_calibration()
+        return self
 
     @property
     def _single_output(self):

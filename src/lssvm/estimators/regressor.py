@@ -8,12 +8,14 @@ from sklearn.base import RegressorMixin
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._bayes import BayesMixin
+from ._intervals import SparseIntervalMixin
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVR"]
 
 
-class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
+class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector regression (sparse kernel ridge
     regression / subset-of-regressors) with exact fast leave-one-out.
 

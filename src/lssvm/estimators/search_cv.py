@@ -28,6 +28,7 @@ from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
+from ._intervals import SearchIntervalMixin
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -69,9 +70,9 @@ _SEARCH_DOC = """
         Exhaustive grid (paper 003), SciPy's Nelder-Mead from the middle of
         the box (paper 000), or coupled simulated annealing then Nelder-Mead
         (paper 002, LS-SVMlab).
-    scoring : {"mse", "error_rate"}, optional
+    scoring : {"mse", "error_rate", "gcv", "evidence"}, optional
         CV criterion to minimise; default "error_rate" for classifiers (ties
-        to the lower MSE) and "mse" (PRESS / n) for regression.
+        to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
     max_evaluations : int, default=30
         Criterion calls of "nelder-mead", and of each stage of "csa"
         (annealing, then refinement); the grid evaluates all its points.
@@ -159,9 +160,9 @@ class _BaseSearchCV(BaseEstimator):
         if self.search not in SEARCHES:
             raise ValueError(f"search must be one of {SEARCHES}; got {self.search!r}")
         scoring = self._default_scoring(y) if self.scoring is None else self.scoring
-        if scoring not in ("mse", "error_rate") or (scoring == "error_rate" and not self._classification):
-            allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
-            raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
+        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
+        if scoring not in allowed:
+            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
         check_int("max_evaluations", self.max_evaluations, 2)
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
@@ -298,7 +299,7 @@ class _BaseSearchCV(BaseEstimator):
         table = {"params": [{k: float(res[f"param_{k}"][i]) for k in names} for i in range(n)]}
         for k in names:
             table[f"param_{k}"] = res[f"param_{k}"]
-        table["mean_test_score"] = -res["mse"] if scoring == "mse" else 1.0 - res["error_rate"]
+        table["mean_test_score"] = 1.0 - res["error_rate"] if scoring == "error_rate" else -res["score"]
         table["rank_test_score"] = res["rank"]
         table["mean_test_mse"] = res["mse"]
         if "error_rate" in res:
@@ -425,7 +426,7 @@ _SPARSE_DOC = """
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class SparseLSSVRCV(RegressorMixin, _SparseSearchCV):
+class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM regression with built-in hyper-parameter selection:
     kernel parameters searched, alpha along an exact CV path (papers 000, 001).
 """ + _SPARSE_DOC + """

@@ -39,6 +39,7 @@ from ..kernels import RBF, make_kernel, squared_distances
 from ..solvers import check_alphas, factorize_sparse_rls
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
+from .evidence import gcv_path, log_evidence_path
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "DEFAULT_ALPHAS",
            "PAPER003_GAMMAS"]
@@ -79,7 +80,11 @@ class CVPath:
             if self.error_rate is None:
                 raise ValueError("scoring='error_rate' needs a classification criterion (classification=True)")
             return self.error_rate
-        raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {scoring!r}")
+        if scoring in ("gcv", "evidence"):  # alpha-path criteria (lssvm.selection.evidence), to minimise
+            if scoring not in self.info:
+                raise ValueError(f"scoring={scoring!r} is offered by the sparse regressor's criterion only")
+            return self.info[scoring] if scoring == "gcv" else -self.info[scoring]
+        raise ValueError(f"scoring must be 'mse', 'error_rate', 'gcv' or 'evidence'; got {scoring!r}")
 
 
 class _LSSVMCV:
@@ -298,7 +303,11 @@ class SparseLSSVMCV(_RowsCV):
         else:
             engine = HoldoutEngine.from_kernel(fac, self.X, self.X[rows], kern, rows, self.rcond)
             R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
-        return self._path(R, {"n_basis": rows.size})
+        info = {"n_basis": rows.size}
+        if not self.classification:  # O(r) per alpha from the same factorisation
+            info.update(gcv=gcv_path(fac, self.alphas).mean(axis=1),
+                        evidence=log_evidence_path(fac, self.alphas).sum(axis=1))
+        return self._path(R, info)
 
 
 class FixedSizeCV(_RowsCV):

@@ -21,7 +21,7 @@ from .csa import coupled_simulated_annealing
 
 __all__ = ["SearchResult", "csa_search", "grid_search", "nelder_mead_search"]
 
-SCORINGS = ("mse", "error_rate")
+SCORINGS = ("mse", "error_rate", "gcv", "evidence")
 
 
 @dataclass
