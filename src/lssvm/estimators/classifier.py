@@ -27,7 +27,8 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel,
+    n_jobs
         As for :class:`lssvm.SparseLSSVR`.
 
     Attributes
