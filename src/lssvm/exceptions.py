@@ -2,7 +2,7 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NumericalWarning", "ConstantTargetWarning", "NotFittedError"]
+__all__ = ["NumericalWarning", "ConstantTargetWarning", "PerformanceWarning", "NotFittedError"]
 
 
 class NumericalWarning(UserWarning):
@@ -16,3 +16,9 @@ class NumericalWarning(UserWarning):
 class ConstantTargetWarning(UserWarning):
     """A regression target (or one output column) is constant: the fitted
     model is that constant and cross-validation cannot tell candidates apart."""
+
+
+class PerformanceWarning(UserWarning):
+    """A fast path is unavailable and a slower one gives the same results
+    (for example SciPy's Cython BLAS/LAPACK pointers have another signature,
+    as in an ILP64 build, so CV folds no longer run without the GIL)."""

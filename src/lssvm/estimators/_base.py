@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from .._sums import sum_squares, warn_if_overflow
+from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
@@ -60,6 +61,7 @@ class BaseSparseLSSVM(BaseEstimator):
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
         normalize_kernel=False,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -75,6 +77,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
     def _validate_params_(self):
@@ -97,6 +100,7 @@ class BaseSparseLSSVM(BaseEstimator):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
 
+    @uses_threads
     def _fit_targets(self, X, Y):
         """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
         kernel = self._validate_params_()
@@ -167,6 +171,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self._intercept_2d = b
 
     # -------------------------------------------------------------- predict
+    @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_dual_coef_2d")
         if is_dask_collection(X):
@@ -191,6 +196,7 @@ class BaseSparseLSSVM(BaseEstimator):
             )
         return fac
 
+    @uses_threads
     def _loo_residuals_3d(self, alpha):
         """LOO residuals as (A, m, v) and whether alpha was a scalar."""
         alpha = self.alpha if alpha is None else alpha
@@ -251,6 +257,7 @@ class BaseSparseLSSVM(BaseEstimator):
         return HoldoutEngine.from_kernel(self._factorization(), self._X_fit, self.basis_vectors_, self.kernel_,
                                          self.basis_indices_, self.rcond)
 
+    @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         if self._dask is not None:
@@ -258,6 +265,7 @@ class BaseSparseLSSVM(BaseEstimator):
             return self._dask.holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
         return self._holdout_engine().predict(test_indices, alphas, basis_in_holdout), scalar
 
+    @uses_threads
     def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         if self._dask is not None:

@@ -28,7 +28,8 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel,
+    n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     calibration : {None, "sigmoid", "isotonic"}, default=None
         Map from decision value to probability for :meth:`predict_proba`:

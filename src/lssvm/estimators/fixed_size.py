@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
+from .._threads import uses_threads
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
@@ -87,6 +88,8 @@ _PARAMS_DOC = """
     normalize_kernel : bool, default=False
     block_size : int, default=2048
         Rows per kernel block at prediction.
+    n_jobs : int or None, default=None
+        As for :class:`lssvm.SparseLSSVR`.
 """
 
 _ATTRS_DOC = """
@@ -140,6 +143,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         coef0=1.0,
         normalize_kernel=False,
         block_size=DEFAULT_BLOCK_SIZE,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -160,6 +164,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------ checks
     def _check_params(self):
@@ -185,6 +190,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return kernel
 
     # --------------------------------------------------------------- fit
+    @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
         kernel = self._check_params()
         rng = check_random_state(self.random_state)
@@ -278,6 +284,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
+    @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_coef_2d")
         X = validate_input(self, X, reset=False, dtype=np.float64)

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
+from .._threads import uses_threads
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..kernels import make_kernel
@@ -61,7 +62,7 @@ _DOC = """
         coefficients' large components outside the range of K~ meet the
         true kernel, and it can predict far worse than "low-rank".
     random_state : int, RandomState or None
-    degree, coef0, normalize_kernel, block_size : as for :class:`lssvm.SparseLSSVR`.
+    degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
 
     Attributes
     ----------
@@ -86,7 +87,7 @@ _DOC = """
 class _BaseNystromLSSVM(BaseEstimator):
     def __init__(self, kernel="rbf", gamma=1.0, alpha=1.0, n_components=None, rank=None, sampling="uniform",
                  predictor="exact", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
-                 block_size=DEFAULT_BLOCK_SIZE):
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
@@ -99,6 +100,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         """Validate the hyper-parameters; returns the kernel."""
@@ -114,6 +116,7 @@ class _BaseNystromLSSVM(BaseEstimator):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
 
+    @uses_threads
     def _fit_targets(self, X, Y):
         kernel = self._check_params()
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
@@ -135,6 +138,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.intercept_ = float(b[0]) if single else b
         return self
 
+    @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_a")
         X = validate_input(self, X, reset=False, dtype=np.float64)
@@ -238,6 +242,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         return out[:, 0] if self._single_output else out
 
     # ---------------------------------------------- CV of the Nyström model
+    @uses_threads
     def _residuals_3d(self, cv, alpha, groups):
         check_is_fitted(self, "_a")
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)

@@ -62,6 +62,11 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         Rows per kernel block.
     normalize_kernel : bool, default=False
         Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
+    n_jobs : int or None, default=None
+        Threads for fit, prediction and cross-validation (scikit-learn's
+        meaning: -1 all usable cores, k > 0 exactly k).  None: the cores
+        that are free now (affinity, cgroup quota, load of other processes;
+        one per worker inside Dask or joblib), see ``docs/notes.md``.
 
     Sparse input (scipy CSR) is accepted with the dot-product kernels
     ("linear", "poly"), as for paper 001's high-dimensional sparse features.

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._labels import encode_classes
 from .._params import check_int
 from .._targets import check_numeric_targets
+from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
@@ -209,6 +210,7 @@ class _BaseSearchCV(BaseEstimator):
                           refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
+    @uses_threads
     def fit(self, X, y, groups=None, callback=None):
         """Search, then refit the best model on all data.
 
@@ -283,7 +285,7 @@ class _BaseSearchCV(BaseEstimator):
 
     def _fit_one(self, params, X, y):
         # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
-        return self._estimator_class(**params).fit(X, y)
+        return self._estimator_class(**params, n_jobs=self.n_jobs).fit(X, y)
 
     def _check_refit(self, est, rows):
         return True
@@ -341,7 +343,7 @@ class _SparseSearchCV(_BaseSearchCV):
                  max_evaluations=30, refit=True, basis="fvs", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma=1.0, alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False):
+                 normalize_kernel=False, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -364,6 +366,7 @@ class _SparseSearchCV(_BaseSearchCV):
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
+        self.n_jobs = n_jobs
 
     _accepts_dask = True
 
@@ -421,7 +424,7 @@ _SPARSE_DOC = """
         Used only when "gamma" is not searched.
     alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
-    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
 """ + _SEARCH_DOC + _RESULT_DOC
 
@@ -462,7 +465,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                  max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
                  max_size=None, random_state=None, *, gamma=1.0, n_candidates=59, nu=1e-8, stop_window=10,
                  stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
-                 block_size=DEFAULT_BLOCK_SIZE):
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -486,6 +489,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
         if isinstance(kw["cv"], str):
@@ -520,7 +524,7 @@ _FIXED_DOC = """
     prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
         The pool, drawn once ("renyi" depends on the kernel: per candidate).
     n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
-    degree, coef0, normalize_kernel, block_size
+    degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
         model size ``size_rule`` picks, with the search's ``scoring``.
     random_state : int, RandomState or None
@@ -566,7 +570,7 @@ class _NystromSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
                  predictor="low-rank", random_state=None, *, gamma=1.0, degree=3, coef0=1.0,
-                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE):
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -585,6 +589,7 @@ class _NystromSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
         return NystromCV(X, y, n_components=0.1 if self.n_components is None else self.n_components,
@@ -612,7 +617,7 @@ _NYSTROM_DOC = """
         Predictor of the refitted model; "low-rank" is the model the CV
         criterion scores.
     random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
 """ + _SEARCH_DOC + _RESULT_DOC
 

@@ -30,6 +30,7 @@ from .._labels import encode_classes
 from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
+from .._threads import check_n_jobs, uses_threads
 from ..basis import nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
@@ -91,7 +92,8 @@ class _LSSVMCV:
     """Common part: targets, folds, kernel construction from parameters."""
 
     def __init__(self, X, y, *, kernel="rbf", cv=5, alphas=None, classification=False, groups=None,
-                 random_state=None, kernel_params=None):
+                 random_state=None, kernel_params=None, n_jobs=None):
+        self.n_jobs = check_n_jobs(n_jobs)
         X, y = check_X_y(X, y, dtype=np.float64, multi_output=not classification, y_numeric=not classification)
         if not classification:
             y = check_numeric_targets(y)
@@ -145,6 +147,7 @@ class _LSSVMCV:
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, dict(info or {}))
 
+    @uses_threads
     def __call__(self, **params):
         """CV scores for every alpha at these kernel parameters (e.g. ``gamma=0.5``).
 
@@ -229,6 +232,8 @@ class DenseLSSVMCV(_LSSVMCV):
     kernel_params : dict, optional
         Fixed kernel parameters (degree, coef0, ...); the searched ones are
         passed per call.
+    n_jobs : int or None, default=None
+        Threads per call, as for :class:`lssvm.SparseLSSVR` (every criterion).
 
     Notes
     -----
@@ -294,6 +299,7 @@ class SparseLSSVMCV(_RowsCV):
         independent = not isinstance(basis, str) or basis in ("random", "kcenter")
         self._init_rows(independent, draw)
 
+    @uses_threads
     def __call__(self, **params):
         kern = self._kernel(params)
         rows, K_mn = self._rows_and_columns(kern, params)
@@ -382,6 +388,7 @@ class FixedSizeCV(_RowsCV):
         independent = not isinstance(prototypes, str) or prototypes != "renyi"
         self._init_rows(independent, draw)
 
+    @uses_threads
     def __call__(self, **params):
         kern = self._kernel(params)
         rows, K = self._rows_and_columns(kern, params)
@@ -453,6 +460,7 @@ class NystromCV(_RowsCV):
         k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
         return nystrom_factorize(C, C[rows], self.Y, rank=k)
 
+    @uses_threads
     def __call__(self, **params):
         fac = self._factorize_rows(self._kernel(params), params)
         return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))

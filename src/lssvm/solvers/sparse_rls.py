@@ -21,6 +21,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from .._threads import eigh_threads
 from ..exceptions import NumericalWarning
 
 __all__ = ["PathSolution", "SparseRLSFactorization", "LEVERAGE_TOL", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
@@ -365,7 +366,10 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     KcT_y = Kc.T @ Yc
     Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     del Kc
-    lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
+    G = Phi.T @ Phi
+    with eigh_threads(G.shape[0]):  # memory-bound tridiagonalisation: one thread when small
+        lam, V = linalg.eigh(G, driver="evd", check_finite=False)
+    del G
     M = Phi @ V
     del Phi
     z = M.T @ Yc
