@@ -312,8 +312,7 @@ class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
 class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
     (paper 003): labels coded +1/-1 (one-vs-rest for more classes).
-""" + _DOC + """    classes_ : ndarray of shape (n_classes,)
-"""
+""" + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
 
     @property
     def _single_output(self):

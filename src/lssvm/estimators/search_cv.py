@@ -53,8 +53,8 @@ DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
 DEFAULT_CV_GAMMAS = 2.0 ** np.arange(-10.0, 6.5)
 
 _SEARCH_DOC = """
-    Search parameters
-    -----------------
+    Other Parameters
+    ----------------
     alphas : array-like of float > 0, optional
         The regularisation path scored at every candidate (free: one
         factorisation serves all of it); default ``DEFAULT_CV_ALPHAS``,

@@ -201,7 +201,7 @@ class Laplacian(Kernel):
 
 @dataclass(frozen=True)
 class Linear(Kernel):
-    """Linear kernel ``x . z``."""
+    """Linear kernel ``x @ z`` (the dot product)."""
 
     name = "linear"
     accepts_sparse = True
@@ -218,7 +218,7 @@ class Linear(Kernel):
 
 @dataclass(frozen=True)
 class Polynomial(Kernel):
-    """Polynomial kernel ``(gamma * x . z + coef0) ** degree``.
+    """Polynomial kernel ``(gamma * (x @ z) + coef0) ** degree``.
 
     Raises ``ValueError`` unless ``gamma`` is a finite number > 0, ``degree``
     an integer >= 1 and ``coef0`` a finite number >= 0 (as :func:`make_kernel`).
