@@ -1,4 +1,4 @@
-"""Greedy feature-vector selection (Baudat & Anouar 2001; paper 000 §2.4.1).
+"""Greedy feature-vector selection (Baudat & Anouar 2001; Cawley & Talbot 2004, §2.4.1).
 
 Written by hand: no maintained library offers it.  It is a pivoted,
 partial Cholesky factorisation of the kernel matrix in which the next pivot
@@ -80,7 +80,7 @@ def feature_vector_selection(
         A point is a candidate only while its relative residual
         ``(k_jj - K_Sj^T K_SS^{-1} K_Sj) / k_jj`` exceeds ``pivot_tol``; when
         no point qualifies ``K_SS`` would stop being numerically invertible
-        and the search ends (paper 000's stopping rule).
+        and the search ends (the stopping rule of Cawley & Talbot 2004).
     rcond : float in (0, 1), default=1e-10
         The search also ends, without adding it, when the best point would
         bring the reciprocal condition number of ``K_SS`` (LAPACK's estimate

@@ -1,4 +1,4 @@
-"""Randomized greedy forward basis selection (paper 001, Algorithm 1).
+"""Randomized greedy forward basis selection (Pahikkala et al. 2012, Algorithm 1).
 
 Written by hand: no maintained library offers it.  Each step draws
 ``n_candidates`` (60) points not yet chosen and adds the one whose inclusion
@@ -68,7 +68,7 @@ def greedy_selection(
     alpha : float > 0
         Regularisation of the models whose training error is compared.
     n_candidates : int >= 1, default=60
-        Random candidates per step (paper 001: 60, enough for a point among
+        Random candidates per step (Pahikkala et al. 2012: 60, enough for a point among
         the best 5 % with probability 0.95); ``>= m`` gives the exact greedy
         choice.
     pivot_tol : float in (0, 1), default=1e-10

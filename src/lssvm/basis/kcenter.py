@@ -1,4 +1,4 @@
-"""k-center (farthest-point) prototype selection (Gonzalez 1985; paper 002 §4.2)."""
+"""k-center (farthest-point) prototype selection (Gonzalez 1985; Karsmakers et al. 2011, §4.2)."""
 
 from __future__ import annotations
 

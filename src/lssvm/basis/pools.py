@@ -1,5 +1,5 @@
-"""Prototype pools of the fixed-size LS-SVM (paper 002) and sampled columns
-of the Nyström LS-SVM (paper 003): shared by the estimators and by the
+"""Prototype pools of the fixed-size LS-SVM (Karsmakers et al. 2011) and sampled columns
+of the Nyström LS-SVM (Ding & Liao 2012): shared by the estimators and by the
 model-selection criteria, so that a criterion scores exactly the model the
 estimator refits."""
 
@@ -128,7 +128,7 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     kernel : Kernel
         Used by "fvs" only.
     sampling : {"uniform", "kcenter", "fvs"} or 1-D int array
-        Uniform without replacement (paper 003), farthest-point clustering,
+        Uniform without replacement (Ding & Liao 2012), farthest-point clustering,
         greedy feature-vector selection (may stop before c points), or the
         rows themselves (``n_components`` is then ignored).
     n_components : int, float or None

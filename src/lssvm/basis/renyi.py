@@ -1,6 +1,6 @@
 """Prototype selection by maximal quadratic Rényi entropy (the classic
 fixed-size LS-SVM choice: Suykens et al. 2002, De Brabanter et al. 2010;
-cited by paper 002 §4.2).
+cited by Karsmakers et al. 2011, §4.2).
 
 Written by hand: no maintained library offers it.  The quadratic Rényi
 entropy of a set Z = {z_1..z_n} under a Parzen estimate with kernel k is

@@ -1,5 +1,5 @@
 """Fast v-fold CV of SCDP-grown fixed-size LS-SVMs, per model size
-(paper 002 §4.4-4.5, Algorithm 4).
+(Karsmakers et al. 2011, §4.4-4.5, Algorithm 4).
 
 All folds share the prototypes, so a fold's training system is the full
 system minus the fold's own Gram terms (eqs. 36-37): one O(h M^2) product
@@ -51,8 +51,8 @@ class SizeCurves:
         Parameters
         ----------
         metric : {"mse", "error_rate"}
-            Mean squared error of all out-of-fold predictions (paper 002's
-            PRESS criterion (35) divided by N), or the misclassification rate.
+            Mean squared error of all out-of-fold predictions (the PRESS
+            criterion of Karsmakers et al. 2011, eq. 35, divided by N), or the misclassification rate.
 
         Returns
         -------
@@ -125,7 +125,7 @@ def fixed_size_cv_curves(
         SCDPP's rho; None is SCDP.
     seed : int
         Seeds SCDPP's draws, the same for every fold, alpha and output
-        (paper 002 Remark 8).
+        (Karsmakers et al. 2011, Remark 8).
     stop_window, stop_tol : int, float or None
         Rule (38) on the fold's own validation score (``stop_metric``);
         ``stop_tol=None`` runs to ``max_size``.
@@ -185,7 +185,7 @@ def fixed_size_cv_curves(
 
 def select_model_size(mean, std, fraction=0.1):
     """Smallest size whose score is within ``fraction`` standard deviations
-    of the best (paper 002 §4.5; Hastie et al.'s one-standard-error rule
+    of the best (Karsmakers et al. 2011, §4.5; Hastie et al.'s one-standard-error rule
     with one tenth).
 
     Parameters

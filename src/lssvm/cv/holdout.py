@@ -1,5 +1,5 @@
 """Exact hold-out predictions from a trained sparse model, without retraining
-(paper 001, Prop. 1 and Cor. 2; math.md §3).
+(Pahikkala et al. 2012, Prop. 1 and Cor. 2; the documentation's Mathematics page, §3).
 
 Notation: rows ``z_i = [Kc_i, 1]`` (centred kernel row and intercept),
 ``P = sum_i z_i z_i^T + alpha blockdiag(K_BB, 0)`` with
@@ -127,7 +127,7 @@ class HoldoutEngine:
         alpha : float or array-like of shape (A,)
         basis_in_holdout : {"remove", "keep", "train"}
             "remove": held-out basis points leave the basis; "keep": they
-            stay basis functions, only their loss terms go (paper 001
+            stay basis functions, only their loss terms go (Pahikkala et al. 2012,
             Cor. 2); "train": held-out rows that are basis points stay in
             the training set.
 

@@ -3,13 +3,13 @@
 Each fold's training set is the union of the other folds, so its moments
 are a merge of theirs (:class:`lssvm.solvers.row_blocks.RowMoments`, no
 subtraction); its model is solved in the whitened coordinates of the full
-basis.  Removing the fold's basis points E from the basis (paper 001
+basis.  Removing the fold's basis points E from the basis (Pahikkala et al. 2012,
 §6.4, ``basis_in_holdout="remove"``) is the linear constraint
 ``a_E = (W beta)_E = 0`` on the whitened coefficients ``beta``: the fold is
 solved on the null space of ``W_E``, where the penalty ``beta^T beta`` is
 exactly the smaller basis' ``a^T K a``.  Out-of-fold predictions then need
-one more pass over the rows.  The result equals paper 001's hold-out
-formulas (:mod:`lssvm.cv.holdout`), which need all kernel rows in memory.
+one more pass over the rows.  The result equals the hold-out formulas of
+Pahikkala et al. 2012 (:mod:`lssvm.cv.holdout`), which need all kernel rows in memory.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fixed-size LS-SVMs solved sparsely by SCDP (paper 002).
+"""Fixed-size LS-SVMs solved sparsely by SCDP (Karsmakers et al. 2011).
 
 Prototypes Z (k-center, random, Rényi entropy, all rows, or given) span the
 model ``f(x) = sum_i w_i k(x, z_i) + b0``.  Fitting solves the fixed-size
@@ -41,17 +41,19 @@ _PARAMS_DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
     gamma : float > 0, default=1.0
-        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf" (1/sigma^2 of paper 002).
+        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
+        give narrower kernels (1/sigma^2 in Karsmakers et al. 2011: Notes).
     alpha : float > 0, default=1.0
-        Regularisation, ``1/gamma`` of paper 002 and LS-SVMlab.
+        Regularisation; larger values give smoother fits (LS-SVMlab's
+        ``gam`` is ``1/alpha``: Notes).
     prototypes : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, n_features) or 1-D int array, default="kcenter"
         The pool SCDP picks from: Gonzalez farthest-point clustering,
         uniform distinct rows, maximal quadratic Rényi entropy (classic
         FS-LSSVM), every distinct training row, given points (they need
         not be training rows), or training-row indices.
     n_prototypes : int or float, optional
-        Pool size M: a count, or a fraction of the training rows (paper 002's
-        SCDP-FSLSSVM_PV uses 0.3; capped at the distinct rows); default
+        Pool size M: a count, or a fraction of the training rows (the
+        SCDP-FSLSSVM_PV of Karsmakers et al. 2011 uses 0.3; capped at the distinct rows); default
         ``min(distinct rows, 2000)``.
     solver : {"scdp", "scdpp", "direct"}, default="scdp"
         "scdp" grows the model one prototype at a time (Algorithm 3);
@@ -104,7 +106,7 @@ _ATTRS_DOC = """
         order SCDP chose them (sorted for several outputs).
     support_vectors_ : ndarray of shape (n_support_, n_features)
     n_support_ : int
-        Prototypes used (paper 002's "# PV").
+        Prototypes used ("# PV" in Karsmakers et al. 2011).
     dual_coef_ : ndarray of shape (n_support_,) or (n_support_, n_outputs)
     intercept_ : float or ndarray of shape (n_outputs,)
     model_size_ : int or ndarray of shape (n_outputs,)
@@ -298,7 +300,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
 class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
-    size chosen by fast v-fold CV (paper 002).
+    size chosen by fast v-fold CV (Karsmakers et al. 2011).
 
     Minimises ``||y - K w - b0||^2 + alpha w^T K_ZZ w + nu b0^2`` over the
     weights ``w`` on a pool of M prototypes Z, where ``K = k(X, Z)``.  SCDP
@@ -309,6 +311,18 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         + _PARAMS_DOC
         + _ATTRS_DOC
         + """
+    Notes
+    -----
+    Parameter names differ between papers and toolboxes: Cawley & Talbot
+    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
+    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
+    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
+    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
+    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
+    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
+    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
+    from other libraries" and "Mathematics" pages have the details.
+
     Examples
     --------
     >>> from lssvm import FixedSizeLSSVR
@@ -361,7 +375,7 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
 class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
-    model size chosen by fast v-fold CV (paper 002).
+    model size chosen by fast v-fold CV (Karsmakers et al. 2011).
 
     Regresses the labels coded +1/-1 (one-vs-rest columns for more than two
     classes, each grown by its own SCDP run) as :class:`FixedSizeLSSVR`
@@ -372,6 +386,18 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         + _PARAMS_DOC
         + _ATTRS_DOC
         + """    classes_ : ndarray of shape (n_classes,)
+
+    Notes
+    -----
+    Parameter names differ between papers and toolboxes: Cawley & Talbot
+    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
+    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
+    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
+    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
+    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
+    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
+    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
+    from other libraries" and "Mathematics" pages have the details.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Nyström LS-SVMs solved by the Woodbury identity (paper 003).
+"""Nyström LS-SVMs solved by the Woodbury identity (Ding & Liao 2012).
 
 The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_components``
 sampled columns truncated to ``rank``, never forming an n x n matrix
@@ -38,10 +38,11 @@ _DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
     gamma : float > 0, default=1.0
-        Kernel width (``exp(-gamma ||x - z||^2)``; 1/sigma^2 of paper 003).
+        Kernel width (``exp(-gamma ||x - z||^2)`` for "rbf"); larger values
+        give narrower kernels.
     alpha : float > 0, default=1.0
-        Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``, so alpha
-        is ``1/gamma`` of paper 003 and LS-SVMlab.
+        Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
+        values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
     n_components : int or float, optional
         c, columns sampled: a count or a fraction of n; default 0.1 (the
         paper's c = 0.1 n), at least 1.
@@ -58,7 +59,7 @@ _DOC = """
         ``k(x, X_S) W_k^+ C^T a + b`` -- O(c d) per point, and the model
         whose LOO / CV residuals the ``cv_*`` methods give.  The exact
         predictor departs from the Nyström model by up to
-        ``||K - K~|| / alpha^2`` (paper 003 Thm. 3): with a small alpha the
+        ``||K - K~|| / alpha^2`` (Ding & Liao 2012, Thm. 3): with a small alpha the
         coefficients' large components outside the range of K~ meet the
         true kernel, and it can predict far worse than "low-rank".
     random_state : int, RandomState or None
@@ -81,6 +82,16 @@ _DOC = """
     Fit: O(n c d) kernel columns, O(c^3) eigh of W, O(n c k + n k^2) for the
     orthogonalised features; memory O(n c).  Each further alpha (LOO path,
     k-fold) costs O(n k).
+
+    Parameter names differ between papers and toolboxes: Cawley & Talbot
+    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
+    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
+    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
+    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
+    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
+    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
+    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
+    from other libraries" and "Mathematics" pages have the details.
 """
 
 
@@ -287,7 +298,7 @@ class _BaseNystromLSSVM(BaseEstimator):
 
 
 class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
-    __doc__ = """LS-SVM regression on a rank-k Nyström kernel, solved by Woodbury (paper 003).
+    __doc__ = """LS-SVM regression on a rank-k Nyström kernel, solved by Woodbury (Ding & Liao 2012).
 """ + _DOC
 
     @property
@@ -318,9 +329,8 @@ class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
 
 class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
-    (paper 003): labels coded +1/-1 (one-vs-rest for more classes).
-""" + _DOC + """    classes_ : ndarray of shape (n_classes,)
-"""
+    (Ding & Liao 2012): labels coded +1/-1 (one-vs-rest for more classes).
+""" + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
 
     @property
     def _single_output(self):

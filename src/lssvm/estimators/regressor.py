@@ -27,16 +27,16 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
     gamma : float > 0, default=1.0
-        Kernel width: ``exp(-gamma ||x - z||^2)`` for "rbf".  Paper 000's
-        sigma^-2; 1/sigma^2 in papers 002/003 (math.md §1).
+        Kernel width: ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
+        give narrower kernels and more flexible fits (other names: Notes).
     alpha : float > 0, default=1.0
-        Regularisation.  Paper 000's gamma is ``1 / (2 alpha)``; the gamma of
-        LS-SVMlab and papers 002/003 is ``1 / alpha``.
+        Regularisation: the weight of the penalty ``a^T K_BB a`` against the
+        sum of squared errors; larger values give smoother fits.
     basis : {"fvs", "random", "greedy"} or array-like of shape (n_basis, n_features), default="fvs"
-        "fvs": greedy feature-vector selection (paper 000 §2.4.1);
+        "fvs": greedy feature-vector selection (Cawley & Talbot 2004, §2.4.1);
         "random": uniform sample of distinct training points; "greedy":
         randomized greedy forward selection by training error at ``alpha``
-        (paper 001, Algorithm 1); the basis points themselves; or a 1-D
+        (Pahikkala et al. 2012, Algorithm 1); the basis points themselves; or a 1-D
         integer array of training-row indices.
     n_basis : int, optional
         Number of basis points: an upper bound for "fvs" (default: stop by
@@ -54,14 +54,14 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     basis_candidates : int, optional
         Random candidates scored per selection step: "fvs" scores all points
         by default (exact greedy; set this for large data), "greedy" draws
-        60 by default (paper 001, Algorithm 1).
+        60 by default (Pahikkala et al. 2012, Algorithm 1).
     rcond : float in (0, 1), default=1e-10
         Below this reciprocal condition number of ``K_BB`` the model is fitted
         on the numerical range of ``K_BB`` (with a ``NumericalWarning``).
     block_size : int, default=2048
         Rows per kernel block.
     normalize_kernel : bool, default=False
-        Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
+        Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (Pahikkala et al. 2012, §6.4).
     n_jobs : int or None, default=None
         Threads for fit, prediction and cross-validation (scikit-learn's
         meaning: -1 all usable cores, k > 0 exactly k).  None: the cores
@@ -69,7 +69,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         one per worker inside Dask or joblib), see ``docs/notes.md``.
 
     Sparse input (scipy CSR) is accepted with the dot-product kernels
-    ("linear", "poly"), as for paper 001's high-dimensional sparse features.
+    ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
 
     Attributes
     ----------
@@ -81,7 +81,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     intercept_ : float or ndarray of shape (n_outputs,)
     reconstruction_error_curve_ : ndarray of shape (n_basis_ + 1,) or None
         FVS mean relative reconstruction error after 0, 1, ... basis points
-        (paper 000 Fig. 3); None for other bases.
+        (Cawley & Talbot 2004, Fig. 3); None for other bases.
     basis_stop_reason_ : str or None
         Why FVS or greedy selection stopped ("n_basis", "tol" or "singular").
     greedy_training_error_ : ndarray of shape (n_basis_ + 1,) or None
@@ -100,6 +100,16 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     and O(n^3) for one generalised eigendecomposition, plus the basis
     selection (FVS: O(m^2 n)).  Afterwards the LOO residuals for any alpha
     cost O(m n) each.
+
+    Parameter names differ between papers and toolboxes: Cawley & Talbot
+    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
+    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
+    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
+    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
+    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
+    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
+    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
+    from other libraries" and "Mathematics" pages have the details.
 
     References
     ----------
@@ -177,8 +187,8 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
 
         Notes
         -----
-        O(m n) per alpha from the training factorisation (math.md §2).  The
-        basis is held fixed: a left-out basis point stays a basis function.
+        O(m n) per alpha from the training factorisation (the
+        documentation's Mathematics page, §2).  The basis is held fixed: a left-out basis point stays a basis function.
         """
         R, scalar = self._loo_residuals_3d(alpha)
         return squeeze_outputs(R, scalar, self._single_output)
@@ -201,7 +211,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
 
     def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Predictions for training rows ``test_indices`` from the model trained
-        on all other rows, without retraining (paper 001 §5).
+        on all other rows, without retraining (Pahikkala et al. 2012, §5).
 
         Parameters
         ----------
@@ -213,7 +223,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
             Treatment of held-out rows that are basis points: "remove" takes
             them out of the basis, as if the model had never seen them;
             "keep" leaves them as basis functions and drops only their loss
-            terms (paper 001 Cor. 2); "train" keeps those rows in training.
+            terms (Pahikkala et al. 2012, Cor. 2); "train" keeps those rows in training.
 
         Returns
         -------
@@ -250,7 +260,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         -----
         One hold-out per fold: for k folds of m/k rows about
         O(m^2 n / k + m^3 / k^2) per alpha, at most about one training for
-        a 20-alpha path at k = 10 (paper 001 §5).
+        a 20-alpha path at k = 10 (Pahikkala et al. 2012, §5).
         """
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)

@@ -55,8 +55,8 @@ DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
 DEFAULT_CV_GAMMAS = 2.0 ** np.arange(-10.0, 6.5)
 
 _SEARCH_DOC = """
-    Search parameters
-    -----------------
+    Other Parameters
+    ----------------
     alphas : array-like of float > 0, optional
         The regularisation path scored at every candidate (free: one
         factorisation serves all of it); default ``DEFAULT_CV_ALPHAS``,
@@ -68,9 +68,9 @@ _SEARCH_DOC = """
         ``{"gamma": DEFAULT_CV_GAMMAS}`` (2^-10 ... 2^6), or ``{}`` for the
         linear kernel (only the alpha path).
     search : {"grid", "nelder-mead", "csa"}, default="grid"
-        Exhaustive grid (paper 003), SciPy's Nelder-Mead from the middle of
-        the box (paper 000), or coupled simulated annealing then Nelder-Mead
-        (paper 002, LS-SVMlab).
+        Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
+        the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
+        (as Karsmakers et al. 2011 and LS-SVMlab).
     scoring : {"mse", "error_rate", "gcv", "evidence"}, optional
         CV criterion to minimise; default "error_rate" for classifiers (ties
         to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
@@ -408,8 +408,8 @@ _SPARSE_DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
-        "loo": paper 000's exact LOO (O(m n) per alpha); k-fold and group
-        splitters: paper 001's exact hold-outs, held-out basis points
+        "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
+        splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
         treated by ``basis_in_holdout``.  An int draws one shuffled
         (stratified for classifiers) partition used for every candidate.
     basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
@@ -431,7 +431,7 @@ _SPARSE_DOC = """
 
 class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM regression with built-in hyper-parameter selection:
-    kernel parameters searched, alpha along an exact CV path (papers 000, 001).
+    kernel parameters searched, alpha along an exact CV path (Cawley & Talbot 2004; Pahikkala et al. 2012).
 """ + _SPARSE_DOC + """
     Examples
     --------
@@ -519,7 +519,7 @@ _FIXED_DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
     cv : int, splitter or iterable of (train, test), default=10
-        The fast v-fold CV of paper 002 (§4.4): an int draws one shuffled
+        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int draws one shuffled
         (stratified for classifiers) partition for every candidate.
     prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
         The pool, drawn once ("renyi" depends on the kernel: per candidate).
@@ -534,7 +534,7 @@ _FIXED_DOC = """
 
 
 class FixedSizeLSSVRCV(RegressorMixin, _FixedSizeSearchCV):
-    __doc__ = """Fixed-size LS-SVM regression (SCDP, paper 002) with built-in
+    __doc__ = """Fixed-size LS-SVM regression (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and (by its own CV) model size.
 """ + _FIXED_DOC
 
@@ -542,7 +542,7 @@ class FixedSizeLSSVRCV(RegressorMixin, _FixedSizeSearchCV):
 
 
 class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
-    __doc__ = """Fixed-size LS-SVM classification (SCDP, paper 002) with built-in
+    __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and model size.  With more than two
     classes the criterion is the MSE of the coded outputs.
 """ + _FIXED_DOC + """    classes_ : ndarray of shape (n_classes,)
@@ -609,7 +609,7 @@ _NYSTROM_DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
-        Exact CV of the Nyström model (paper 003's approximate CV).
+        Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
     n_components, rank, sampling
         As for :class:`lssvm.NystromLSSVR`; uniform and k-center columns
         are drawn once for the whole search, FVS columns per candidate.
@@ -623,7 +623,7 @@ _NYSTROM_DOC = """
 
 
 class NystromLSSVRCV(RegressorMixin, _NystromSearchCV):
-    __doc__ = """Nyström LS-SVM regression (paper 003) with built-in hyper-parameter
+    __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
     selection on the approximate model's exact CV.
 """ + _NYSTROM_DOC
 
@@ -631,7 +631,7 @@ class NystromLSSVRCV(RegressorMixin, _NystromSearchCV):
 
 
 class NystromLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
-    __doc__ = """Nyström LS-SVM classification (paper 003) with built-in
+    __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
     hyper-parameter selection on the approximate model's exact CV.
 """ + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)
 """

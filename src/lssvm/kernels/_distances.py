@@ -2,7 +2,7 @@
 
 Squared Euclidean distances are the expensive part of every RBF kernel
 evaluation; computing them once and exponentiating for several widths is
-how model selection over the RBF width stays cheap (paper 002, Remark 6).
+how model selection over the RBF width stays cheap (Karsmakers et al. 2011, Remark 6).
 """
 
 from __future__ import annotations

@@ -149,9 +149,15 @@ class Kernel:
 class RBF(Kernel):
     """Gaussian kernel ``exp(-gamma * ||x - z||^2)``.
 
-    ``gamma`` is the inverse squared width: paper 000's sigma^-2, paper 001's
-    gamma, 1/sigma^2 of papers 002/003 (see math.md section 1).  Raises
-    ``ValueError`` unless it is a finite number > 0 (as :func:`make_kernel`).
+    ``gamma`` is the inverse squared width: larger values give narrower
+    kernels.  Raises ``ValueError`` unless it is a finite number > 0 (as
+    :func:`make_kernel`).
+
+    Notes
+    -----
+    ``gamma`` is sigma^-2 in Cawley & Talbot (2004), gamma in Pahikkala et
+    al. (2012), 1/sigma^2 in Karsmakers et al. (2011) and Ding & Liao
+    (2012); LS-SVMlab 1.8's ``sig2`` is ``1 / (2 gamma)``.
     """
 
     gamma: float = 1.0
@@ -201,7 +207,7 @@ class Laplacian(Kernel):
 
 @dataclass(frozen=True)
 class Linear(Kernel):
-    """Linear kernel ``x . z``."""
+    """Linear kernel ``x @ z`` (the dot product)."""
 
     name = "linear"
     accepts_sparse = True
@@ -218,7 +224,7 @@ class Linear(Kernel):
 
 @dataclass(frozen=True)
 class Polynomial(Kernel):
-    """Polynomial kernel ``(gamma * x . z + coef0) ** degree``.
+    """Polynomial kernel ``(gamma * (x @ z) + coef0) ** degree``.
 
     Raises ``ValueError`` unless ``gamma`` is a finite number > 0, ``degree``
     an integer >= 1 and ``coef0`` a finite number >= 0 (as :func:`make_kernel`).
@@ -248,7 +254,7 @@ class Polynomial(Kernel):
 
 @dataclass(frozen=True)
 class Normalized(Kernel):
-    """Cosine-normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` (paper 001 §6.4).
+    """Cosine-normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` (Pahikkala et al. 2012, §6.4).
 
     ``k(x, x) = 1`` for every x; points with ``k(x, x) = 0`` cannot be
     normalised and raise ``ValueError``.  ``base`` must be a :class:`Kernel`

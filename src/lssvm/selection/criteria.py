@@ -2,17 +2,17 @@
 
 :class:`DenseLSSVMCV` is the exact LS-SVM (every training point a basis
 function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`SparseLSSVMCV` the
-sparse LS-SVM on a basis (papers 000/001: exact LOO, or exact k-fold with
+sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012: exact LOO, or exact k-fold with
 held-out basis points removed); :class:`FixedSizeCV` the SCDP fixed-size
-LS-SVM scored at the size its rule picks (paper 002); :class:`NystromCV`
-paper 003's approximate criterion, the LS-SVM on a rank-k Nyström kernel
+LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`NystromCV`
+the approximate criterion of Ding & Liao 2012, the LS-SVM on a rank-k Nyström kernel
 (Algorithm 2).  Each fixes the folds and every kernel-independent random
 draw (basis, prototypes, columns) when constructed, so every candidate is
-scored on the same partition (paper 002 Remark 7) and the criterion is a
+scored on the same partition (Karsmakers et al. 2011, Remark 7) and the criterion is a
 deterministic function of the parameters; kernel-dependent selections
 (FVS, Rényi, greedy) are redrawn per candidate from one fixed seed.  An RBF
 kernel's squared distances are kept and only re-exponentiated per width
-(paper 002 Remark 6).  :meth:`rows_for` tells which training rows a
+(Karsmakers et al. 2011, Remark 6).  :meth:`rows_for` tells which training rows a
 candidate used, so an estimator refitted on them is the model scored.
 """
 
@@ -224,7 +224,7 @@ class DenseLSSVMCV(_LSSVMCV):
         An int draws one shuffled (stratified for classification) partition
         at construction, kept for every candidate.
     alphas : array-like of float, optional
-        Default: paper 003's, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
+        Default: that of Ding & Liao 2012, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
         its 11 RBF widths are ``PAPER003_GAMMAS``.
     classification : bool, default=False
     groups : array-like of shape (n,), optional
@@ -252,21 +252,21 @@ class DenseLSSVMCV(_LSSVMCV):
 
 
 class SparseLSSVMCV(_RowsCV):
-    """Exact CV of the sparse LS-SVM on a basis (papers 000 and 001).
+    """Exact CV of the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012).
 
     Parameters
     ----------
     X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
-        As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is paper 000's LOO (a
+        As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is the exact LOO of Cawley & Talbot 2004 (a
         left-out basis point stays a basis function); k-fold and group folds
-        are paper 001's exact hold-outs.
+        are the exact hold-outs of Pahikkala et al. 2012.
     basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
         As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
         indices are drawn once; "fvs", "renyi" and "greedy" depend on the
         kernel and are redrawn per candidate from a fixed seed.
     n_basis : int, optional
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-        Treatment of held-out basis points in k-fold CV (paper 001 §6.4).
+        Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
     basis_alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
     basis_tol, pivot_tol, basis_candidates, rcond
@@ -317,7 +317,7 @@ class SparseLSSVMCV(_RowsCV):
 
 
 class FixedSizeCV(_RowsCV):
-    """CV of the SCDP fixed-size LS-SVM (paper 002), each alpha scored at the
+    """CV of the SCDP fixed-size LS-SVM (Karsmakers et al. 2011), each alpha scored at the
     model size the 0.1-std rule picks on the fast v-fold curves.
 
     Parameters

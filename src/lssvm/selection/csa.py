@@ -1,7 +1,7 @@
 """Coupled simulated annealing with variance control (CSA-MwVC).
 
 Xavier-de-Souza, Suykens, Vandewalle & Bollé, *Coupled simulated annealing*,
-IEEE Trans. SMC-B 40(2), 2010; used by paper 002 and LS-SVMlab to seed
+IEEE Trans. SMC-B 40(2), 2010; used by Karsmakers et al. 2011 and LS-SVMlab to seed
 Nelder-Mead.  No maintained Python library provides it, so it is written
 here: m optimisers take Cauchy steps whose scale (the generation
 temperature) falls as T0 / k; a worse probe is accepted with a probability

@@ -111,7 +111,7 @@ class _Recorder:
 
 
 def grid_search(criterion, param_grid, scoring="mse", callback=None):
-    """Exhaustive search over kernel parameters (paper 003, Algorithm 2 with
+    """Exhaustive search over kernel parameters (Ding & Liao 2012, Algorithm 2 with
     an exact or approximate criterion), every alpha of the criterion's path
     scored per evaluation.
 
@@ -237,7 +237,7 @@ def _nelder_mead(f, start, box, step_fraction, max_evaluations, xatol):
 
 def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05, callback=None):
     """Nelder-Mead (``scipy.optimize.minimize``) over the log2 kernel
-    parameters inside ``bounds``, alpha profiled along the path (paper 000).
+    parameters inside ``bounds``, alpha profiled along the path (as Cawley & Talbot 2004).
 
     Parameters
     ----------
@@ -284,8 +284,8 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
 def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_evaluations=20, n_optimizers=5,
                random_state=None, callback=None):
     """Coupled simulated annealing over the log2 kernel parameters, then a
-    Nelder-Mead refinement from its best point (paper 002 and LS-SVMlab's
-    tuning), alpha profiled along the path.
+    Nelder-Mead refinement from its best point (the tuning of Karsmakers et al. 2011 and
+    LS-SVMlab), alpha profiled along the path.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The fixed-size LS-SVM linear system (paper 002, eqs. 29 and 34).
+"""The fixed-size LS-SVM linear system (Karsmakers et al. 2011, eqs. 29 and 34).
 
 With prototypes Z (M points), ``K = k(X, Z)`` (N x M), ``K_ZZ = k(Z, Z)`` and
 the augmented rows ``[K, 1]``, the system is

@@ -1,4 +1,4 @@
-"""LS-SVM on a rank-k Nyström kernel by the Woodbury identity (paper 003, Alg. 1).
+"""LS-SVM on a rank-k Nyström kernel by the Woodbury identity (Ding & Liao 2012, Alg. 1).
 
 With c sampled columns ``C = K[:, S]`` (n x c), ``W = K[S, S]`` and the top-k
 eigenpairs ``W ~ U_k L_k U_k^T``, the Nyström kernel is ``K~ = V V^T``,
@@ -333,7 +333,7 @@ def model_error_bound(fac, delta, kernel_error):
     ----------
     fac : NystromFactorization
     delta : float
-        The regularisation alpha (= 1/gamma of paper 003).
+        The regularisation alpha (= 1/gamma of Ding & Liao 2012).
     kernel_error : float
         An upper bound of ``||K - K~||_2`` (:func:`nystrom_kernel_error`).
 

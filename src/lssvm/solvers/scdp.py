@@ -1,4 +1,4 @@
-"""Sparse conjugate directions pursuit (paper 002, Algorithm 3).
+"""Sparse conjugate directions pursuit (Karsmakers et al. 2011, Algorithm 3).
 
 Written by hand: no maintained library offers it.  For a symmetric positive
 definite ``A`` (D x D), SCDP grows a sparse solution of ``A w = b`` one
@@ -212,7 +212,7 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     max_nonzero : int, optional
         Number of steps (non-zeros) at most; default D.
     n_candidates : int, optional
-        SCDPP (paper 002 §3.5.2): each step considers only ``n_candidates``
+        SCDPP (Karsmakers et al. 2011, §3.5.2): each step considers only ``n_candidates``
         (the paper's rho, 59 in its experiments) random unselected
         coordinates.  The draws come from one random permutation of all D
         coordinates per step, seeded by ``random_state`` alone, so runs on
@@ -243,7 +243,7 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     Notes
     -----
     Step k costs O(k D) for ``t = A p`` (p has k non-zeros), O(k^2) to extend
-    the upper-triangular matrix ``B`` (paper 002 eq. 20: ``B_ij = (A p_i)_{s_j}``)
+    the upper-triangular matrix ``B`` (Karsmakers et al. 2011, eq. 20: ``B_ij = (A p_i)_{s_j}``)
     and O(k^2) for the back-substitution giving the next direction (eq. 18).
     Memory: O(D k + k^2), growing with the steps taken.
     """

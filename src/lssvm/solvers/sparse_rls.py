@@ -1,5 +1,5 @@
 """Sparse regularised least squares with an unpenalised intercept, factorised
-once for a whole path of regularisation values (math.md §2).
+once for a whole path of regularisation values (the documentation's Mathematics page, §2).
 
 The model is
 
@@ -273,7 +273,7 @@ class SparseRLSFactorization(PathSolution):
 
         Notes
         -----
-        ``e_i / (1 - h_ii)`` (paper 000 §2.6 and App. A.4, paper 001 §4):
+        ``e_i / (1 - h_ii)`` (Cawley & Talbot 2004, §2.6 and App. A.4; Pahikkala et al. 2012, §4):
         O(m r v) per alpha after the factorisation.  The basis stays fixed:
         a left-out point that is a basis point remains a basis function.
         """
@@ -426,7 +426,7 @@ def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
         conditioned (LAPACK condition estimate above ``rcond``); otherwise
         ``W = U S^-1/2`` (n x r) from the eigendecomposition of K_BB with
         eigenvalues below ``rcond`` times the largest dropped (the ``W_k^+``
-        of paper 003).
+        of Ding & Liao 2012).
     method : {"cholesky", "eigh"}
 
     Notes
