@@ -94,7 +94,7 @@ def _results_table(search, top):
               help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
                    f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
 @click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa"]), default="grid", show_default=True)
-@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf",
+@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
               show_default=True)
 @click.option("--gammas", default=None,
               help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")

@@ -11,7 +11,7 @@ refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.
 
-File format (version 2, documented in ``docs/model_format.md``): a ZIP
+File format (version 3, documented in ``docs/model_format.md``): a ZIP
 archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
 
 * ``metadata``: a 0-d unicode array holding a JSON object with
@@ -59,7 +59,7 @@ from ..kernels import kernel_from_dict
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
 FORMAT_NAME = "lssvm-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: kernel "ard" with a vector gamma (a JSON list)
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -363,6 +363,9 @@ def _build(meta, arrays):
         )
     if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d or np.any(x_scale == 0):
         raise ModelFileError(f"the input scaling or feature names do not match the {d} basis column(s)")
+    gamma = getattr(kernel, "gamma", None)
+    if getattr(kernel, "name", None) == "ard" and np.ndim(gamma) == 1 and np.size(gamma) != d:
+        raise ModelFileError(f"the 'ard' kernel has {np.size(gamma)} widths but the basis has {d} columns")
     params = dict(meta["params"])
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
@@ -421,6 +424,13 @@ def _expansion(est):
     raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
 
 
+def _is_number_vector(v):
+    if not isinstance(v, (list, tuple, np.ndarray)) or isinstance(v, str):
+        return False
+    a = np.asarray(v)
+    return a.ndim == 1 and a.size > 0 and a.dtype.kind in "iuf"
+
+
 def _json_params(params):
     out = {}
     for k, v in params.items():
@@ -430,6 +440,8 @@ def _json_params(params):
             v = "object"
         elif isinstance(v, np.generic):
             v = v.item()
+        elif _is_number_vector(v):  # e.g. the width vector of the "ard" kernel
+            v = [float(x) for x in v]
         elif not isinstance(v, (str, int, float, bool, type(None))):
             v = repr(v)
         out[k] = v
