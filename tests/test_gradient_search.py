@@ -84,3 +84,22 @@ def test_singular_basis_stops_with_a_warning_at_the_best_point():
     with pytest.warns(NumericalWarning, match="stopped early at the best point so far"):
         est = _search(basis=np.arange(20, 40), param_space={"gamma": [1e-3]}, n_restarts=0).fit(X, y)
     np.testing.assert_allclose(est.gamma_, 1e-3, rtol=1e-12)  # the isotropic start, nothing better was found
+
+
+def test_cli_select_gradient_ard_writes_relevance_and_trace(tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+    from lssvm.io import load_model
+
+    X, y = _data(m=120, d=4)
+    pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "d", "t"]).to_csv(tmp_path / "d.csv", index=False)
+    out, rep = tmp_path / "m.npz", tmp_path / "rep"
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--search", "gradient", "--kernel", "ard",
+                                   "--n-basis", "25", "--gammas", "0.01:1:3", "--max-evaluations", "10",
+                                   "-o", str(out), "--report", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert "relevance  " in res.output and "gamma=[" in res.output
+    assert (rep / "relevance.png").is_file() and (rep / "trace.png").is_file()
+    assert load_model(out).estimator.kernel_.gamma.shape == (4,)

@@ -11,6 +11,9 @@ The search
    estimator's seed (log widths + N(0, 1));
 3. keeps the point of the lowest criterion, refits there.
 
+L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
+minimiser; its gradient does not depend on the scale of the targets).
+
 Optionally the criterion is Cawley & Talbot's (JMLR 8, 2007, §4) Bayesian
 regularisation of the hyper-parameters with both scale parameters
 integrated out: ``(N / 2) log PRESS + (p / 2) log(sum_j gamma_j^2 / 2)``
@@ -108,7 +111,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             value, grad = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])), cv=folds,
                                                 basis_in_holdout=est.basis_in_holdout,
                                                 classification=classification, groups=groups, rcond=search_rcond)
-        obj, gobj = value, grad
+        # log MSE: the same minimiser, but gradients independent of the targets' scale
+        # (L-BFGS-B's stopping tolerance on the projected gradient is absolute)
+        obj, gobj = np.log(value), grad / value
         if est.hyper_penalty:
             omega = 0.5 * np.sum(gamma**2)
             obj = 0.5 * n_res * np.log(value * n_res) + 0.5 * p * np.log(omega)
