@@ -41,7 +41,7 @@ def cli():
     show_default=True,
     help="auto: classification for non-numeric or two-valued targets.",
 )
-@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf", show_default=True)
+@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf", show_default=True)
 @click.option("--gamma", type=float, default=1.0, show_default=True, help="Kernel width (exp(-gamma |x-z|^2) for rbf).")
 @click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel.")
 @click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel.")

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._report_gradient import gradient_figures
+
 __all__ = ["out_of_fold", "write_report"]
 
 
@@ -179,7 +181,7 @@ def _figure_basis(plt, best, path):
     return True
 
 
-def write_report(folder, search, summary, table):
+def write_report(folder, search, summary, table, feature_names=None):
     """Write ``index.html`` and its PNG figures into ``folder`` (which must exist).
 
     Parameters
@@ -190,6 +192,8 @@ def write_report(folder, search, summary, table):
         Rows of the summary table (data, model, timing, ...).
     table : DataFrame
         The best candidates, as printed.
+    feature_names : list of str, optional
+        Input names, for the relevance chart of a gradient search.
 
     Returns
     -------
@@ -218,6 +222,7 @@ def write_report(folder, search, summary, table):
             figures.append(("Out-of-fold predictions", "out_of_fold.png"))
         if _figure_basis(plt, search.best_estimator_, folder / "basis.png"):
             figures.append(("Basis", "basis.png"))
+    figures += gradient_figures(plt, search, folder, feature_names)
     rows = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in summary)
     figs = "\n".join(f'<figure><img src="{f}" alt="{html.escape(t)}"><figcaption>{html.escape(t)}</figcaption>'
                      "</figure>" for t, f in figures)

@@ -93,8 +93,9 @@ def _results_table(search, top):
 @click.option("--cv", "cv_text", default=None,
               help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
                    f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
-@click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa"]), default="grid", show_default=True)
-@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf",
+@click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa", "gradient"]), default="grid",
+              show_default=True, help="gradient: L-BFGS-B on the exact CV error (--kernel ard: one width per input).")
+@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
               show_default=True)
 @click.option("--gammas", default=None,
               help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")
@@ -135,7 +136,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         frame = None
     else:
         frame, name = _load_frames(data)
-        basis = basis or "fvs"
+        basis = basis or ("random" if search == "gradient" else "fvs")
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
@@ -177,7 +178,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
         expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
-                    "csa": 2 * max_evaluations}[search]
+                    "csa": 2 * max_evaluations, "gradient": gamma_values.size}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
         click.echo(f"task       {task} ({chosen})")
@@ -204,7 +205,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
             "run again; nothing was saved"
         )
     table = _results_table(est, top)
-    best = ", ".join(f"{k}={v:.6g}" for k, v in est.best_params_.items())
+    best = ", ".join(f"{k}={_fmt(v)}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
     value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
@@ -220,8 +221,21 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.2f} s")]
     model = SavedModel(est, center, scale_, features, str(target_name),
                        metadata={"data": data_text, "task": task, "n_samples": int(n_rows), "scale": scale,
-                                 "best_params": est.best_params_, "cv_score": value, "criterion": crit})
-    _write_outputs(output, model, report_dir, est, summary, table)
+                                 "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                                                 for k, v in est.best_params_.items()},
+                                 "cv_score": value, "criterion": crit})
+    relevance = getattr(est, "feature_relevance_", None)
+    if relevance is not None:
+        top_inputs = np.argsort(relevance)[::-1][:10]
+        click.echo("relevance  " + ", ".join(f"{features[j]} {relevance[j]:.3f}" for j in top_inputs))
+    _write_outputs(output, model, report_dir, est, summary, table, features)
+
+
+def _fmt(v):
+    """A parameter for the terminal: a number, or a width vector (ARD)."""
+    if np.ndim(v) == 0:
+        return f"{v:.6g}"
+    return "[" + ", ".join(f"{x:.3g}" for x in np.asarray(v)) + "]"
 
 
 def _load_frames(data):
@@ -288,7 +302,7 @@ def _count_or_fraction(value, option):
     return float(value) if value < 1 else int(value)
 
 
-def _write_outputs(output, model, report_dir, est, summary, table):
+def _write_outputs(output, model, report_dir, est, summary, table, features=None):
     """Report into a temporary folder, model file atomically, then the
     folder into place: on any failure nothing new is left behind."""
     tmp = None
@@ -297,7 +311,7 @@ def _write_outputs(output, model, report_dir, est, summary, table):
             from .report import write_report
 
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
-            write_report(tmp, est, summary, table)
+            write_report(tmp, est, summary, table, features)
         try:
             save_model(output, model)
         except ValueError as exc:

@@ -48,7 +48,7 @@ __all__ = [
     "SparseLSSVRCV",
 ]
 
-SEARCHES = ("grid", "nelder-mead", "csa")
+SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
 #: RBF / Laplacian widths for inputs scaled to unit spread: 2^-10 ... 2^6.
@@ -245,6 +245,10 @@ class _BaseSearchCV(BaseEstimator):
         self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
+        if self.search == "gradient":
+            if on_dask:
+                raise TypeError("search='gradient' needs all rows in memory; pass a NumPy array, not Dask input")
+            return self._fit_gradient(X, y, groups, alphas, cv, rng, callback)
         t0 = time.perf_counter()
         criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
                                     groups=groups, random_state=rng, kernel=self.kernel,
@@ -282,6 +286,10 @@ class _BaseSearchCV(BaseEstimator):
         return self
 
     _accepts_dask = False
+
+    def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
+        raise ValueError(f"search='gradient' is available in SparseLSSVRCV and SparseLSSVCCV only, not in "
+                         f"{type(self).__name__} (see lssvm.estimators.gradient_search)")
 
     def _fit_one(self, params, X, y):
         # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
@@ -343,7 +351,9 @@ class _SparseSearchCV(_BaseSearchCV):
                  max_evaluations=30, refit=True, basis="fvs", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma=1.0, alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False, n_jobs=None):
+                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
+        self.n_restarts = n_restarts
+        self.hyper_penalty = hyper_penalty
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -369,6 +379,11 @@ class _SparseSearchCV(_BaseSearchCV):
         self.n_jobs = n_jobs
 
     _accepts_dask = True
+
+    def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
+        from .gradient_search import fit_gradient_search
+
+        return fit_gradient_search(self, X, y, groups, alphas, cv, rng, callback)
 
     def _criterion(self, X, y, scoring, **kw):
         if is_dask_collection(X) or is_dask_collection(y):
@@ -426,6 +441,11 @@ _SPARSE_DOC = """
         The alpha at which ``basis="greedy"`` ranks candidates.
     degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
+    n_restarts, hyper_penalty : int (default 2), bool (default False)
+        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random",
+        "kcenter" or rows): restarts, Cawley-Talbot penalty; it sets
+        ``gamma_`` (widths), ``feature_relevance_``, ``gradient_trace_``.
+        See :mod:`lssvm.estimators.gradient_search`.
 """ + _SEARCH_DOC + _RESULT_DOC
 
 

@@ -63,7 +63,7 @@ from ._archive import ModelFileError, read_archive
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
 FORMAT_NAME = "lssvm-model"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 3  # 3: kernel "ard" with a vector gamma (a JSON list)
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -337,6 +337,9 @@ def _build(meta, arrays):
         )
     if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d or np.any(x_scale == 0):
         raise ModelFileError(f"the input scaling or feature names do not match the {d} basis column(s)")
+    gamma = getattr(kernel, "gamma", None)
+    if getattr(kernel, "name", None) == "ard" and np.ndim(gamma) == 1 and np.size(gamma) != d:
+        raise ModelFileError(f"the 'ard' kernel has {np.size(gamma)} widths but the basis has {d} columns")
     params = dict(meta["params"])
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
@@ -395,6 +398,13 @@ def _expansion(est):
     raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
 
 
+def _is_number_vector(v):
+    if not isinstance(v, (list, tuple, np.ndarray)) or isinstance(v, str):
+        return False
+    a = np.asarray(v)
+    return a.ndim == 1 and a.size > 0 and a.dtype.kind in "iuf"
+
+
 def _json_params(params):
     out = {}
     for k, v in params.items():
@@ -404,6 +414,8 @@ def _json_params(params):
             v = "object"
         elif isinstance(v, np.generic):
             v = v.item()
+        elif _is_number_vector(v):  # e.g. the width vector of the "ard" kernel
+            v = [float(x) for x in v]
         elif not isinstance(v, (str, int, float, bool, type(None))):
             v = repr(v)
         out[k] = v

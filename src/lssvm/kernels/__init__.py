@@ -12,10 +12,12 @@ from ._kernels import (
     kernel_from_dict,
     make_kernel,
 )
+from .ard import ARD
 
 __all__ = [
     "Kernel",
     "RBF",
+    "ARD",
     "Laplacian",
     "Linear",
     "Polynomial",
