@@ -26,6 +26,7 @@ from .estimators import (
     SparseLSSVRCV,
 )
 from .exceptions import ConstantTargetWarning, NumericalWarning
+from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
 __version__ = "0.1.0"
@@ -46,5 +47,6 @@ __all__ = [
     "NumericalWarning",
     "ConstantTargetWarning",
     "scdp",
+    "make_tabular_pipeline",
     "__version__",
 ]
