@@ -26,6 +26,7 @@ from .estimators import (
     SparseLSSVRCV,
 )
 from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning
+from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
 __version__ = "0.1.0"
@@ -47,5 +48,6 @@ __all__ = [
     "ConstantTargetWarning",
     "PerformanceWarning",
     "scdp",
+    "make_tabular_pipeline",
     "__version__",
 ]

@@ -20,11 +20,12 @@ object dtype —
   ``params``, ``kernel``, ``feature_names``, ``target_name``,
   ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``,
   ``arrays`` (every other member's dtype and shape, except ``checksum``)
-  (and ``classes_kind`` for classifiers);
+  (and ``classes_kind`` for classifiers, ``preprocessing`` for a stored
+  tabular encoding, :mod:`lssvm.io.tabular`);
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
-  ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), and ``classes``
-  (classifiers);
+  ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), ``classes``
+  (classifiers), and the ``pre_*`` arrays of a tabular encoding;
 * ``checksum``: ``"sha256:<hex>"`` over every other member (name, dtype,
   shape and bytes, in name order).
 
@@ -59,6 +60,8 @@ from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
 from ._archive import ModelFileError, read_archive
+from .tables import input_matrix
+from .tabular import TabularEncoding
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
@@ -86,6 +89,10 @@ class SavedModel:
         Class of the estimator that was fitted (set when loaded).
     fitted_params : dict or None
         Its parameters, as JSON values (set when loaded).
+    preprocessing : lssvm.io.tabular.TabularEncoding or None
+        A tabular encoding (one-hot levels, imputation, scaling) applied to
+        a table before the estimator; ``feature_names`` are then its output
+        columns and the scaling above is the identity.
     """
 
     estimator: object
@@ -96,6 +103,14 @@ class SavedModel:
     metadata: dict = field(default_factory=dict)
     fitted_as: str | None = None
     fitted_params: dict | None = None
+    preprocessing: TabularEncoding | None = None
+
+    def encode(self, frame):
+        """Estimator inputs from a table (m rows): the tabular encoding, or
+        the named numeric columns scaled; shape (m, d)."""
+        if self.preprocessing is not None:
+            return self.preprocessing.transform(frame)
+        return self.transform(input_matrix(frame, self.feature_names))
 
     def transform(self, X):
         """Apply the stored input scaling, shape (m, d) -> (m, d)."""
@@ -171,6 +186,9 @@ def save_model(path, model: SavedModel):
         "x_center": np.asarray(model.x_center, dtype=float),
         "x_scale": np.asarray(model.x_scale, dtype=float),
     }
+    if model.preprocessing is not None:
+        meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
+        arrays.update(pre_arrays)
     if name == "SparseLSSVC":
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
@@ -198,6 +216,7 @@ def save_model(path, model: SavedModel):
             np.savez(fh, **arrays)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the user's umask, as open() gives
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -205,6 +224,12 @@ def save_model(path, model: SavedModel):
         raise
     _fsync_folder(folder)
     return path
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load_model(path) -> SavedModel:
@@ -370,6 +395,14 @@ def _build(meta, arrays):
         if est._single_output and coef.shape[1] != 1:
             raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
     est._set_coef(coef, intercept)
+    pre = None
+    if "preprocessing" in meta:
+        try:
+            pre = TabularEncoding.from_stored(meta["preprocessing"], arrays)
+        except ValueError as exc:
+            raise ModelFileError(f"invalid tabular encoding: {exc}") from None
+        if pre.feature_names != [str(f) for f in meta["feature_names"]]:
+            raise ModelFileError("the tabular encoding's columns do not match the feature names")
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -379,6 +412,7 @@ def _build(meta, arrays):
         metadata=meta["metadata"],
         fitted_as=meta["fitted_as"],
         fitted_params=meta["fitted_params"],
+        preprocessing=pre,
     )
 
 
