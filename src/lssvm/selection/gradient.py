@@ -14,6 +14,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from scipy.linalg import blas
 
 from .._labels import encode_classes
 from .._targets import check_numeric_targets
@@ -231,7 +232,7 @@ def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond):
     value = scale * float(np.sum(R * R))
     q = np.sum(G * R, axis=1)
     T = M * D
-    S = T.T @ (q[:, None] * T)
+    S = _gram(np.sqrt(q)[:, None] * T)  # q >= 0: a SYRK, half the flops of T^T diag(q) T
     u = D[:, None] * (M.T @ G)
     Rm = 2.0 * q[:, None] * T - G @ b.T - e @ u.T + M @ (u @ b.T - 2.0 * S)
     Rm -= Rm.mean(axis=0)
@@ -281,6 +282,13 @@ def _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout, 
         G_BB[np.ix_(L, L)] += alpha * (Q @ B @ Q.T)
         d_alpha += float(np.trace(B))
     return value, G_K, G_BB, d_alpha
+
+
+def _gram(A):
+    """``A^T A`` by BLAS SYRK (m r^2 flops instead of 2 m r^2), both triangles filled."""
+    A = np.asfortranarray(A)
+    C = blas.dsyrk(1.0, A, trans=1, lower=0)
+    return np.triu(C) + np.triu(C, 1).T
 
 
 def _width_gradient(A, X, Z, gamma):
