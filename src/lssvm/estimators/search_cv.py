@@ -26,7 +26,15 @@ from .._params import check_int
 from .._targets import check_numeric_targets
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
-from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
+from ..selection import (
+    MAX_EVALUATIONS,
+    FixedSizeCV,
+    NystromCV,
+    SparseLSSVMCV,
+    csa_search,
+    grid_search,
+    nelder_mead_search,
+)
 from ..solvers import check_alphas
 from ._validation import validate_input
 from .classifier import SparseLSSVC
@@ -73,8 +81,11 @@ _SEARCH_DOC = """
         CV criterion to minimise; default "error_rate" for classifiers (ties
         to the lower MSE) and "mse" (PRESS / n) for regression.
     max_evaluations : int, default=30
-        Criterion calls of "nelder-mead", and of each stage of "csa"
-        (annealing, then refinement); the grid evaluates all its points.
+        Most criterion calls of "nelder-mead" (which stops earlier once
+        converged: simplex within 0.05 in log2 and values within 1e-3
+        relative), and of each stage of "csa" (annealing, then
+        refinement); at most ``lssvm.selection.MAX_EVALUATIONS`` (10,000).
+        The grid evaluates all its points.
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
@@ -163,6 +174,10 @@ class _BaseSearchCV(BaseEstimator):
             allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
             raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
         check_int("max_evaluations", self.max_evaluations, 2)
+        if self.max_evaluations > MAX_EVALUATIONS:
+            raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
+                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
+                             "stops earlier anyway)")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
