@@ -20,7 +20,7 @@ def _quadratic(**params):
 
 def test_item6_nelder_mead_stops_on_its_tolerances():
     res = nelder_mead_search(_quadratic, {"gamma": (2.0**-10, 2.0**6)}, max_evaluations=MAX_EVALUATIONS)
-    assert res.n_evaluations < 60
+    assert res.n_evaluations < 30  # fatol=0 (the old setting) takes 59 here
     assert abs(np.log2(res.best_params["gamma"]) - 1.3) < 0.05
     coarse = nelder_mead_search(_quadratic, {"gamma": (2.0**-10, 2.0**6)}, max_evaluations=MAX_EVALUATIONS,
                                 xatol=0.5, fatol=0.1)

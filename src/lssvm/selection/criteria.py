@@ -30,7 +30,7 @@ from .._labels import encode_classes
 from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
-from ..basis import nystrom_columns, prototype_pool, select_basis
+from ..basis import basis_holders, nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
@@ -296,7 +296,8 @@ class SparseLSSVMCV(_RowsCV):
         if self.loo:
             R = fac.loo_residuals(self.alphas)
         else:
-            engine = HoldoutEngine.from_kernel(fac, self.X, self.X[rows], kern, rows, self.rcond)
+            Z = self.X[rows]
+            engine = HoldoutEngine.from_kernel(fac, self.X, Z, kern, basis_holders(self.X, Z, rows), self.rcond)
             R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
         return self._path(R, {"n_basis": rows.size})
 
