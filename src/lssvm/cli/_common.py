@@ -32,18 +32,31 @@ def load_frame(data: str):
     )
 
 
+#: Most values ``--alphas`` / ``--gammas`` may give (``NUM`` or list length).
+MAX_GRID_VALUES = {"--alphas": 10_000, "--gammas": 1_000}
+
+
 def parse_log_values(text: str, option: str) -> np.ndarray:
-    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive numbers."""
+    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive
+    numbers; at most ``MAX_GRID_VALUES[option]`` of them (default 10,000)."""
+    limit = MAX_GRID_VALUES.get(option, 10_000)
     try:
         if ":" in text:
             start, stop, num = text.split(":")
-            values = np.geomspace(float(start), float(stop), int(num))
+            num = int(num)
+            if not 1 <= num <= limit:
+                raise click.BadParameter(
+                    f"{text!r}: NUM must be between 1 and {limit} (each value is scored); got {num}",
+                    param_hint=option)
+            values = np.geomspace(float(start), float(stop), num)
         else:
             values = np.array([float(t) for t in text.split(",")])
     except ValueError:
         raise click.BadParameter(
             f"{text!r}: give START:STOP:NUM (log grid) or a comma-separated list", param_hint=option
         ) from None
+    if values.size > limit:
+        raise click.BadParameter(f"{values.size} values: give at most {limit}", param_hint=option)
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise click.BadParameter(f"{text!r}: values must be finite and > 0", param_hint=option)
     return values

@@ -31,6 +31,7 @@ from ..estimators import (
 )
 from ..estimators.search_cv import DEFAULT_CV_GAMMAS
 from ..io import SavedModel, save_model
+from ..selection import MAX_EVALUATIONS
 from ._common import load_frame, parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
@@ -153,8 +154,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
-    if max_evaluations < 2:
-        raise click.BadParameter("must be at least 2", param_hint="--max-evaluations")
+    if not 2 <= max_evaluations <= MAX_EVALUATIONS:
+        raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
+                                 param_hint="--max-evaluations")
     output = Path(output) if output else Path(f"{name}.lssvm.npz")
     report_dir = None if no_report else Path(report_dir) if report_dir else Path(f"{name}-report")
     for path in (output.parent, None if report_dir is None else report_dir.parent):

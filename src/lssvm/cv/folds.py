@@ -153,7 +153,10 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
             out[:, rows] = F
     singles = np.array([f[0] for f in folds if f.size == 1], dtype=np.intp)
     is_basis = engine.row_to_basis[singles] >= 0
-    closed = singles if basis_in_holdout == "keep" else singles[~is_basis]
+    # a single row removes its basis point only if it is the point's only holder
+    removes = is_basis & (engine.n_holders[np.maximum(engine.row_to_basis[singles], 0)] == 1)
+    closed = (singles if basis_in_holdout == "keep" else singles[~removes] if basis_in_holdout == "remove"
+              else singles[~is_basis])
     kept_in_training = singles[is_basis] if basis_in_holdout == "train" else singles[:0]
     tiny = []
     for lo in range(0, closed.size, 4096):

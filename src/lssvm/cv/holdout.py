@@ -84,9 +84,13 @@ class HoldoutEngine:
     kernel_block : callable ``(rows, basis_cols) -> ndarray (len(rows), len(basis_cols))``
         Kernel entries ``k(x_rows, z_cols)`` (needed only when basis points
         are removed).
-    basis_rows : ndarray of shape (n,) or None
-        Training row of each basis point (None: no basis point is a
-        training row, so nothing is ever removed).
+    basis_rows : ndarray of shape (n,), tuple (rows, points) or None
+        Training row of each basis point; or pairs of arrays saying that
+        training row ``rows[k]`` holds basis point ``points[k]`` (several
+        rows may hold one point: see :func:`lssvm.basis.basis_holders`);
+        None: no basis point is a training row, so nothing is ever removed.
+        A basis point is removed only when every row holding it is held
+        out.
     basis_kernel : callable ``(basis_cols) -> ndarray``, optional
         ``k(z_cols, z_cols)``; with ``rcond``, used to refit a fold when
         basis points are removed from a numerically singular K_BB.
@@ -101,8 +105,16 @@ class HoldoutEngine:
         self._rcond = rcond
         m = fac.n_samples
         self.row_to_basis = np.full(m, -1, dtype=np.intp)
-        if basis_rows is not None:
-            self.row_to_basis[np.asarray(basis_rows)] = np.arange(len(basis_rows))
+        n = fac.whitener.shape[0]
+        if isinstance(basis_rows, tuple):
+            rows, points = (np.asarray(a, dtype=np.intp) for a in basis_rows)
+        elif basis_rows is not None:
+            rows, points = np.asarray(basis_rows, dtype=np.intp), np.arange(len(basis_rows), dtype=np.intp)
+        else:
+            rows = points = np.empty(0, dtype=np.intp)
+        self.row_to_basis[rows] = points
+        #: how many training rows hold each basis point
+        self.n_holders = np.bincount(points, minlength=n)
         self.Y = fac.y_centered + fac.y_mean
 
     @classmethod
@@ -117,6 +129,15 @@ class HoldoutEngine:
             return kernel(Z[cols], Z[cols])
 
         return cls(fac, kernel_block, basis_rows, basis_kernel, rcond)
+
+    def removed_points(self, H):
+        """Basis points whose every holding row is in ``H`` (sorted), O(h + n)."""
+        held = self.row_to_basis[H]
+        held = held[held >= 0]
+        if held.size == 0:
+            return held
+        count = np.bincount(held, minlength=self.n_holders.size)
+        return np.flatnonzero((count > 0) & (count == self.n_holders))
 
     def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
         """Predictions for rows ``test_indices`` of the model trained without them.
@@ -155,7 +176,7 @@ class HoldoutEngine:
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
         in_basis = self.row_to_basis[H]
-        E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+        E = self.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
         if E.size and E.size == fac.whitener.shape[0]:
             raise ValueError(
                 f"the hold-out set holds every basis vector ({E.size}): with basis_in_holdout='remove' "

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._sums import sum_squares, warn_if_overflow
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import select_basis
+from ..basis import basis_holders, select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
 from ..exceptions import NotFittedError
 from ..kernels import make_kernel
@@ -254,8 +254,12 @@ class BaseSparseLSSVM(BaseEstimator):
 
     # ---------------------------------------------------- hold-out and CV
     def _holdout_engine(self):
-        return HoldoutEngine.from_kernel(self._factorization(), self._X_fit, self.basis_vectors_, self.kernel_,
-                                         self.basis_indices_, self.rcond)
+        fac = self._factorization()
+        holders = getattr(self, "_basis_holders", None)
+        if holders is None or holders[0] is not fac:  # O(m d) row hashing, once per fit
+            holders = (fac, basis_holders(self._X_fit, self.basis_vectors_, self.basis_indices_))
+            self._basis_holders = holders
+        return HoldoutEngine.from_kernel(fac, self._X_fit, self.basis_vectors_, self.kernel_, holders[1], self.rcond)
 
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):

@@ -137,6 +137,12 @@ class _BaseNystromLSSVM(BaseEstimator):
     def _fit_targets(self, X, Y):
         kernel = self._check_params()
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
+        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
+            raise ValueError(
+                f"rank={self.rank} is more than the {S.size} distinct column(s) sampled (duplicate or "
+                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
+                "more columns (n_components), or leave rank=None"
+            )
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k)

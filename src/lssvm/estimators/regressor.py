@@ -222,6 +222,10 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         basis_in_holdout : {"remove", "keep", "train"}, default="remove"
             Treatment of held-out rows that are basis points: "remove" takes
             them out of the basis, as if the model had never seen them;
+            a training row holds a basis point when it is the point's row
+            index or equals the point value for value (so a basis given as
+            points equal to rows works too), and a point held by several
+            (duplicate) rows is removed only when all of them are held out;
             "keep" leaves them as basis functions and drops only their loss
             terms (Pahikkala et al. 2012, Cor. 2); "train" keeps those rows in training.
 

@@ -27,7 +27,15 @@ from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
-from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
+from ..selection import (
+    MAX_EVALUATIONS,
+    FixedSizeCV,
+    NystromCV,
+    SparseLSSVMCV,
+    csa_search,
+    grid_search,
+    nelder_mead_search,
+)
 from ..solvers import check_alphas
 from ._intervals import SearchIntervalMixin
 from ._validation import validate_input
@@ -75,8 +83,11 @@ _SEARCH_DOC = """
         CV criterion to minimise; default "error_rate" for classifiers (ties
         to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
     max_evaluations : int, default=30
-        Criterion calls of "nelder-mead", and of each stage of "csa"
-        (annealing, then refinement); the grid evaluates all its points.
+        Most criterion calls of "nelder-mead" (which stops earlier once
+        converged: simplex within 0.05 in log2 and values within 1e-3
+        relative), and of each stage of "csa" (annealing, then
+        refinement); at most ``lssvm.selection.MAX_EVALUATIONS`` (10,000).
+        The grid evaluates all its points.
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
@@ -165,6 +176,10 @@ class _BaseSearchCV(BaseEstimator):
         if scoring not in allowed:
             raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
         check_int("max_evaluations", self.max_evaluations, 2)
+        if self.max_evaluations > MAX_EVALUATIONS:
+            raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
+                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
+                             "stops earlier anyway)")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)

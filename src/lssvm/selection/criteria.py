@@ -31,7 +31,7 @@ from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import nystrom_columns, prototype_pool, select_basis
+from ..basis import basis_holders, nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
@@ -307,7 +307,8 @@ class SparseLSSVMCV(_RowsCV):
         if self.loo:
             R = fac.loo_residuals(self.alphas)
         else:
-            engine = HoldoutEngine.from_kernel(fac, self.X, self.X[rows], kern, rows, self.rcond)
+            Z = self.X[rows]
+            engine = HoldoutEngine.from_kernel(fac, self.X, Z, kern, basis_holders(self.X, Z, rows), self.rcond)
             R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
         info = {"n_basis": rows.size}
         if not self.classification:  # O(r) per alpha from the same factorisation
