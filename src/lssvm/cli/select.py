@@ -248,7 +248,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo("unseen     test levels absent from training: "
                    + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()))
     echo_warnings(caught, verbose)
-    summary = [("data", f"{data_text}: {n_rows} rows, {len(features)} inputs ({', '.join(features)})"),
+    shown = features if encoding is None else encoding.input_columns
+    inputs = f"{len(shown)} inputs" + ("" if encoding is None else f" (encoded as {len(features)} columns)")
+    summary = [("data", f"{data_text}: {n_rows} rows, {inputs}: {', '.join(shown)}"),
                ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
                ("best parameters", best), (f"CV {crit}", f"{value:.4g}"),
