@@ -129,7 +129,8 @@ def main():
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--splits", type=int, default=5, help="random adult splits beside the official one")
     ap.add_argument("--budget", type=float, default=3000, help="seconds; no new split starts after this")
-    ap.add_argument("--timeout", type=float, default=600, help="seconds per lssvm run")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds per lssvm run")
+    ap.add_argument("--default-timeout", type=float, default=600, help="seconds for lssvm with its defaults")
     ap.add_argument("--lssvm", action="append", default=None,
                     help="extra lssvm select arguments, one configuration per use ('' = defaults)")
     ap.add_argument("--C", type=float, nargs="+", default=[1.0, 10.0])
@@ -152,7 +153,7 @@ def main():
         train.to_csv(tr, index=False)
         test.to_csv(te, index=False)
         for extra in configs:
-            seconds, line = run_lssvm(tr, te, target, extra, args.timeout)
+            seconds, line = run_lssvm(tr, te, target, extra, args.timeout if extra else args.default_timeout)
             record(dataset, split, f"lssvm select {extra or '(defaults)'}", seconds, metric(line, task), line)
         if not args.no_sklearn:
             seconds, value, best = run_sklearn(train, test, target, task, args.C, args.gamma)

@@ -136,6 +136,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     if streaming:
         if test_data is not None or test_size is not None:
             raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
+        if isinstance(categorical, list):
+            raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
     else:
