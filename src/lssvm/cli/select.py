@@ -138,6 +138,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     if streaming:
         if test_data is not None or test_size is not None:
             raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
+        if isinstance(categorical, list):
+            raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
     else:
@@ -259,7 +261,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo("unseen     test levels absent from training: "
                    + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()))
     echo_warnings(caught, verbose)
-    summary = [("data", f"{data_text}: {n_rows} rows, {len(features)} inputs ({', '.join(features)})"),
+    shown = features if encoding is None else encoding.input_columns
+    inputs = f"{len(shown)} inputs" + ("" if encoding is None else f" (encoded as {len(features)} columns)")
+    summary = [("data", f"{data_text}: {n_rows} rows, {inputs}: {', '.join(shown)}"),
                ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
                ("best parameters", best), (f"CV {crit}", f"{value:.4g}"),
