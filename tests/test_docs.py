@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SITE = ROOT / "docs" / "site"
-EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
+EXAMPLES = sorted((ROOT / "examples").rglob("plot_*.py"))
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 _SKIP = re.compile(r"<!--\s*skip:[^>]*-->\s*$")
@@ -146,7 +146,7 @@ def test_site_builds_without_warnings(tmp_path):
     assert proc.returncode == 0, f"sphinx-build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
     html = tmp_path / "html"
     for page in ("index.html", "api/index.html", "api/generated/lssvm.SparseLSSVR.html",
-                 "auto_examples/index.html", "comparison.html", "references.html", "mathematics.html"):
+                 "auto_examples/index.html", "auto_examples/sparse/plot_sparse_lssvr.html", "comparison.html", "references.html", "mathematics.html"):
         assert (html / page).is_file(), page
     # numpydoc drops sections it does not know: the search parameters must be there
     assert "max_evaluations" in (html / "api/generated/lssvm.SparseLSSVRCV.html").read_text(encoding="utf-8")

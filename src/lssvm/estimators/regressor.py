@@ -61,9 +61,6 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     normalize_kernel : bool, default=False
         Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (Pahikkala et al. 2012, §6.4).
 
-    Sparse input (scipy CSR) is accepted with the dot-product kernels
-    ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
-
     Attributes
     ----------
     basis_vectors_ : ndarray of shape (n_basis_, n_features)
@@ -93,6 +90,9 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
     and O(n^3) for one generalised eigendecomposition, plus the basis
     selection (FVS: O(m^2 n)).  Afterwards the LOO residuals for any alpha
     cost O(m n) each.
+
+    Sparse input (scipy CSR) is accepted with the dot-product kernels
+    ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
 
     Parameter names differ between papers and toolboxes: Cawley & Talbot
     (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
