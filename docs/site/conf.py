@@ -128,7 +128,7 @@ def _write_api_pages():
             lines += [label, "-" * len(label), "", ".. autosummary::", "   :toctree: generated/",
                       "   :nosignatures:"]
             if template:
-                lines.append(f"   :template: {template}")
+                lines.append(f"   :template: autosummary/{template}")
             lines += [""] + [f"   {n}" for n in group] + [""]
         if data:
             lines += ["Constants", "---------", ""]
@@ -165,9 +165,14 @@ numpydoc_validation_checks: set[str] = set()
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
+    # "Examples using X" at the end of each API page
+    "doc_module": ("lssvm",),
+    "backreferences_dir": "api/generated/backreferences",
+    "inspect_global_variables": False,
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
+    "subsection_order": [str(ROOT / "examples" / d) for d in ("sparse", "fixed_size", "nystrom")] + ["*"],
     "within_subsection_order": "FileNameSortKey",
     "reference_url": {"lssvm": None},
     "matplotlib_animations": False,
@@ -211,8 +216,9 @@ html_show_sourcelink = False
 # --- docstring clean-up before numpydoc ---------------------------------------
 # Fitted attributes end in "_" ("n_basis_"), which reST reads as a link
 # target reference when it appears outside backticks (shapes such as
-# "(n_basis_, n_features)" in numpydoc type lines, prose).  Escape such
-# words, outside inline literals, doctests and literal blocks, so that
+# "(n_basis_, n_features)" in numpydoc type lines, prose), and "|E|" reads
+# as a substitution.  Escape those, outside inline literals, doctests and
+# literal blocks, so that
 # docstrings stay readable as plain text and the site builds with -W.
 import re  # noqa: E402
 
@@ -221,9 +227,18 @@ _TRAILING_UNDERSCORE = re.compile(r"(?<![\w\\])([A-Za-z]\w*[A-Za-z0-9])_(?=[^\w]
 _PARAM_HEADER = re.compile(r"^(\s*[\w*][\w*, ]* : )(.*)$")
 
 
+def _escape_plain(text):
+    text = _TRAILING_UNDERSCORE.sub(r"\1\\_", text)
+    # "|E|" (a set's size) would be a substitution reference
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
 def _escape_segment(text):
+    body = text.strip()
+    if (body.startswith("|") and body.endswith("|")) or body.startswith("+-"):  # a table row
+        return text
     parts = _LITERAL.split(text)
-    return "".join(p if i % 2 else _TRAILING_UNDERSCORE.sub(r"\1\\_", p) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else _escape_plain(p) for i, p in enumerate(parts))
 
 
 def _escape_trailing_underscores(app, what, name, obj, options, lines):

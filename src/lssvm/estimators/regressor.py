@@ -68,9 +68,6 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         that are free now (affinity, cgroup quota, load of other processes;
         one per worker inside Dask or joblib), see ``docs/notes.md``.
 
-    Sparse input (scipy CSR) is accepted with the dot-product kernels
-    ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
-
     Attributes
     ----------
     basis_vectors_ : ndarray of shape (n_basis_, n_features)
@@ -100,6 +97,9 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     and O(n^3) for one generalised eigendecomposition, plus the basis
     selection (FVS: O(m^2 n)).  Afterwards the LOO residuals for any alpha
     cost O(m n) each.
+
+    Sparse input (scipy CSR) is accepted with the dot-product kernels
+    ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
 
     Parameter names differ between papers and toolboxes: Cawley & Talbot
     (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
