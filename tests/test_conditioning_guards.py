@@ -118,3 +118,72 @@ def test_guard_warns_when_even_the_stable_route_cannot_resolve():
     with pytest.warns(NumericalWarning, match="estimated relative error"):
         est.holdout_predict(np.array([0, 1, 5, 6, 7, 8]), alpha=1e-5, basis_in_holdout="keep")
     assert GUARD_RTOL == 1e-8
+
+
+# ----------------------------------------------------------------- item 2
+def _fs_problem(seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 2)) * rng.choice([1, 3])
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=300)
+    return X, y
+
+
+def _fs_objective(est, X, y, alpha, nu=1e-8):
+    K = est.kernel_(X, est.prototypes_)
+    K_ZZ = est.kernel_(est.prototypes_, est.prototypes_)
+    W = est.coef_full_[:, 0]
+    w, b = W[:-1], W[-1]
+    return np.sum((y - K @ w - b) ** 2) + alpha * w @ K_ZZ @ w + nu * b * b, K, K_ZZ
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fixed_size_direct_reaches_the_minimum_when_normal_equations_square_conditioning(seed):
+    # issue 21, item 2: RBF gamma 0.02, alpha 1e-6, 20 prototypes; the
+    # Cholesky of the normal equations succeeded 0.3 % - 30 % above the minimum
+    from lssvm import FixedSizeLSSVR
+
+    X, y = _fs_problem(seed)
+    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_prototypes=20, solver="direct", cv=None, random_state=0)
+    _, warned, _ = call_warned(lambda: est.fit(X, y))
+    obj, K, K_ZZ = _fs_objective(est, X, y, 1e-6)
+    a, b = lstsq_solve(K, K_ZZ, y, 1e-6, nu=1e-8)
+    best = np.sum((y - K @ a.ravel() - b[0]) ** 2) + 1e-6 * a.ravel() @ K_ZZ @ a.ravel() + 1e-8 * b[0] ** 2
+    assert warned or obj <= best * (1 + 1e-9)
+
+
+def test_fixed_size_scdp_says_when_it_keeps_fewer_prototypes_than_asked():
+    from lssvm import FixedSizeLSSVR
+
+    X, y = _fs_problem(1)
+    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_prototypes=20, cv=None, random_state=0)
+    with pytest.warns(NumericalWarning, match=r"SCDP kept \d+ of the 21 requested"):
+        est.fit(X, y)
+    assert est.n_support_ < 20
+
+
+def test_fixed_size_guarded_solve_matches_cholesky_when_well_conditioned():
+    from lssvm.solvers.fixed_size import FixedSizeSystem, solve_by_qr, solve_guarded
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Z = X[:8]
+    K = np.exp(-0.5 * ((X[:, None] - Z[None]) ** 2).sum(-1))
+    K_ZZ = K[:8]
+    Y = rng.normal(size=(60, 2))
+    system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
+    A = system.matrix(0.1, 1e-8)
+    W_chol = np.linalg.solve(A, system.rhs)
+    W_qr, err = solve_by_qr(K, K_ZZ, Y, 0.1, 1e-8)
+    np.testing.assert_allclose(W_qr, W_chol, rtol=1e-9, atol=1e-12)
+    assert err < 1e-12
+    np.testing.assert_allclose(solve_guarded(A, system.rhs, K, K_ZZ, Y, 0.1, 1e-8), W_chol, rtol=1e-12)
+
+
+def test_scdp_skips_a_rounding_negative_pivot_and_explains_an_indefinite_matrix():
+    from lssvm.solvers.scdp import scdp
+
+    A = np.array([[1.0, 1.0], [1.0, 1.0 - 1e-13]])  # PSD up to rounding
+    w = scdp(A, np.array([1.0, 1.0])).coef()
+    np.testing.assert_allclose(A @ w, [1.0, 1.0], atol=1e-9)
+    with pytest.raises(ValueError, match="positive definite.*Schur complement.*scale the features"):
+        scdp(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, -1.0]))
