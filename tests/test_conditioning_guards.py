@@ -187,3 +187,92 @@ def test_scdp_skips_a_rounding_negative_pivot_and_explains_an_indefinite_matrix(
     np.testing.assert_allclose(A @ w, [1.0, 1.0], atol=1e-9)
     with pytest.raises(ValueError, match="positive definite.*Schur complement.*scale the features"):
         scdp(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, -1.0]))
+
+
+# ------------------------------------------------------- items 4, 7, 11
+def test_dense_factorize_loo_cuts_rounding_eigenvalues_rank13_linear():
+    # issue 21, item 11: a rank-13 linear kernel kept ~half of its rounding
+    # noise eigenvalues, and LOO was only ~1e-9 accurate
+    from lssvm.solvers.nystrom import dense_factorize
+
+    rng = np.random.default_rng(0)
+    m = 200
+    X = rng.normal(size=(m, 13)) * rng.uniform(0.1, 10, size=13)
+    y = X @ rng.normal(size=13) + rng.normal(size=m)
+    fac = dense_factorize(X @ X.T, y[:, None])
+    assert fac.rank == 13
+    delta = 1e-3
+    R = fac.loo_residuals([delta])[0, :, 0]
+    ref = np.empty(m)
+    for i in range(m):  # ridge with an unpenalised intercept, refitted without row i
+        train = np.arange(m) != i
+        w, b = lstsq_solve(X[train], np.eye(13), y[train], delta)
+        ref[i] = y[i] - (X[i] @ w.ravel() + b[0])
+    assert np.abs(R - ref).max() / np.abs(ref).max() < 1e-11
+
+
+def test_nystrom_with_every_column_is_the_exact_lssvm():
+    from lssvm import NystromLSSVR
+
+    rng = np.random.default_rng(1)
+    n = 60
+    X = rng.normal(size=(n, 2))
+    y = np.sin(X[:, 0])
+    est = NystromLSSVR(gamma=0.5, alpha=1e-3, n_components=n, rank=n, sampling=np.arange(n), rcond=n * 2.2e-16)
+    est.fit(X, y)
+    K = est.kernel_(X, X)
+    A = np.block([[K + 1e-3 * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])
+    sol = np.linalg.solve(A, np.r_[y, 0.0])
+    assert np.abs(est.dual_coef_ - sol[:n]).max() < 1e-10 * np.abs(sol[:n]).max()
+    np.testing.assert_allclose(est.predict(X[:5]), K[:5] @ sol[:n] + sol[n], rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="rcond"):
+        NystromLSSVR(rcond=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [1e-2, 1e-8, 1e-12, 1e-300])
+def test_nystrom_low_rank_predictor_keeps_its_digits(alpha):
+    # issue 21, item 4: k(x, X_S) W_k^+ C^T a cancelled (1.7 % off at
+    # lambda_max / alpha ~ 1e13, +-1e286 at alpha=1e-300)
+    from scipy import linalg
+
+    from lssvm import NystromLSSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
+    est = NystromLSSVR(gamma=0.5, alpha=alpha, n_components=40, rank=20, predictor="low-rank", random_state=0)
+    est.fit(X, y)
+    P = est.factorization_.projection
+    F = est.kernel_(X, est.components_) @ P  # Nystrom features: ridge with an unpenalised intercept
+    k = F.shape[1]
+    A = np.block([[F, np.ones((200, 1))], [np.sqrt(alpha) * np.eye(k), np.zeros((k, 1))]])
+    scale = np.linalg.norm(A, axis=0)
+    Q, R = linalg.qr(A / scale, mode="economic")
+    sol = linalg.solve_triangular(R, Q.T @ np.r_[y, np.zeros(k)]) / scale
+    ref = est.kernel_(X[:5], est.components_) @ P @ sol[:-1] + sol[-1]
+    np.testing.assert_allclose(est.predict(X[:5]), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_nystrom_exact_predictor_warns_at_tiny_alpha():
+    from lssvm import NystromLSSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    y = np.sin(X[:, 0])
+    with pytest.warns(NumericalWarning, match="exact predictor's coefficients"):
+        NystromLSSVR(gamma=0.5, alpha=1e-300, n_components=20, rank=10, random_state=0).fit(X, y)
+
+
+def test_nystrom_rank_inside_a_degenerate_cluster_warns():
+    # issue 21, item 7: narrow RBF, W ~ I; reversing the columns changed
+    # the predictions by ~1 without a word
+    from lssvm import NystromLSSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3)) * 5
+    y = np.sin(X[:, 0])
+    with pytest.warns(NumericalWarning, match=r"rank=10 cuts through a cluster.*another column order"):
+        NystromLSSVR(gamma=50.0, alpha=1e-3, rank=10, sampling=np.arange(20), predictor="low-rank").fit(X, y)
+    _, warned, _ = call_warned(lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_components=20, rank=10,
+                                                    random_state=0).fit(X, y))
+    assert not warned
