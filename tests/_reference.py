@@ -47,7 +47,7 @@ def retrain_loo(K_mn, K_BB, Y, alpha):
     return out
 
 
-def lstsq_solve(K_mn, K_BB, Y, alpha):
+def lstsq_solve(K_mn, K_BB, Y, alpha, nu=0.0):
     """(a, b) by a Householder QR solve of the augmented system, columns
     scaled to unit norm first,
 
@@ -70,8 +70,11 @@ def lstsq_solve(K_mn, K_BB, Y, alpha):
         s, U = linalg.eigh(K_BB)
         R = U * np.sqrt(np.maximum(s, 0.0))
     A = np.block([[K_mn, np.ones((m, 1))], [np.sqrt(alpha) * R.T, np.zeros((n, 1))]])
+    if nu:  # the fixed-size LS-SVM's penalty nu b^2 on the intercept
+        A = np.vstack([A, np.r_[np.zeros(n), np.sqrt(nu)]])
     scale = np.linalg.norm(A, axis=0)
     scale[scale == 0] = 1.0
     Qf, Rf = linalg.qr(A / scale, mode="economic")
-    sol = linalg.solve_triangular(Rf, Qf.T @ np.vstack([Y, np.zeros((n, Y.shape[1]))])) / scale[:, None]
+    rhs = np.vstack([Y, np.zeros((A.shape[0] - m, Y.shape[1]))])
+    sol = linalg.solve_triangular(Rf, Qf.T @ rhs) / scale[:, None]
     return sol[:n], sol[n]

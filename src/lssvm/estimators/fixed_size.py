@@ -10,6 +10,7 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,10 +25,11 @@ from .._threads import uses_threads
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
+from ..exceptions import NumericalWarning
 from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -221,7 +223,8 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
         if self.solver == "direct":
-            W[:] = solve_spd(A, system.rhs)
+            W[:] = solve_guarded(A, system.rhs, K, K_ZZ, Y, float(self.alpha), float(self.nu),
+                                 call=f"{type(self).__name__}(solver='direct').fit")
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
             if folds is not None:
@@ -246,6 +249,16 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 state = SCDPState(A, system.rhs[:, j], rho, seed)
                 while state.k < sizes[j] and state.step() is not None:
                     pass
+                if state.k < sizes[j] and state.skipped:
+                    warnings.warn(
+                        f"{type(self).__name__}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                        f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
+                        "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
+                        "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
+                        "ill-conditioned), a larger alpha or a narrower kernel avoid this",
+                        NumericalWarning,
+                        stacklevel=3,
+                    )
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
@@ -279,7 +292,11 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         wrong = np.zeros(Y.shape[1])
         for test in folds:
             sub = system.without_rows(K[test], Y[test])
-            W = solve_spd(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs)
+            train = np.ones(K.shape[0], dtype=bool)
+            train[test] = False
+            W = solve_guarded(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs, K[train],
+                              system.prototype_kernel, Y[train], float(self.alpha), float(self.nu),
+                              call=f"{type(self).__name__}(solver='direct') CV")
             pred = augmented_rows(K[test]) @ W
             sse += ((Y[test] - pred) ** 2).sum(axis=0)
             wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)

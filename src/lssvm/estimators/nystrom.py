@@ -9,7 +9,7 @@ gives the exact LOO and k-fold residuals of this approximate model.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
@@ -70,6 +70,12 @@ _DOC = """
         targets' standard deviation.
     random_state : int, RandomState or None
     degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
+    rcond : float in (0, 1), default=1e-10
+        Eigenvalues of the sampled block W below ``rcond`` times the largest
+        are dropped (``W_k^+`` is a pseudo-inverse).  With every column
+        sampled and ``rcond`` near ``c * 2.2e-16`` the model is the exact
+        LS-SVM to about 1e-10; the default trades that for robustness to
+        near-duplicate columns.
 
     Attributes
     ----------
@@ -104,7 +110,7 @@ _DOC = """
 class _BaseNystromLSSVM(BaseEstimator):
     def __init__(self, kernel="rbf", gamma=1.0, alpha=1.0, n_components=None, rank=None, sampling="uniform",
                  predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
-                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
@@ -118,6 +124,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
         self.n_jobs = n_jobs
+        self.rcond = rcond
 
     def _check_params(self):
         """Validate the hyper-parameters; returns the kernel."""
@@ -131,6 +138,8 @@ class _BaseNystromLSSVM(BaseEstimator):
         if not (isinstance(self.block_size, Integral) and not isinstance(self.block_size, bool)
                 and self.block_size >= 1):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
+        if not (isinstance(self.rcond, Real) and not isinstance(self.rcond, bool) and 0 < self.rcond < 1):
+            raise ValueError(f"rcond must be a number in (0, 1); got {self.rcond!r}")
         return kernel
 
     @uses_threads
@@ -145,8 +154,10 @@ class _BaseNystromLSSVM(BaseEstimator):
             )
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
-        fac = nystrom_factorize(C, C[S], Y, rank=k)
+        fac = nystrom_factorize(C, C[S], Y, rank=k, rcond=float(self.rcond))
         a, b, _ = fac.solve(float(self.alpha))
+        if self.predictor == "exact":
+            fac.warn_conditioning([float(self.alpha)], stacklevel=4, what="the exact predictor's coefficients")
         self.kernel_ = kernel
         self.components_ = X[S]
         self.component_indices_ = S
@@ -154,8 +165,9 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.factorization_ = fac
         self._X_fit = X
         self._a, self._b = a, b
-        P = fac.projection
-        self._beta = P @ (P.T @ (C.T @ a))  # W_k^+ C^T a, for the low-rank predictor
+        # W_k^+ C^T a = projection V^T a for the low-rank predictor, by the
+        # route without cancellation (NystromFactorization.feature_coef)
+        self._beta = fac.projection @ fac.feature_coef(float(self.alpha), b)
         single = self._single_output
         self.dual_coef_ = a[:, 0] if single else a
         self.intercept_ = float(b[0]) if single else b

@@ -38,7 +38,7 @@ from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import RBF, make_kernel, squared_distances
 from ..solvers import check_alphas, factorize_sparse_rls
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
 from .evidence import gcv_path, log_evidence_path
 
@@ -403,8 +403,12 @@ class FixedSizeCV(_RowsCV):
             for test in self.folds:
                 sub = system.without_rows(K[test], self.Y[test])
                 Ka = augmented_rows(K[test])
+                train = np.ones(K.shape[0], dtype=bool)
+                train[test] = False
                 for a, alpha in enumerate(self.alphas):
-                    R[a, test] = self.Y[test] - Ka @ solve_spd(sub.matrix(float(alpha), self.nu), sub.rhs)
+                    W = solve_guarded(sub.matrix(float(alpha), self.nu), sub.rhs, K[train], K[rows], self.Y[train],
+                                      float(alpha), self.nu, call="fixed-size direct CV")
+                    R[a, test] = self.Y[test] - Ka @ W
             return self._path(R, {"model_size": D})
         curves = fixed_size_cv_curves(
             system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
