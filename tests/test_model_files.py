@@ -65,7 +65,7 @@ def json_dumps(meta):
 def test_file_holds_a_checksum_and_version(saved):
     path, est, X = saved
     arrays = _members(path)
-    assert json_loads(arrays["metadata"])["format_version"] == FORMAT_VERSION == 2
+    assert json_loads(arrays["metadata"])["format_version"] == FORMAT_VERSION == 3
     assert str(arrays["checksum"]).startswith("sha256:") and str(arrays["checksum"]) == _checksum(arrays)
     assert all(a.dtype != object for a in arrays.values())
     np.testing.assert_array_equal(load_model(path).predict(X), est.predict(X))
@@ -77,12 +77,12 @@ def test_saving_twice_gives_the_same_bytes(tmp_path, saved):
     assert str(_members(again)["checksum"]) == str(_members(path)["checksum"])
 
 
-@pytest.mark.parametrize("version, hint", [(1, "save it again, or refit"), (3, "upgrade lssvm"),
-                                           ("2", "save it again")])
+@pytest.mark.parametrize("version, hint", [(2, "save it again, or refit"), (4, "upgrade lssvm"),
+                                           ("3", "save it again")])
 def test_other_format_versions_are_refused(saved, version, hint):
     path = saved[0]
     _edit_metadata(path, format_version=version)
-    with pytest.raises(ModelFileError, match=f"format version {version!r}, but this lssvm reads version 2; .*{hint}"):
+    with pytest.raises(ModelFileError, match=f"format version {version!r}, but this lssvm reads version 3; .*{hint}"):
         load_model(path)
 
 

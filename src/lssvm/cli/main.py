@@ -19,6 +19,7 @@ from ..io import SavedModel, input_matrix, load_model, save_model
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
 from ._common import prepare_xy
+from ._uncertainty import uncertainty_columns
 from .select import select as select_command
 
 __all__ = ["main", "cli"]
@@ -67,6 +68,7 @@ def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, b
         est = cls(
             kernel=kernel, gamma=gamma, alpha=alpha, basis=basis, n_basis=n_basis,
             random_state=random_state, degree=degree, coef0=coef0, normalize_kernel=normalize_kernel,
+            **({"calibration": "sigmoid"} if task == "classification" else {}),  # saved for predict --proba
         )
         t0 = time.perf_counter()
         est.fit(Xs, y.to_numpy())
@@ -117,7 +119,9 @@ def _loo_table(est, alphas, task) -> pd.DataFrame:
 @click.argument("model_file", metavar="MODEL", type=click.Path(exists=True, dir_okay=False))
 @click.argument("data")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="CSV file for the predictions (default: standard output).")
-def predict(model_file, data, output):
+@click.option("--interval", type=float, default=None, metavar="COVERAGE", help="Add lower/upper jackknife+ interval columns at this coverage, e.g. 0.9 (regression).")
+@click.option("--proba", is_flag=True, help="Add calibrated class probability columns (classifiers).")
+def predict(model_file, data, output, interval, proba):
     """Predict DATA (CSV/Parquet path or bundled data set name) with a saved MODEL."""
     try:
         model = load_model(model_file)
@@ -131,7 +135,7 @@ def predict(model_file, data, output):
         raise click.ClickException(f"DATA: {exc}") from None
     col = f"predicted_{model.target_name}" if model.target_name else "prediction"
     pred = np.asarray(pred)
-    out = pd.DataFrame(pred if pred.ndim == 2 else {col: pred})
+    out = uncertainty_columns(pd.DataFrame(pred if pred.ndim == 2 else {col: pred}), model, frame, interval, proba)
     if output:
         try:
             out.to_csv(output, index=False)

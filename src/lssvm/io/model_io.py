@@ -11,7 +11,7 @@ refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.
 
-File format (version 2, documented in ``docs/model_format.md``): a ZIP
+File format (version 3, documented in ``docs/model_format.md``): a ZIP
 archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
 
 * ``metadata``: a 0-d unicode array holding a JSON object with
@@ -55,11 +55,12 @@ from ..estimators.fixed_size import _BaseFixedSizeLSSVM
 from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
+from .uncertainty import restore_uncertainty, uncertainty_arrays
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
 FORMAT_NAME = "lssvm-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -161,6 +162,7 @@ def save_model(path, model: SavedModel):
         "x_center": np.asarray(model.x_center, dtype=float),
         "x_scale": np.asarray(model.x_scale, dtype=float),
     }
+    arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
     if name == "SparseLSSVC":
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
@@ -393,6 +395,7 @@ def _build(meta, arrays):
         if est._single_output and coef.shape[1] != 1:
             raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
     est._set_coef(coef, intercept)
+    restore_uncertainty(est, arrays, ModelFileError)
     return SavedModel(
         estimator=est,
         x_center=x_center,
