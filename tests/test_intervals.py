@@ -172,3 +172,40 @@ def test_unknown_method_and_array_alpha_are_refused(rng):
         est.predict_interval(Xt, 0.8, method="jackknife+-after-bootstrap")
     with pytest.raises(ValueError, match="one alpha"):
         est.predict_interval(Xt, 0.8, alpha=[0.1, 1.0])
+
+
+@pytest.mark.parametrize("family", ["fixed-size", "nystrom"])
+def test_families_offer_cv_plus_from_refitted_folds(rng, family):
+    from sklearn.base import clone
+
+    from lssvm import FixedSizeLSSVR, NystromLSSVR
+
+    X, Y, Xt = data(rng, m=40, v=2)
+    est = (FixedSizeLSSVR(gamma=0.3, alpha=0.1, n_prototypes=10, cv=None, random_state=0) if family == "fixed-size"
+           else NystromLSSVR(gamma=0.3, alpha=0.1, n_components=10, random_state=0)).fit(X, Y)
+    folds = [test for _, test in KFold(4).split(X)]
+    cent = np.empty((Xt.shape[0], 40, 2))
+    scores = np.empty((40, 2))
+    for H in folds:
+        model = clone(est).fit(np.delete(X, H, 0), np.delete(Y, H, 0))
+        cent[:, H] = model.predict(Xt)[:, None]
+        scores[H] = np.abs(Y[H] - model.predict(X[H]))
+    fast = est.predict_interval(Xt, 0.8, cv=KFold(4))
+    assert rel_err(fast, brute_bounds(cent, scores, 0.8)) < TOL
+    with pytest.raises(ValueError, match="offers method='cv\\+' only"):
+        est.predict_interval(Xt, 0.8, method="jackknife+")
+
+
+def test_a_saved_model_keeps_its_jackknife_plus_intervals(rng, tmp_path):
+    from lssvm.io import SavedModel, load_model, save_model
+
+    X, Y, Xt = data(rng, v=2)
+    est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=12, random_state=0).fit(X, Y)
+    saved = SavedModel(estimator=est, x_center=np.zeros(3), x_scale=np.ones(3), feature_names=["a", "b", "c"])
+    loaded = load_model(save_model(tmp_path / "m.npz", saved)).estimator
+    for method in ("jackknife+", "jackknife"):
+        assert rel_err(loaded.predict_interval(Xt, 0.8, method), est.predict_interval(Xt, 0.8, method)) < 1e-12
+    with pytest.raises(ValueError, match="method must be one of"):
+        loaded.predict_interval(Xt, 0.8, "cv+")
+    with pytest.raises(ValueError, match="fitted alpha"):
+        loaded.predict_interval(Xt, 0.8, alpha=1.0)

@@ -123,3 +123,15 @@ def test_calibrated_classifier_passes_scikit_learn_checks(estimator, check):
                          expected_failed_checks=lambda est: _ARGMAX)
 def test_isotonic_kfold_calibration_passes_scikit_learn_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("calibration", ["sigmoid", "isotonic"])
+def test_a_saved_classifier_keeps_its_probabilities(rng, tmp_path, calibration):
+    from lssvm.io import SavedModel, load_model, save_model
+
+    X, y = blobs(rng, k=3)
+    est = clf(calibration=calibration).fit(X, y)
+    saved = SavedModel(estimator=est, x_center=np.zeros(2), x_scale=np.ones(2), feature_names=["u", "v"])
+    loaded = load_model(save_model(tmp_path / "c.npz", saved)).estimator
+    T = rng.standard_normal((20, 2))
+    np.testing.assert_allclose(loaded.predict_proba(T), est.predict_proba(T), rtol=1e-12)

@@ -22,6 +22,7 @@ from ._common import parse_log_values as _parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table
 from ._logging import collect_warnings, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
+from ._uncertainty import uncertainty_columns
 from .select import select as select_command
 
 __all__ = ["main", "cli"]
@@ -64,6 +65,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
             est = cls(
                 kernel=kernel, gamma=gamma, alpha=1.0 if alpha is None else alpha, n_basis=n_basis,
                 random_state=random_state, degree=degree, coef0=coef0, normalize_kernel=normalize_kernel, **extra,
+                **({"calibration": "sigmoid"} if task == "classification" else {}),  # saved for predict --proba
             )
             t0 = time.perf_counter()
             est.fit(Xs, y.to_numpy())
@@ -154,10 +156,14 @@ def _loo_table(est, alphas, task) -> pd.DataFrame:
 @click.argument("data")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="CSV file for the predictions (default: standard output).")
 @click.option("--keep", multiple=True, help="Column of DATA to copy into the output, e.g. an ID (repeatable).")
-def predict(model_file, data, output, keep):
+@click.option("--interval", type=float, default=None, metavar="COVERAGE",
+              help="Add lower/upper jackknife+ interval columns at this coverage, e.g. 0.9 (regression).")
+@click.option("--proba", is_flag=True, help="Add calibrated class probability columns (classifiers).")
+def predict(model_file, data, output, keep, interval, proba):
     """Predict DATA (CSV/Parquet path or bundled data set name) with a saved
-    MODEL.  Classifiers add their decision values; when DATA holds the
-    target column, test metrics are printed (on stderr)."""
+    MODEL.  Classifiers add their decision values (and calibrated
+    probabilities with --proba), regressors interval bounds with --interval;
+    when DATA holds the target column, test metrics are printed (on stderr)."""
     try:
         model = load_model(model_file)
     except ValueError as exc:
@@ -182,6 +188,7 @@ def predict(model_file, data, output, keep):
         else:
             for j, c in enumerate(est.classes_):
                 out[f"decision_{c}"] = F[:, j]
+    out = uncertainty_columns(out, model, X, interval, proba)
     out = pd.concat([frame[list(keep)].reset_index(drop=True), out], axis=1)
     unseen = getattr(model.preprocessing, "unseen", None)
     if unseen:

@@ -41,6 +41,7 @@ from numbers import Real
 import numpy as np
 from scipy import linalg
 
+from .._parallel import single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine
@@ -190,56 +191,57 @@ def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
     a = float(alphas[0])
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+    d = 1.0 / (engine.fac.eigenvalues + a)
+    sq = np.sqrt(d)
+    with single_threaded_blas():  # small dense systems: threaded BLAS only adds contention
+        return [_fold_model(engine, np.asarray(H, dtype=np.intp), a, sq, basis_in_holdout) for H in folds]
+
+
+def _fold_model(engine, H, a, sq, basis_in_holdout):
+    """One fold's hold-out model (see :func:`fold_models`)."""
     fac = engine.fac
     m = fac.n_samples
     n = fac.whitener.shape[0]
-    d = 1.0 / (fac.eigenvalues + a)
-    sq = np.sqrt(d)
-    models = []
-    for H in folds:
-        H = np.asarray(H, dtype=np.intp)
-        in_basis = engine.row_to_basis[H]
-        E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
-        if E.size and E.size == n:
-            raise ValueError(
-                f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
-                "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
-            )
-        Hp = H[in_basis < 0] if basis_in_holdout == "train" else H
-        if E.size and fac.method != "cholesky":
-            models.append(_RefitModel(engine, Hp, E, a))
-            continue
-        Y_p = engine.Y[Hp]
-        Ms = fac.M[Hp] * sq
-        gs = sq[:, None] * fac.z
-        Qp = None
-        if E.size:
-            Qp, _ = linalg.qr((fac.Q[E] * sq).T, mode="economic", check_finite=False)
-            gs = gs - Qp @ (Qp.T @ gs)
-            MsQ = Ms @ Qp
-        w = np.zeros((0, fac.z.shape[1]))
-        if Hp.size:
-            U = Ms @ Ms.T + 1.0 / m
-            if Qp is not None:
-                U -= MsQ @ MsQ.T
-            r = Ms @ gs + fac.y_mean - U @ Y_p
-            A = -U
-            A[np.diag_indices_from(A)] += 1.0
-            try:
-                sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
-            except linalg.LinAlgError:
-                raise ValueError(
-                    "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
-                    "exactly (leverage ~ 1) at this alpha; increase alpha"
-                ) from None
-            w = Y_p - sol
-        t = sq[:, None] * (fac.z - fac.M[Hp].T @ w)
+    in_basis = engine.row_to_basis[H]
+    E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+    if E.size and E.size == n:
+        raise ValueError(
+            f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
+            "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
+        )
+    Hp = H[in_basis < 0] if basis_in_holdout == "train" else H
+    if E.size and fac.method != "cholesky":
+        return _RefitModel(engine, Hp, E, a)
+    Y_p = engine.Y[Hp]
+    Ms = fac.M[Hp] * sq
+    gs = sq[:, None] * fac.z
+    Qp = None
+    if E.size:
+        Qp, _ = linalg.qr((fac.Q[E] * sq).T, mode="economic", check_finite=False)
+        gs = gs - Qp @ (Qp.T @ gs)
+        MsQ = Ms @ Qp
+    w = np.zeros((0, fac.z.shape[1]))
+    if Hp.size:
+        U = Ms @ Ms.T + 1.0 / m
         if Qp is not None:
-            t -= Qp @ (Qp.T @ t)
-        beta = sq[:, None] * t
-        b0 = fac.y_mean - w.sum(axis=0) / m
-        models.append(_LinearModel(beta, b0))
-    return models
+            U -= MsQ @ MsQ.T
+        r = Ms @ gs + fac.y_mean - U @ Y_p
+        A = -U
+        A[np.diag_indices_from(A)] += 1.0
+        try:
+            sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
+        except linalg.LinAlgError:
+            raise ValueError(
+                "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
+                "exactly (leverage ~ 1) at this alpha; increase alpha"
+            ) from None
+        w = Y_p - sol
+    t = sq[:, None] * (fac.z - fac.M[Hp].T @ w)
+    if Qp is not None:
+        t -= Qp @ (Qp.T @ t)
+    beta = sq[:, None] * t
+    b0 = fac.y_mean - w.sum(axis=0) / m
+    return _LinearModel(beta, b0)
 
 
 class _LinearModel:

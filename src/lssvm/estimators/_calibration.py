@@ -73,19 +73,25 @@ def fit_platt(f, t):
 
 
 class _Calibrator:
-    """One class's map from decision value to probability."""
+    """One class's map from decision value to probability: Platt's ``(A, B)``
+    or the isotonic fit's thresholds (evaluated as scikit-learn's
+    ``IsotonicRegression(out_of_bounds="clip").predict``: linear
+    interpolation, constant outside)."""
 
-    def __init__(self, method, f, t):
+    def __init__(self, method, f=None, t=None, *, params=None):
         self.method = method
-        if method == "sigmoid":
-            self.A, self.B = fit_platt(f, t)
+        if params is not None:  # restored from a model file
+            self.params = np.asarray(params, dtype=float)
+        elif method == "sigmoid":
+            self.params = np.array(fit_platt(f, t))
         else:
-            self.iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
+            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
+            self.params = np.vstack([iso.X_thresholds_, iso.y_thresholds_])
 
     def __call__(self, f):
         if self.method == "sigmoid":
-            return expit(-(self.A * f + self.B))
-        return self.iso.predict(f)
+            return expit(-(self.params[0] * f + self.params[1]))
+        return np.interp(f, self.params[0], self.params[1])
 
 
 def _calibrated(est):

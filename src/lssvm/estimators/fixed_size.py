@@ -31,6 +31,7 @@ from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
 
@@ -314,7 +315,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return out
 
 
-class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -376,6 +377,7 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
+        self._X_fit, self._Y_fit = X, Y  # predict_interval refits the folds
         return self._fit_targets(X, Y, groups, None)
 
     def __sklearn_tags__(self):

@@ -27,6 +27,7 @@ from ..kernels import make_kernel
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
+from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
 
@@ -349,7 +350,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         return mse[0] if scalar else mse
 
 
-class NystromLSSVR(RegressorMixin, _BaseNystromLSSVM):
+class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM regression on a rank-k Nyström kernel, solved by Woodbury (Ding & Liao 2012).
 """ + _DOC
 

@@ -568,7 +568,7 @@ _FIXED_DOC = """
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class FixedSizeLSSVRCV(RegressorMixin, _FixedSizeSearchCV):
+class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
     __doc__ = """Fixed-size LS-SVM regression (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and (by its own CV) model size.
 """ + _FIXED_DOC
@@ -657,7 +657,7 @@ _NYSTROM_DOC = """
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class NystromLSSVRCV(RegressorMixin, _NystromSearchCV):
+class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
     __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
     selection on the approximate model's exact CV.
 """ + _NYSTROM_DOC

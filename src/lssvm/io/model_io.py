@@ -62,6 +62,7 @@ from ..kernels import kernel_from_dict
 from ._archive import ModelFileError, read_archive
 from .tables import input_matrix
 from .tabular import TabularEncoding
+from .uncertainty import restore_uncertainty, uncertainty_arrays
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
@@ -189,6 +190,7 @@ def save_model(path, model: SavedModel):
     if model.preprocessing is not None:
         meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
         arrays.update(pre_arrays)
+    arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
     if name == "SparseLSSVC":
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
@@ -403,6 +405,7 @@ def _build(meta, arrays):
             raise ModelFileError(f"invalid tabular encoding: {exc}") from None
         if pre.feature_names != [str(f) for f in meta["feature_names"]]:
             raise ModelFileError("the tabular encoding's columns do not match the feature names")
+    restore_uncertainty(est, arrays, ModelFileError)
     return SavedModel(
         estimator=est,
         x_center=x_center,
