@@ -25,7 +25,7 @@ from .estimators import (
     SparseLSSVR,
     SparseLSSVRCV,
 )
-from .exceptions import ConstantTargetWarning, NumericalWarning
+from .exceptions import ConstantTargetWarning, NumericalWarning, SearchEdgeWarning
 from .solvers import scdp
 
 __version__ = "0.1.0"
@@ -45,6 +45,7 @@ __all__ = [
     "SparseLSSVRCV",
     "NumericalWarning",
     "ConstantTargetWarning",
+    "SearchEdgeWarning",
     "scdp",
     "__version__",
 ]

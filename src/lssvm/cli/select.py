@@ -29,7 +29,7 @@ from ..estimators import (
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
-from ..estimators.search_cv import DEFAULT_CV_GAMMAS
+from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..io import SavedModel, save_model
 from ._common import load_frame, parse_log_values, prepare_xy
 from ._stream import expand_paths, pass_progress, stream_xy
@@ -97,19 +97,22 @@ def _results_table(search, top):
 @click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf",
               show_default=True)
 @click.option("--gammas", default=None,
-              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")
+              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default "
+                   "s 2^-6 .. s 2^6, s = 1 / (inputs x variance) (gamma='scale').")
 @click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
 @click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
               help="Criterion; default error_rate for classification, mse for regression.")
 @click.option("--max-evaluations", type=int, default=30, show_default=True,
               help="Criterion calls of nelder-mead (and of each csa stage).")
-@click.option("--basis", type=click.Choice(["fvs", "random", "kcenter"]), default=None,
-              help="Basis of the sparse model: fvs (default), or random (default with --chunk-rows).")
-@click.option("--n-basis", type=int, default=None, help="Basis size of the sparse model (fvs: at most).")
+@click.option("--basis", type=click.Choice(["pchol", "fvs", "random", "kcenter"]), default=None,
+              help="Basis of the sparse model: pchol (pivoted Cholesky, default), fvs (exact greedy, O(rows^2) "
+                   "per point), random (default with --chunk-rows) or kcenter.")
+@click.option("--n-basis", type=int, default=None,
+              help="Basis size of the sparse model (pchol, fvs: at most).  Default min(1000, 10 sqrt(rows)).")
 @click.option("--n-prototypes", type=float, default=None,
-              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(rows, 2000)).")
+              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
-              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default 0.1).")
+              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel.")
 @click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True,
               help="Input scaling, stored with the model.")
@@ -135,9 +138,9 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         frame = None
     else:
         frame, name = _load_frames(data)
-        basis = basis or "fvs"
+        basis = basis or "pchol"
     alpha_path = parse_log_values(alphas, "--alphas")
-    gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
+    gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
     if max_evaluations < 2:
         raise click.BadParameter("must be at least 2", param_hint="--max-evaluations")
@@ -168,7 +171,7 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         cls = MODELS[model_kind][task == "classification"]
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree,
-                      param_space={} if kernel == "linear" else {"gamma": gamma_values})
+                      param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
         if model_kind == "sparse":
             params.update(basis=basis, n_basis=n_basis)
         elif model_kind == "fixed-size":
@@ -176,7 +179,8 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         else:
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
-        expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
+        n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
+        expected = {"grid": 1 if kernel == "linear" else n_gammas, "nelder-mead": max_evaluations,
                     "csa": 2 * max_evaluations}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")

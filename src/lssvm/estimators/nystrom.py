@@ -19,7 +19,7 @@ from .._params import count_or_fraction
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
-from ..kernels import make_kernel
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
@@ -35,21 +35,24 @@ _DOC = """
     Parameters
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0, default=1.0
+    gamma : float > 0 or "scale", default="scale"
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
         Kernel width (``exp(-gamma ||x - z||^2)``; 1/sigma^2 of paper 003).
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``, so alpha
         is ``1/gamma`` of paper 003 and LS-SVMlab.
     n_components : int or float, optional
-        c, columns sampled: a count or a fraction of n; default 0.1 (the
-        paper's c = 0.1 n), at least 1.
+        c, columns sampled: a count or a fraction of n; default
+        ``min(1000, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
+        paper 003 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
     sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
         Columns drawn uniformly without replacement (the paper), by
         farthest-point clustering, by greedy feature-vector selection, or
         given as training-row indices (``n_components`` is then ignored).
-    predictor : {"exact", "low-rank"}, default="exact"
+    predictor : {"exact", "low-rank"}, default="low-rank"
         "exact": ``f(x) = sum_i a_i k(x, x_i) + b`` with the true kernel to
         all n training points, as the paper assumes -- O(n d) per point and
         the training inputs are kept; "low-rank": the Nyström model itself,
@@ -83,8 +86,8 @@ _DOC = """
 
 
 class _BaseNystromLSSVM(BaseEstimator):
-    def __init__(self, kernel="rbf", gamma=1.0, alpha=1.0, n_components=None, rank=None, sampling="uniform",
-                 predictor="exact", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
+    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, n_components=None, rank=None, sampling="uniform",
+                 predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE):
         self.kernel = kernel
         self.gamma = gamma
@@ -99,9 +102,9 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
 
-    def _check_params(self):
+    def _check_params(self, X=None):
         """Validate the hyper-parameters; returns the kernel."""
-        kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+        kernel = make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
                              normalize=self.normalize_kernel)
         if np.ndim(self.alpha) != 0:
             raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
@@ -114,7 +117,8 @@ class _BaseNystromLSSVM(BaseEstimator):
         return kernel
 
     def _fit_targets(self, X, Y):
-        kernel = self._check_params()
+        kernel = self._check_params(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)

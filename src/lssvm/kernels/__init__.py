@@ -12,6 +12,7 @@ from ._kernels import (
     kernel_from_dict,
     make_kernel,
 )
+from .scale import GAMMA_SCALE, gamma_scale, resolve_gamma
 
 __all__ = [
     "Kernel",
@@ -23,6 +24,9 @@ __all__ = [
     "kernel_from_dict",
     "KERNELS",
     "make_kernel",
+    "GAMMA_SCALE",
+    "gamma_scale",
+    "resolve_gamma",
     "squared_distances",
     "manhattan_distances",
     "iter_row_blocks",
