@@ -100,8 +100,8 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
     from lssvm.datasets import load_motorcycle
 
     out, rep = tmp_path / "m.npz", tmp_path / "rep"
-    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:7", "-o", str(out),
-                              "--report", str(rep)])
+    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:7", "--basis", "fvs",
+                              "-o", str(out), "--report", str(rep)])
     assert res.exit_code == 0, res.output
     assert "best       gamma=" in res.output and "model saved" in res.output
     assert sorted(p.name for p in rep.iterdir()) == ["basis.png", "curve.png", "cv_alpha.png", "cv_width.png",
@@ -111,7 +111,7 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
     X, y = load_motorcycle(return_X_y=True)
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
     ref = SparseLSSVRCV(param_space={"gamma": np.geomspace(0.25, 16, 7)}, alphas=np.geomspace(1e-6, 1e4, 21),
-                        random_state=0).fit(Xs, y)
+                        basis="fvs", random_state=0).fit(Xs, y)
     assert f"gamma={ref.gamma_:.6g}, alpha={ref.alpha_:.6g}" in res.output
     model = load_model(out)
     assert model.fitted_as == "SparseLSSVRCV"

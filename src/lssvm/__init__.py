@@ -25,7 +25,7 @@ from .estimators import (
     SparseLSSVR,
     SparseLSSVRCV,
 )
-from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning
+from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning, SearchEdgeWarning
 from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
@@ -47,6 +47,7 @@ __all__ = [
     "NumericalWarning",
     "ConstantTargetWarning",
     "PerformanceWarning",
+    "SearchEdgeWarning",
     "scdp",
     "make_tabular_pipeline",
     "__version__",

@@ -6,6 +6,7 @@ from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
 from .identity import basis_holders
 from .kcenter import kcenter
+from .pchol import DEFAULT_BASIS_CAP, PivotedCholeskyResult, default_n_basis, pivoted_cholesky
 from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
 from .random import random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
@@ -28,6 +29,10 @@ __all__ = [
     "GreedyResult",
     "greedy_selection",
     "kcenter",
+    "DEFAULT_BASIS_CAP",
+    "PivotedCholeskyResult",
+    "default_n_basis",
+    "pivoted_cholesky",
     "random_basis",
     "RenyiResult",
     "renyi_entropy_selection",

@@ -68,8 +68,10 @@ kernel_options = _apply([
 #: --basis, --n-basis
 basis_options = _apply([
     click.option("--basis", type=click.Choice(list(BASIS_METHODS)), default=None,
-                 help="Basis of the sparse model (default: the estimator's; random with --chunk-rows)."),
-    click.option("--n-basis", type=int, default=None, help="Basis size of the sparse model (fvs: at most)."),
+                 help="Basis of the sparse model: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
+                      "per point), random (the default with --chunk-rows), greedy, kcenter or renyi."),
+    click.option("--n-basis", type=int, default=None,
+                 help="Basis size of the sparse model (pchol, fvs: at most).  Default min(1000, 10 sqrt(rows))."),
 ])
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,

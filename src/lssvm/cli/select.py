@@ -29,7 +29,7 @@ from ..estimators import (
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
-from ..estimators.search_cv import DEFAULT_CV_GAMMAS
+from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..io import SavedModel, save_model
 from ..selection import MAX_EVALUATIONS
 from ._common import load_frame, parse_log_values
@@ -98,7 +98,8 @@ def _results_table(search, top):
 @click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa", "gradient"]), default="grid",
               show_default=True, help="gradient: L-BFGS-B on the exact CV error (--kernel ard: one width per input).")
 @click.option("--gammas", default=None,
-              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")
+              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default "
+                   "s 2^-6 .. s 2^6, s = 1 / (inputs x variance) (gamma='scale').")
 @click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
 @click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
               help="Criterion; default error_rate for classification, mse for regression.")
@@ -106,9 +107,9 @@ def _results_table(search, top):
               help="Criterion calls of nelder-mead (and of each csa stage).")
 @basis_options
 @click.option("--n-prototypes", type=float, default=None,
-              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(rows, 2000)).")
+              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
-              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default 0.1).")
+              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--random-state", type=int, default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -154,7 +155,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
     alpha_path = parse_log_values(alphas, "--alphas")
-    gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
+    gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
     if not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
@@ -191,7 +192,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
-                      param_space={} if kernel == "linear" else {"gamma": gamma_values})
+                      param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
         if model_kind == "sparse":
             params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         elif model_kind == "fixed-size":
@@ -199,8 +200,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         else:
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
-        expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
-                    "csa": 2 * max_evaluations, "gradient": gamma_values.size}[search]
+        n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
+        expected = {"grid": 1 if kernel == "linear" else n_gammas, "nelder-mead": max_evaluations,
+                    "csa": 2 * max_evaluations, "gradient": n_gammas}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
         for note in notes:

@@ -22,7 +22,7 @@ from ..backends import is_dask_collection
 from ..basis import basis_holders, select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
 from ..exceptions import NotFittedError
-from ..kernels import make_kernel
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
 from ..solvers.sparse_rls import warn_tiny_leverage
@@ -47,9 +47,9 @@ class BaseSparseLSSVM(BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        gamma=1.0,
+        gamma="scale",
         alpha=1.0,
-        basis="fvs",
+        basis="pchol",
         n_basis=None,
         random_state=None,
         *,
@@ -80,9 +80,10 @@ class BaseSparseLSSVM(BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
-    def _validate_params_(self):
+    def _validate_params_(self, X=None):
+        """Validate the parameters; the kernel, at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
         kernel = make_kernel(
-            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
         if np.ndim(self.alpha) != 0:
             raise ValueError(
@@ -103,7 +104,8 @@ class BaseSparseLSSVM(BaseEstimator):
     @uses_threads
     def _fit_targets(self, X, Y):
         """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
-        kernel = self._validate_params_()
+        kernel = self._validate_params_(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         if sp.issparse(X) and not kernel.accepts_sparse:
             raise ValueError(
                 f"sparse input is supported only with kernel='linear' or 'poly' (got {kernel.name!r}); "
@@ -148,8 +150,9 @@ class BaseSparseLSSVM(BaseEstimator):
         the targets are 1-D."""
         from ..backends import dask as dask_backend
 
-        kernel = self._validate_params_()
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
+        kernel = self._validate_params_(data.X if self.gamma == "scale" else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
         classes = dask_backend.count_classes(data) if classification else None
         fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
         self.n_features_in_ = data.n_features

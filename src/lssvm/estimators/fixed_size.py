@@ -26,7 +26,7 @@ from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
 from ..exceptions import NumericalWarning
-from ..kernels import make_kernel
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
@@ -43,7 +43,9 @@ _PARAMS_DOC = """
     Parameters
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0, default=1.0
+    gamma : float > 0 or "scale", default="scale"
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
         Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
         give narrower kernels (1/sigma^2 in Karsmakers et al. 2011: Notes).
     alpha : float > 0, default=1.0
@@ -129,7 +131,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        gamma=1.0,
+        gamma="scale",
         alpha=1.0,
         prototypes="kcenter",
         n_prototypes=None,
@@ -172,9 +174,9 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------ checks
-    def _check_params(self):
+    def _check_params(self, X=None):
         kernel = make_kernel(
-            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
         if np.ndim(self.alpha) != 0:
             raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
@@ -197,7 +199,8 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
     # --------------------------------------------------------------- fit
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
-        kernel = self._check_params()
+        kernel = self._check_params(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
         Z, zidx = prototype_pool(X, kernel, self.prototypes, self.n_prototypes, rng)
         M = Z.shape[0]
@@ -217,7 +220,9 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             if isinstance(cv, Integral) and not isinstance(cv, bool):
                 if not 2 <= cv <= X.shape[0]:
                     raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={X.shape[0]}")
-                splitter = StratifiedKFold if split_labels is not None else KFold
+                # stratified unless no class has cv members (tiny data): then plain shuffled folds
+                stratify = split_labels is not None and np.unique(split_labels, return_counts=True)[1].max() >= cv
+                splitter = StratifiedKFold if stratify else KFold
                 cv = splitter(int(cv), shuffle=True, random_state=seed)
             folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
 

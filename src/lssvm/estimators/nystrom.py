@@ -23,7 +23,7 @@ from .._threads import uses_threads
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
-from ..kernels import make_kernel
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
@@ -40,15 +40,18 @@ _DOC = """
     Parameters
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0, default=1.0
+    gamma : float > 0 or "scale", default="scale"
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
         Kernel width (``exp(-gamma ||x - z||^2)`` for "rbf"); larger values
         give narrower kernels.
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
         values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
     n_components : int or float, optional
-        c, columns sampled: a count or a fraction of n; default 0.1 (the
-        paper's c = 0.1 n), at least 1.
+        c, columns sampled: a count or a fraction of n; default
+        ``min(1000, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
+        paper 003 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
     sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
@@ -109,7 +112,7 @@ _DOC = """
 
 
 class _BaseNystromLSSVM(BaseEstimator):
-    def __init__(self, kernel="rbf", gamma=1.0, alpha=1.0, n_components=None, rank=None, sampling="uniform",
+    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, n_components=None, rank=None, sampling="uniform",
                  predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
@@ -127,9 +130,9 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.n_jobs = n_jobs
         self.rcond = rcond
 
-    def _check_params(self):
+    def _check_params(self, X=None):
         """Validate the hyper-parameters; returns the kernel."""
-        kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+        kernel = make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
                              normalize=self.normalize_kernel)
         if np.ndim(self.alpha) != 0:
             raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
@@ -145,7 +148,8 @@ class _BaseNystromLSSVM(BaseEstimator):
 
     @uses_threads
     def _fit_targets(self, X, Y):
-        kernel = self._check_params()
+        kernel = self._check_params(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
         if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
             raise ValueError(

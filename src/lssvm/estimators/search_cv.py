@@ -38,6 +38,7 @@ from ..selection import (
 )
 from ..solvers import check_alphas
 from ._intervals import SearchIntervalMixin
+from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -46,7 +47,7 @@ from .regressor import SparseLSSVR
 
 __all__ = [
     "DEFAULT_CV_ALPHAS",
-    "DEFAULT_CV_GAMMAS",
+    "DEFAULT_CV_GAMMA_FACTORS",
     "FixedSizeLSSVCCV",
     "FixedSizeLSSVRCV",
     "NystromLSSVCCV",
@@ -59,8 +60,6 @@ __all__ = [
 SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
-#: RBF / Laplacian widths for inputs scaled to unit spread: 2^-10 ... 2^6.
-DEFAULT_CV_GAMMAS = 2.0 ** np.arange(-10.0, 6.5)
 
 _SEARCH_DOC = """
     Other Parameters
@@ -73,8 +72,8 @@ _SEARCH_DOC = """
         Kernel parameters to search.  For ``search="grid"`` each maps to
         its values; for "nelder-mead" and "csa" to ``(low, high)`` (or
         values, whose min and max are used), searched in log2.  Default
-        ``{"gamma": DEFAULT_CV_GAMMAS}`` (2^-10 ... 2^6), or ``{}`` for the
-        linear kernel (only the alpha path).
+        ``{"gamma": s * DEFAULT_CV_GAMMA_FACTORS}`` (s 2^-6 ... s 2^6, s = gamma_scale(X)), or ``{}`` for the
+        linear kernel (alpha path only); a best value on an edge warns (``lssvm.SearchEdgeWarning``).
     search : {"grid", "nelder-mead", "csa"}, default="grid"
         Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
         the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
@@ -141,7 +140,7 @@ class _BaseSearchCV(BaseEstimator):
         space = self.param_space
         if space is None:
             name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
-            return {} if name == "linear" else {"gamma": DEFAULT_CV_GAMMAS}
+            return {} if name == "linear" else {"gamma": self._scale * DEFAULT_CV_GAMMA_FACTORS}
         if not isinstance(space, dict):
             raise ValueError(f"param_space must be a dict of kernel parameter -> values or (low, high); got {space!r}")
         out = {}
@@ -162,7 +161,7 @@ class _BaseSearchCV(BaseEstimator):
         """Fixed kernel parameters handed to the criterion."""
         params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
         if "gamma" not in self._space():
-            params["gamma"] = self.gamma
+            params["gamma"] = self._scale if self.gamma == "scale" else self.gamma
         return params
 
     def _default_scoring(self, y):
@@ -257,6 +256,7 @@ class _BaseSearchCV(BaseEstimator):
             raise TypeError(f"{type(self).__name__} does not take Dask input (it needs all rows in memory); "
                             "SparseLSSVRCV and SparseLSSVCCV do")
         scoring, alphas = self._check_search_params(y)
+        self._scale = search_scale(self, X)
         self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
@@ -363,8 +363,8 @@ class _ClassifierSearchMixin:
 # ---------------------------------------------------------------- sparse
 class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="fvs", n_basis=None, random_state=None, *,
-                 basis_in_holdout="remove", gamma=1.0, alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
+                 max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
+                 basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
         self.n_restarts = n_restarts
@@ -442,15 +442,14 @@ _SPARSE_DOC = """
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
         treated by ``basis_in_holdout``.  An int draws one shuffled
         (stratified for classifiers) partition used for every candidate.
-    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
-        "random" and "kcenter" are drawn once for the whole search; "fvs",
-        "renyi" and "greedy" depend on the kernel and are redrawn per
-        candidate from one seed ("greedy" ranks at ``alpha``).
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
+        "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
+        search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
     random_state : int, RandomState or None
         Seeds the folds, the basis draws and "csa".
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-    gamma : float, default=1.0
+    gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
     alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
@@ -498,7 +497,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
                  max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
-                 max_size=None, random_state=None, *, gamma=1.0, n_candidates=59, nu=1e-8, stop_window=10,
+                 max_size=None, random_state=None, *, gamma="scale", n_candidates=59, nu=1e-8, stop_window=10,
                  stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
@@ -563,7 +562,7 @@ _FIXED_DOC = """
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
         model size ``size_rule`` picks, with the search's ``scoring``.
     random_state : int, RandomState or None
-    gamma : float, default=1.0
+    gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
 """ + _SEARCH_DOC + _RESULT_DOC
 
@@ -604,7 +603,7 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 class _NystromSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
-                 predictor="low-rank", random_state=None, *, gamma=1.0, degree=3, coef0=1.0,
+                 predictor="low-rank", random_state=None, *, gamma="scale", degree=3, coef0=1.0,
                  normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
@@ -627,7 +626,7 @@ class _NystromSearchCV(_BaseSearchCV):
         self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
-        return NystromCV(X, y, n_components=0.1 if self.n_components is None else self.n_components,
+        return NystromCV(X, y, n_components=self.n_components,
                          rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
 
     def _model_params(self):

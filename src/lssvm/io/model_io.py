@@ -380,6 +380,7 @@ def _build(meta, arrays):
     except (TypeError, ValueError) as exc:
         raise ModelFileError(f"invalid parameters: {exc}") from None
     est.kernel_ = kernel
+    est.gamma_ = getattr(kernel, "gamma", None)
     est.basis_vectors_ = Z
     est.basis_indices_ = None
     est.n_basis_ = n

@@ -13,6 +13,7 @@ from ._kernels import (
     make_kernel,
 )
 from .ard import ARD
+from .scale import GAMMA_SCALE, gamma_scale, resolve_gamma
 
 __all__ = [
     "Kernel",
@@ -25,6 +26,9 @@ __all__ = [
     "kernel_from_dict",
     "KERNELS",
     "make_kernel",
+    "GAMMA_SCALE",
+    "gamma_scale",
+    "resolve_gamma",
     "squared_distances",
     "manhattan_distances",
     "iter_row_blocks",

@@ -36,7 +36,7 @@ from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
-from ..kernels import RBF, make_kernel, squared_distances
+from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
 from ..solvers import check_alphas, factorize_sparse_rls
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
@@ -260,10 +260,12 @@ class SparseLSSVMCV(_RowsCV):
         As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is the exact LOO of Cawley & Talbot 2004 (a
         left-out basis point stays a basis function); k-fold and group folds
         are the exact hold-outs of Pahikkala et al. 2012.
-    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
         As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
-        indices are drawn once; "fvs", "renyi" and "greedy" depend on the
-        kernel and are redrawn per candidate from a fixed seed.
+        indices are drawn once; so is "pchol", at the fixed width or, when
+        the width is searched, at ``gamma="scale"``
+        (:func:`lssvm.kernels.gamma_scale`); "fvs", "renyi" and "greedy"
+        are redrawn per candidate from a fixed seed.
     n_basis : int, optional
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
         Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
@@ -279,7 +281,7 @@ class SparseLSSVMCV(_RowsCV):
     per alpha O(m n) for LOO, or one exact hold-out per fold.
     """
 
-    def __init__(self, X, y, *, basis="fvs", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
+    def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
@@ -289,14 +291,16 @@ class SparseLSSVMCV(_RowsCV):
         self.selections = {}
 
         def draw(kern, rng):
-            sel = select_basis(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, y=self.Y,
+            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
+            sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
                                alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
                                n_candidates=basis_candidates, random_state=rng)
             if sel.indices is None:
                 raise ValueError("the basis must come from the training rows: a method name or row indices")
             return sel.indices
 
-        independent = not isinstance(basis, str) or basis in ("random", "kcenter")
+        independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
         self._init_rows(independent, draw)
 
     @uses_threads

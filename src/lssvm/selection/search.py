@@ -18,6 +18,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .csa import coupled_simulated_annealing
+from .edges import warn_at_edges
 
 __all__ = ["MAX_EVALUATIONS", "SearchResult", "csa_search", "grid_search", "nelder_mead_search"]
 
@@ -144,6 +145,12 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
         If a parameter has no value or a non-numeric, non-finite or
         nested value, or ``scoring`` is unknown.
 
+    Warns
+    -----
+    lssvm.SearchEdgeWarning
+        When the best value of a parameter (alpha included) is the
+        smallest or largest it was given.
+
     Notes
     -----
     Cost: one criterion call per point of ``param_grid``.
@@ -165,7 +172,9 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
     rec = _Recorder(criterion, names, scoring, callback)
     for combo in itertools.product(*values):
         rec(dict(zip(names, combo, strict=True)))
-    return rec.result()
+    result = rec.result()
+    warn_at_edges(result, {k: (float(v.min()), float(v.max())) for k, v in zip(names, values, strict=True)})
+    return result
 
 
 def _param_names(params, what, example):
@@ -302,7 +311,7 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
     start = _log2_start(x0, names, box)
 
     _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol, fatol)
-    return rec.result()
+    return _edge_checked(rec.result(), names, box)
 
 
 def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_evaluations=20, n_optimizers=5,
@@ -361,4 +370,11 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
                                       random_state=random_state)
     if refine_evaluations:
         _nelder_mead(f, csa.x, box, 0.05, refine_evaluations, 0.02, 1e-3)
-    return rec.result()
+    return _edge_checked(rec.result(), names, box)
+
+
+def _edge_checked(result, names, box):
+    """``result``, after warning about best values against a bound of the log2 ``box``."""
+    warn_at_edges(result, {k: (2.0 ** lo, 2.0 ** hi) for k, (lo, hi) in zip(names, box, strict=True)},
+                  continuous=True, stacklevel=4)
+    return result
