@@ -260,7 +260,7 @@ def test_nystrom_exact_predictor_warns_at_tiny_alpha():
     X = rng.normal(size=(100, 3))
     y = np.sin(X[:, 0])
     with pytest.warns(NumericalWarning, match="exact predictor's coefficients"):
-        NystromLSSVR(gamma=0.5, alpha=1e-300, n_components=20, rank=10, random_state=0).fit(X, y)
+        NystromLSSVR(gamma=0.5, alpha=1e-300, n_components=20, rank=10, predictor="exact", random_state=0).fit(X, y)
 
 
 def test_nystrom_rank_inside_a_degenerate_cluster_warns():
