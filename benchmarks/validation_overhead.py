@@ -8,6 +8,10 @@ d = 8, RBF, on this checkout; with ``--compare SRC`` also on another source
 tree (e.g. a ``git worktree`` of the commit before the change), in
 interleaved subprocesses, best of ``--repeats``, with the ratio.
 
+Issue 21 adds the cases its conditioning guards touch: the 10-fold CV of
+``paper001_speed.py`` and the model selections of ``select_speed.py`` (at
+smaller m), a fixed-size direct fit and a Nyström fit.
+
 Run:  python benchmarks/validation_overhead.py [--compare /tmp/old/src] [--repeats 5]
 """
 
@@ -23,13 +27,17 @@ import time
 from pathlib import Path
 
 CASES = ["fit, random basis n=1000", "10-fold CV, remove, 20 alphas", "FVS basis, n<=300",
-         "RBF kernel 5000x1000", "linear kernel 5000x5000"]
+         "RBF kernel 5000x1000", "linear kernel 5000x5000",
+         # issue 21: the conditioning guards, on the well-conditioned cases of
+         # paper001_speed.py and select_speed.py (smaller m to stay short)
+         "p001: 10-fold remove n=800 20a", "select: LOO 5 widths x 20a", "select: 10-fold remove 5w x 20a",
+         "fixed-size direct fit M=500", "Nystrom fit c=500 k=250"]
 
 
-def _measure(repeats):
+def _measure(repeats, only=None):
     import numpy as np
 
-    from lssvm import SparseLSSVR
+    from lssvm import FixedSizeLSSVR, NystromLSSVR, SparseLSSVR, SparseLSSVRCV
     from lssvm.kernels import RBF, Linear
 
     rng = np.random.default_rng(0)
@@ -43,8 +51,32 @@ def _measure(repeats):
         lambda: RBF(0.1)(X, X[:1000]),
         lambda: Linear()(X, X),
     ]
+    # paper001_speed: RBF gamma 0.1, alphas 1e-3..1e3, 10-fold CV with basis removal
+    X1 = rng.standard_normal((3000, 8))
+    y1 = np.sin(X1[:, 0]) + 0.1 * rng.standard_normal(3000)
+    est1 = SparseLSSVR(gamma=0.1, alpha=1e-3, basis="random", n_basis=800, random_state=0).fit(X1, y1)
+    # select_speed: d = 10, n = 500, widths 2^-11..2^-3, alphas 1e-6..10
+    X2 = rng.standard_normal((2000, 10))
+    y2 = np.sin(X2[:, 0]) + 0.1 * rng.standard_normal(2000)
+    gammas, alphas = 2.0 ** np.arange(-11.0, -2.0, 2.0), np.geomspace(1e-6, 1e1, 20)
+
+    def select(cv):
+        return SparseLSSVRCV(param_space={"gamma": gammas}, alphas=alphas, cv=cv, basis="random", n_basis=400,
+                             random_state=0).fit(X2, y2)
+
+    work += [
+        lambda: est1.cv_predict(10, np.geomspace(1e-3, 1e3, 20), basis_in_holdout="remove"),
+        lambda: select("loo"),
+        lambda: select(10),
+        lambda: FixedSizeLSSVR(gamma=0.1, alpha=1e-3, prototypes="random", n_prototypes=500, solver="direct",
+                               cv=None, random_state=0).fit(X, y),
+        lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_components=500, rank=250, random_state=0).fit(X, y),
+    ]
     out = []
-    for f in work:
+    for i, f in enumerate(work):
+        if only is not None and i not in only:
+            out.append(float("nan"))
+            continue
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
@@ -54,10 +86,10 @@ def _measure(repeats):
     return out
 
 
-def _run(src, repeats):
+def _run(src, repeats, only):
     env = {**os.environ, "PYTHONPATH": str(src)}
-    res = subprocess.run([sys.executable, __file__, "--child", str(repeats)], env=env, capture_output=True,
-                         text=True, check=True)
+    cmd = [sys.executable, __file__, "--child", str(repeats)] + (["--only", ",".join(map(str, only))] if only else [])
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -65,19 +97,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--compare", type=Path, default=None, help="another src/ folder to time side by side")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--only", default=None, help="comma-separated case numbers (0-based) to time")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    only = None if args.only is None else {int(i) for i in args.only.split(",")}
     if args.child is not None:
-        print(json.dumps(_measure(args.child)))
+        print(json.dumps(_measure(args.child, only)))
         return
     here = Path(__file__).resolve().parents[1] / "src"
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"# load average before: {os.getloadavg()[0]:.2f} (the machine is shared with other work)")
     rounds = 3 if args.compare else 1
     new, old = [], []
     for _ in range(rounds):  # interleaved: drifts in machine load hit both alike
-        new.append(_run(here, args.repeats))
+        new.append(_run(here, args.repeats, only))
         if args.compare:
-            old.append(_run(args.compare, args.repeats))
+            old.append(_run(args.compare, args.repeats, only))
     new = [min(t) for t in zip(*new, strict=True)]
     head = f"{'case':34s} {'this (s)':>9s}"
     if args.compare:
@@ -85,10 +120,13 @@ def main():
         head += f" {'compare (s)':>11s} {'ratio':>6s}"
     print(head)
     for i, case in enumerate(CASES):
+        if only is not None and i not in only:
+            continue
         line = f"{case:34s} {new[i]:9.3f}"
         if args.compare:
             line += f" {old[i]:11.3f} {new[i] / old[i]:6.2f}"
         print(line)
+    print(f"# load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -168,6 +168,12 @@ class HoldoutEngine:
         per alpha, w = 64 the half-bandwidth); the cheapest of the three is
         chosen from their flop counts.  ``_side`` ("h", "r" or
         "refactor") forces one, for testing.
+
+        Every path estimates its own relative error (issue 21; see
+        :mod:`lssvm.cv.holdout_guard`); past ``GUARD_RTOL`` = 1e-8 the fold
+        is refitted on the whitened factor by an SVD, and a
+        :class:`~lssvm.exceptions.NumericalWarning` is issued if even that
+        route's estimate passes it.
         """
         fac = self.fac
         m = fac.n_samples

@@ -29,7 +29,13 @@ from ..exceptions import NumericalWarning
 from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
+from ..solvers.fixed_size import (
+    FS_GUARD_RTOL,
+    FixedSizeSystem,
+    augmented_rows,
+    normal_solve_error,
+    solve_guarded,
+)
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
@@ -268,6 +274,17 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
+                if state.k:  # conditioning guard (issue 21): SCDP solves the normal equations
+                    sel = state.order
+                    err = normal_solve_error(A[np.ix_(sel, sel)], augmented_rows(K)[:, sel], state.coef)
+                    if err > FS_GUARD_RTOL:
+                        warnings.warn(
+                            f"{type(self).__name__}: the SCDP solution's fitted values have an estimated "
+                            f"relative error of {err:.1e} (the normal equations square the kernel's "
+                            "conditioning); solver='direct' re-solves by QR, or increase alpha",
+                            NumericalWarning,
+                            stacklevel=3,
+                        )
         if v == 1:  # keep SCDP's selection order
             used = np.array([c for c in orders[0] if c < M and W[c, 0] != 0], dtype=np.intp)
         else:

@@ -22,7 +22,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, lapack
 
 from ..exceptions import NumericalWarning
 
-__all__ = ["FixedSizeSystem", "augmented_rows", "solve_spd", "solve_guarded", "solve_by_qr", "FS_GUARD_RTOL"]
+__all__ = ["FixedSizeSystem", "augmented_rows", "solve_spd", "solve_guarded", "solve_by_qr", "normal_solve_error",
+           "FS_GUARD_RTOL"]
 
 _EPS = np.finfo(float).eps
 
@@ -155,16 +156,16 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
     matrix, and their Cholesky factorisation can succeed while the solution
     has lost every digit (issue 21: 30 % above the minimum objective at
     ``cond(A) ~ 1e17``).  A condition estimate of the Cholesky factor (LAPACK
-    ``dpocon``, O(M^2)) decides: past ``eps cond(A) > FS_GUARD_RTOL`` the
+    ``dpocon``, O(M^2)) decides: past ``eps cond(A) > FS_GUARD_RTOL``, times
+    the cancellation ``||[K 1]|| ||w|| / ||[K 1] w||`` of the fitted values, the
     problem is re-solved by :func:`solve_by_qr` (O(N M^2), about twice the
     cost of forming A), whose error grows with ``cond(A)^1/2`` only.
     """
     try:
         c = cho_factor(A, lower=True, check_finite=False)
-        anorm = np.abs(A).sum(axis=0).max()
-        rcond, info = lapack.dpocon(c[0], anorm, uplo="L")
-        if info == 0 and rcond > 0 and _EPS / rcond <= FS_GUARD_RTOL:
-            return cho_solve(c, B, check_finite=False)
+        W = cho_solve(c, B, check_finite=False)
+        if normal_solve_error(A, augmented_rows(K_rows), W, c[0]) <= FS_GUARD_RTOL:
+            return W
     except LinAlgError:
         pass
     W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu)
@@ -177,6 +178,26 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
             stacklevel=3,
         )
     return W
+
+
+def normal_solve_error(A, Ka, W, chol=None):
+    """Estimated relative error of fitted values ``Ka W`` whose coefficients
+    solve the normal equations ``A W = B`` (``A ~ Ka^T Ka + penalty``):
+    ``eps cond(A) ||Ka|| ||w|| / ||Ka w||`` (the coefficients' error, LAPACK
+    ``dpocon`` estimate, amplified by the cancellation in the fitted values).
+    ``chol``: the lower Cholesky factor of A if known.  O(D^2 + N D v).
+    """
+    if chol is None:
+        try:
+            chol = cho_factor(A, lower=True, check_finite=False)[0]
+        except LinAlgError:
+            return np.inf
+    rcond, info = lapack.dpocon(chol, np.abs(A).sum(axis=0).max(), uplo="L")
+    if info != 0 or not rcond > 0:
+        return np.inf
+    W = W.reshape(W.shape[0], -1)
+    fit = np.maximum(np.linalg.norm(Ka @ W, axis=0), np.finfo(float).tiny)
+    return float(np.max(_EPS / rcond * np.linalg.norm(Ka) * np.linalg.norm(W, axis=0) / fit))
 
 
 def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu):

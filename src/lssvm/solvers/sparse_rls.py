@@ -162,7 +162,8 @@ class PathSolution:
         R : ndarray of shape (A, b, v)
         tiny_rows : ndarray of int
             Positions (into these b rows) whose hat-matrix diagonal is within
-            ``LEVERAGE_TOL`` (1e-8) of 1 for some alpha: their residuals are unreliable, and
+            ``LEVERAGE_TOL`` (1e-8) of 1, or whose residual's estimated
+            relative error passes ``LOO_RTOL``, for some alpha: their residuals are unreliable, and
             inf or NaN where ``h_ii`` rounds to 1.
 
         Notes
@@ -174,10 +175,24 @@ class PathSolution:
         r, A, v = C.shape
         D = self._inv_shift(alphas)  # (r, A)
         E = Yc[:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
-        denom = (1.0 - 1.0 / self.n_samples) - (M * M) @ D  # (b, A)
-        tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1))
+        M2 = M * M
+        denom = (1.0 - 1.0 / self.n_samples) - M2 @ D  # (b, A)
         with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
-            return (E / denom[:, :, None]).transpose(1, 0, 2), tiny_rows
+            R = E / denom[:, :, None]
+            # conditioning guard (issue 21): the eigenvalues carry an absolute
+            # rounding error of about eps lambda_max, which moves the fitted
+            # value by sum_j |M_ij z_j| / (lambda_j + alpha)^2 and h_ii by
+            # sum_j M_ij^2 / (lambda_j + alpha)^2 per unit, both divided by
+            # 1 - h_ii; O(b r (A v + A)), as the residuals themselves
+            D2 = D * D
+            dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * D2[:, :, None]).reshape(r, A * v)).reshape(-1, A, v)
+            absR = np.abs(R)
+            err = _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0) * (
+                dF + absR * (M2 @ D2)[:, :, None]) / np.abs(denom)[:, :, None]
+            y_scale = np.sqrt(np.mean(Yc * Yc, axis=0)) if Yc.shape[0] else np.ones(v)
+            unreliable = (err > LOO_RTOL * np.maximum(absR, y_scale)).any(axis=(1, 2))
+        tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable)
+        return R.transpose(1, 0, 2), tiny_rows
 
 
 #: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable:
@@ -186,6 +201,12 @@ class PathSolution:
 #: ``eps / (1 - h_ii)``, 2e-8 here (issue 21: at 1e-12 residuals 1e-4 off
 #: passed silently).
 LEVERAGE_TOL = 1e-8
+
+#: Estimated relative error of a leave-one-out residual (from the rounding
+#: of the eigenvalues, see :meth:`PathSolution.loo_rows`) above which it is
+#: reported as unreliable.
+LOO_RTOL = 1e-8
+_EPS = np.finfo(float).eps
 
 
 def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
@@ -208,8 +229,9 @@ def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
     more = f" and {n_rows - min(rows.size, 10)} more" if n_rows > min(rows.size, 10) else ""
     warnings.warn(
         f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
-        f"{LEVERAGE_TOL:g} of 1 for some alpha, so these rows are fitted almost exactly and their "
-        "leave-one-out residuals are unreliable (inf or NaN where it rounds to 1); increase alpha, "
+        f"{LEVERAGE_TOL:g} of 1, or their residual's estimated relative error passes {LOO_RTOL:g}, for some "
+        "alpha: these rows are fitted almost exactly or lambda_max / alpha is too large, and their "
+        "leave-one-out residuals are unreliable (inf or NaN where h_ii rounds to 1); increase alpha, "
         "or check these rows for duplicates of basis points with conflicting targets",
         NumericalWarning,
         stacklevel=stacklevel,
