@@ -45,3 +45,36 @@ def retrain_loo(K_mn, K_BB, Y, alpha):
         keep[i] = True
         out[i] = Y[i] - (K_mn[i] @ a + b)
     return out
+
+
+def lstsq_solve(K_mn, K_BB, Y, alpha, nu=0.0):
+    """(a, b) by a Householder QR solve of the augmented system, columns
+    scaled to unit norm first,
+
+        [K_mn        1] [a]   [Y]
+        [sqrt(alpha) R^T 0] [b] = [0],   K_BB = R R^T,
+
+    which never forms the normal equations (so it does not square their
+    conditioning) nor truncates small singular values (as ``lstsq`` does):
+    the stable float64 reference of issue 21.  ``R`` is the
+    Cholesky factor of K_BB, or ``U sqrt(max(s, 0))`` from its
+    eigendecomposition when K_BB is not numerically positive definite.
+    """
+    from scipy import linalg
+
+    m, n = K_mn.shape
+    Y = Y.reshape(m, -1)
+    try:
+        R = linalg.cholesky(K_BB, lower=True)
+    except linalg.LinAlgError:
+        s, U = linalg.eigh(K_BB)
+        R = U * np.sqrt(np.maximum(s, 0.0))
+    A = np.block([[K_mn, np.ones((m, 1))], [np.sqrt(alpha) * R.T, np.zeros((n, 1))]])
+    if nu:  # the fixed-size LS-SVM's penalty nu b^2 on the intercept
+        A = np.vstack([A, np.r_[np.zeros(n), np.sqrt(nu)]])
+    scale = np.linalg.norm(A, axis=0)
+    scale[scale == 0] = 1.0
+    Qf, Rf = linalg.qr(A / scale, mode="economic")
+    rhs = np.vstack([Y, np.zeros((A.shape[0] - m, Y.shape[1]))])
+    sol = linalg.solve_triangular(Rf, Qf.T @ rhs) / scale[:, None]
+    return sol[:n], sol[n]

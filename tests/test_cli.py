@@ -26,7 +26,7 @@ def test_fit_bundled_dataset_then_predict(runner, tmp_path):
     pred = pd.read_csv(pred_file)
     assert pred.shape == (133, 1) and list(pred.columns) == ["predicted_accel"]
     res = runner.invoke(cli, ["predict", str(out), "motorcycle"])
-    assert res.exit_code == 0 and res.output.startswith("predicted_accel")
+    assert res.exit_code == 0 and res.stdout.startswith("predicted_accel")
 
 
 def test_fit_csv_and_parquet_classification(runner, tmp_path, rng):
@@ -41,7 +41,10 @@ def test_fit_csv_and_parquet_classification(runner, tmp_path, rng):
         assert "task       classification" in res.output and "SparseLSSVC" in res.output and "loo_error_rate" in res.output
         res = runner.invoke(cli, ["predict", str(out), str(tmp_path / name)])
         assert res.exit_code == 0
-        assert set(res.output.split()[1:]) <= {"pos", "neg"}
+        out = pd.read_csv(__import__("io").StringIO(res.stdout))
+        assert list(out.columns) == ["predicted_label", "decision_pos"]
+        assert set(out["predicted_label"]) <= {"pos", "neg"}
+        assert ((out["decision_pos"] > 0) == (out["predicted_label"] == "pos")).all()
 
 
 @pytest.mark.parametrize(
@@ -70,7 +73,8 @@ def test_errors_are_clean(runner, tmp_path, args, message):
 def test_non_numeric_inputs_and_targets(runner, tmp_path):
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": ["x", "y", "x", "y"], "t": ["p", "q", "p", "r"]})
     frame.to_csv(tmp_path / "d.csv", index=False)
-    res = runner.invoke(cli, ["fit", str(tmp_path / "d.csv"), "--target", "t", "-o", str(tmp_path / "m.npz")])
+    res = runner.invoke(cli, ["fit", str(tmp_path / "d.csv"), "--target", "t", "--categorical", "none",
+                              "-o", str(tmp_path / "m.npz")])
     assert res.exit_code != 0 and "non-numeric input column(s): c" in res.output
     res = runner.invoke(cli, ["fit", str(tmp_path / "d.csv"), "--target", "t", "--drop", "c", "--task", "regression", "-o", str(tmp_path / "m.npz")])
     assert res.exit_code != 0 and "not numeric" in res.output
@@ -96,18 +100,18 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
     from lssvm.datasets import load_motorcycle
 
     out, rep = tmp_path / "m.npz", tmp_path / "rep"
-    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:7", "-o", str(out),
-                              "--report", str(rep)])
+    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:7", "--basis", "fvs",
+                              "-o", str(out), "--report", str(rep)])
     assert res.exit_code == 0, res.output
     assert "best       gamma=" in res.output and "model saved" in res.output
-    assert sorted(p.name for p in rep.iterdir()) == ["basis.png", "cv_alpha.png", "cv_width.png", "index.html",
-                                                    "out_of_fold.png"]
+    assert sorted(p.name for p in rep.iterdir()) == ["basis.png", "curve.png", "cv_alpha.png", "cv_width.png",
+                                                    "index.html", "out_of_fold.png"]
     assert "Best candidates" in (rep / "index.html").read_text()
     # the same search from Python: same best parameters, same predictions from the saved model
     X, y = load_motorcycle(return_X_y=True)
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
     ref = SparseLSSVRCV(param_space={"gamma": np.geomspace(0.25, 16, 7)}, alphas=np.geomspace(1e-6, 1e4, 21),
-                        random_state=0).fit(Xs, y)
+                        basis="fvs", random_state=0).fit(Xs, y)
     assert f"gamma={ref.gamma_:.6g}, alpha={ref.alpha_:.6g}" in res.output
     model = load_model(out)
     assert model.fitted_as == "SparseLSSVRCV"
@@ -294,7 +298,7 @@ def _malformed_files(tmp_path):
     (["select", "empty.csv"], 1, "empty.csv: cannot read the table"),
     (["fit", "header.csv", "--target", "y"], 1, "header.csv: the table is empty"),
     (["select", "header.csv", "--target", "y"], 1, "header.csv: the table is empty"),
-    (["fit", "nan.csv", "--target", "y"], 1, "missing values in input column(s): b"),
+    (["fit", "nan.csv", "--target", "y", "--no-impute"], 1, "missing values in input column(s) b (1)"),
     (["fit", "nan_y.csv", "--target", "y"], 1, "missing"),
     (["fit", "motorcycle", "--target", "speed"], 1, "target column 'speed' not found; columns are: times, accel"),
     (["select", "motorcycle", "--target", "speed"], 1, "target column 'speed' not found"),

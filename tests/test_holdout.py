@@ -94,11 +94,17 @@ def test_whole_basis_removed_is_an_error_but_the_reference_leaves_the_intercept(
                                rtol=1e-8)
 
 
-def test_explicit_basis_array_never_removes(rng):
+def test_explicit_basis_array_is_identified_with_equal_rows(rng):
+    """Issue 21 item 8: points equal to training rows behave as those rows' indices."""
     X, Y = data(rng)
     est = SparseLSSVR(gamma=0.3, alpha=0.05, basis=X[:10] + 0.0).fit(X, Y)  # points equal to rows, but an array
+    by_rows = SparseLSSVR(gamma=0.3, alpha=0.05, basis=np.arange(10)).fit(X, Y)
     H = np.arange(8)
-    np.testing.assert_allclose(est.holdout_predict(H, basis_in_holdout="remove"), est.holdout_predict(H, basis_in_holdout="keep"))
+    for mode in MODES:
+        np.testing.assert_allclose(est.holdout_predict(H, basis_in_holdout=mode),
+                                   by_rows.holdout_predict(H, basis_in_holdout=mode), rtol=1e-9, atol=1e-12)
+    assert not np.allclose(est.holdout_predict(H, basis_in_holdout="remove"),
+                           est.holdout_predict(H, basis_in_holdout="keep"))
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -67,7 +67,8 @@ def test_cv_results_are_the_cv_engine_numbers(data):
 def test_refit_is_the_scored_model_for_kernel_dependent_rows(data):
     X, y = data
     # FVS basis (redrawn per width) and the fixed-size model at its CV-chosen size
-    model = SparseLSSVRCV(param_space={"gamma": [0.5, 2.0]}, cv=4, n_basis=20, random_state=0).fit(X, y)
+    model = SparseLSSVRCV(param_space={"gamma": [0.5, 2.0]}, cv=4, basis="fvs", n_basis=20,
+                          random_state=0).fit(X, y)
     est = model.best_estimator_
     folds = list(KFold(4).split(X))
     assert est.n_basis_ == model.cv_results_["n_basis"][model.best_index_]

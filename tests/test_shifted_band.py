@@ -11,11 +11,14 @@ below ``3 * eps * cond`` on these sizes).  Products are checked to
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lssvm.exceptions import PerformanceWarning
 from lssvm.solvers import _nogil
 from lssvm.solvers._nogil import symm_lower, syr2k_lower_
 from lssvm.solvers.shifted_band import BlockReflector, ShiftedBandSolver
@@ -137,6 +140,7 @@ def test_congruence_on_a_fortran_sub_block_updates_only_its_lower_triangle():
 def test_nogil_products_equal_numpy(monkeypatch, fast):
     if not fast:
         monkeypatch.setattr(_nogil, "AVAILABLE", False)
+        monkeypatch.setattr(_nogil, "_warned", True)  # its warning is tested below
     rng = np.random.default_rng(4)
     big = np.asfortranarray(_psd(rng, 80))
     A = big[10:60, 10:60]  # strided sub-block, lda = 80
@@ -160,6 +164,7 @@ def test_solver_without_the_nogil_path_gives_the_same_solutions(monkeypatch, fas
     # the Cython API is unavailable; both paths must equal the dense solve
     if not fast:
         monkeypatch.setattr(_nogil, "AVAILABLE", False)
+        monkeypatch.setattr(_nogil, "_warned", True)  # its warning is tested below
     rng = np.random.default_rng(6)
     C = _psd(rng, 150, 120)
     alphas = np.array([1e-4, 1.0])
@@ -191,3 +196,52 @@ def test_nogil_is_in_use_with_this_scipy():
     # the fallback is correct but holds the GIL in places and copies blocks; the
     # hold-out benchmark assumes the GIL-free path (SciPy's Cython BLAS API)
     assert _nogil.AVAILABLE
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_nogil_refuses_mis_shaped_arguments(monkeypatch, fast):
+    # a 10 x 10 view given 50-row factors: BLAS would address 50 x 50 entries
+    # of it (issue 18 measured 1,220 written outside); refused, nothing written
+    if not fast:
+        monkeypatch.setattr(_nogil, "AVAILABLE", False)
+        monkeypatch.setattr(_nogil, "_warned", True)
+    rng = np.random.default_rng(5)
+    big = np.asfortranarray(rng.standard_normal((80, 80)))
+    before = big.copy()
+    view = big[10:20, 10:20]
+    X, V, W = rng.standard_normal((50, 3)), rng.standard_normal((50, 3)), rng.standard_normal((50, 3))
+    with pytest.raises(ValueError, match=r"C must have shape \(50, 50\)"):
+        syr2k_lower_(view, X, V)
+    with pytest.raises(ValueError, match=r"A must have shape \(50, 50\)"):
+        symm_lower(view, W)
+    with pytest.raises(ValueError, match=r"V must have shape \(50, 3\)"):
+        syr2k_lower_(big[:50, :50], X, V[:40])
+    with pytest.raises(ValueError, match="float64"):
+        syr2k_lower_(np.asfortranarray(big[:50, :50], dtype=np.float32), X, V)
+    with pytest.raises(ValueError, match="float64"):
+        _nogil.geqrt_(big[:10, :5].astype(np.int64))
+    ab = np.asfortranarray(rng.standard_normal((3, 20)))
+    with pytest.raises(ValueError, match=r"B must have shape \(20, 2\)"):
+        _nogil.pbsv_lower_(ab, np.asfortranarray(rng.standard_normal((10, 2))))
+    frozen = np.asfortranarray(rng.standard_normal((50, 50)))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        syr2k_lower_(frozen, X, V)
+    np.testing.assert_array_equal(big, before)
+
+
+def test_nogil_warns_once_when_the_fast_path_is_unavailable(monkeypatch):
+    # a signature mismatch (another SciPy build, e.g. ILP64) loads no pointer
+    assert _nogil._load("blas", "dsymm", "void (int64_t *, int64_t *)") is None
+    assert _nogil._load("blas", "dsymm", _nogil._SYMM) is not None
+    monkeypatch.setattr(_nogil, "AVAILABLE", False)
+    monkeypatch.setattr(_nogil, "_warned", False)
+    rng = np.random.default_rng(7)
+    A = np.asfortranarray(_psd(rng, 30))
+    W = rng.standard_normal((30, 4))
+    with pytest.warns(PerformanceWarning, match="GIL-free"):
+        out = symm_lower(A, W)
+    np.testing.assert_allclose(out, A @ W, rtol=1e-12, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        symm_lower(A, W)  # once only

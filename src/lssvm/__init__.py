@@ -25,7 +25,8 @@ from .estimators import (
     SparseLSSVR,
     SparseLSSVRCV,
 )
-from .exceptions import ConstantTargetWarning, NumericalWarning
+from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning, SearchEdgeWarning
+from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
 __version__ = "0.1.0"
@@ -45,6 +46,9 @@ __all__ = [
     "SparseLSSVRCV",
     "NumericalWarning",
     "ConstantTargetWarning",
+    "PerformanceWarning",
+    "SearchEdgeWarning",
     "scdp",
+    "make_tabular_pipeline",
     "__version__",
 ]

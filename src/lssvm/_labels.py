@@ -20,6 +20,7 @@ def encode_classes(y, estimator_name):
         Index of each label in ``classes``.
     Y : ndarray of shape (m, 1) or (m, n_classes)
     """
+    _check_label_types(y)
     try:
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
@@ -36,3 +37,21 @@ def encode_classes(y, estimator_name):
         Y = -np.ones((codes.size, k))
         Y[np.arange(codes.size), codes] = 1.0
     return classes, codes, Y
+
+
+def _check_label_types(y):
+    """Refuse labels mixing strings with numbers (or other types), which
+    scikit-learn reports only as "Unknown label type"; O(m) for object arrays."""
+    y = np.asarray(y)
+    if y.dtype != object:
+        return
+    types = {type(v) for v in y.ravel()}
+    if type(None) in types or any(isinstance(v, float) and v != v for v in y.ravel()):
+        return  # missing labels: reported below
+    strings = {t for t in types if issubclass(t, str)}
+    if strings and types - strings:
+        names = ", ".join(sorted(t.__name__ for t in types))
+        raise ValueError(
+            f"class labels mix strings with other types ({names}), e.g. 1 and '1' would be different "
+            "classes; convert them to one type first, e.g. y.astype(str)"
+        )

@@ -9,12 +9,13 @@ original setting when the last user leaves.
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from threadpoolctl import threadpool_limits
+
+from ._threads import current_plan
 
 __all__ = ["single_threaded_blas", "serial_region", "in_parallel_region", "parallel_map"]
 
@@ -66,11 +67,13 @@ def in_parallel_region() -> bool:
 
 
 def parallel_map(func, items):
-    """Call ``func`` on every item, one item per core with single-threaded
-    BLAS; serially if there is one core, one item, or we are already inside a
-    parallel region.  ``func`` must write disjoint outputs."""
+    """Call ``func`` on every item, on the threads of the call's plan
+    (:func:`lssvm._threads.current_plan`: ``n_jobs``, free cores) with
+    single-threaded BLAS; serially if that is one thread, there is one item,
+    or we are already inside a parallel region.  ``func`` must write
+    disjoint outputs."""
     items = list(items)
-    workers = min(os.cpu_count() or 1, len(items))
+    workers = min(current_plan().threads, len(items)) if len(items) > 1 and not in_parallel_region() else 1
     if workers <= 1 or in_parallel_region():
         for item in items:
             func(item)

@@ -2,7 +2,7 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NumericalWarning", "ConstantTargetWarning", "NotFittedError"]
+__all__ = ["NumericalWarning", "ConstantTargetWarning", "PerformanceWarning", "NotFittedError", "SearchEdgeWarning"]
 
 
 class NumericalWarning(UserWarning):
@@ -16,3 +16,15 @@ class NumericalWarning(UserWarning):
 class ConstantTargetWarning(UserWarning):
     """A regression target (or one output column) is constant: the fitted
     model is that constant and cross-validation cannot tell candidates apart."""
+
+
+class PerformanceWarning(UserWarning):
+    """A fast path is unavailable and a slower one gives the same results
+    (for example SciPy's Cython BLAS/LAPACK pointers have another signature,
+    as in an ILP64 build, so CV folds no longer run without the GIL)."""
+
+
+class SearchEdgeWarning(UserWarning):
+    """The best value of a searched parameter lies on the edge of its range:
+    the optimum may lie outside it.  The message names the parameter and the
+    direction in which to extend the range."""

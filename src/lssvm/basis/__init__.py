@@ -4,12 +4,15 @@ from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
 from .duplicates import NEAR_DUPLICATE_RTOL, drop_near_duplicates, near_duplicate_free
 from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
+from .identity import basis_holders
 from .kcenter import kcenter
+from .pchol import DEFAULT_BASIS_CAP, PivotedCholeskyResult, default_n_basis, pivoted_cholesky
 from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
 from .random import random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
 
 __all__ = [
+    "basis_holders",
     "BASIS_METHODS",
     "BasisSelection",
     "NEAR_DUPLICATE_RTOL",
@@ -26,6 +29,10 @@ __all__ = [
     "GreedyResult",
     "greedy_selection",
     "kcenter",
+    "DEFAULT_BASIS_CAP",
+    "PivotedCholeskyResult",
+    "default_n_basis",
+    "pivoted_cholesky",
     "random_basis",
     "RenyiResult",
     "renyi_entropy_selection",

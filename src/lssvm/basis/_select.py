@@ -14,12 +14,13 @@ from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
 from .kcenter import kcenter
+from .pchol import pivoted_cholesky
 from .random import DEFAULT_N_BASIS, random_basis
 from .renyi import renyi_entropy_selection
 
 __all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
 
-BASIS_METHODS = ("fvs", "random", "greedy", "kcenter", "renyi")
+BASIS_METHODS = ("pchol", "fvs", "random", "greedy", "kcenter", "renyi")
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def check_n_basis(n_basis, n_samples):
 def select_basis(
     X,
     kernel: Kernel,
-    basis="fvs",
+    basis="pchol",
     n_basis=None,
     *,
     y=None,
@@ -81,11 +82,14 @@ def select_basis(
     X : array-like or sparse matrix of shape (m, d)
         Training inputs.
     kernel : Kernel
-    basis : {"fvs", "random", "greedy", "kcenter", "renyi"}, array-like of shape (n, d), or 1-D int array
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"}, array-like of shape (n, d), or 1-D int array
         Selection method, the basis points themselves, or row indices
         into ``X`` (then ``indices`` is set, so hold-out can remove them).
+        "pchol": pivoted incomplete Cholesky (:func:`lssvm.basis.pivoted_cholesky`,
+        O(m (d + k)) for the k-th point).
     n_basis : int or None
-        Number of points (a cap for "fvs"; for "random" default min(200, distinct rows)).
+        Number of points (a cap for "pchol", default :func:`lssvm.basis.default_n_basis`,
+        and for "fvs"; for "random" default min(200, distinct rows)).
     tol, pivot_tol, rcond, n_candidates : see :func:`lssvm.basis.feature_vector_selection`.
     y, alpha : targets (m, v) and regularisation, used by "greedy".
     random_state : int, RandomState or None
@@ -120,6 +124,10 @@ def _select(X, kernel, basis, n_basis, *, y, alpha, tol, pivot_tol, rcond, n_can
     m = X.shape[0]
     if isinstance(basis, str):
         n_basis = check_n_basis(n_basis, m)
+        if basis == "pchol":
+            res = pivoted_cholesky(X, kernel, n_basis, tol=tol, pivot_tol=pivot_tol, rcond=rcond,
+                                   random_state=random_state)
+            return BasisSelection(X[res.indices], res.indices, res.error_curve, res.stop_reason)
         if basis == "fvs":
             res = feature_vector_selection(
                 X,

@@ -17,6 +17,7 @@ from ._select import check_basis_array
 from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .kcenter import kcenter
+from .pchol import default_n_basis
 from .random import random_basis
 from .renyi import renyi_entropy_selection
 
@@ -24,14 +25,14 @@ __all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "nystrom_co
 
 PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
 SAMPLINGS = ("uniform", "kcenter", "fvs")
-#: Prototype pool drawn when ``n_prototypes`` is not given (paper 002 §5.3).
+#: Paper 002's prototype pool (§5.3); the default pool is now :func:`lssvm.basis.default_n_basis`.
 DEFAULT_N_PROTOTYPES = 2000
 
 
 def _pool_size(n_prototypes, N, n_distinct):
     n = n_prototypes
     if n is None:
-        return min(n_distinct, DEFAULT_N_PROTOTYPES)
+        return min(n_distinct, default_n_basis(N))
     if isinstance(n, Integral) and not isinstance(n, bool):
         if not 1 <= n <= N:
             raise ValueError(f"n_prototypes={n} must be in [1, {N}] (the training rows)")
@@ -55,7 +56,8 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
         training-row indices.
     n_prototypes : int, float or None
         A count, a fraction of N (capped at the distinct rows), or None:
-        ``min(distinct rows, 2000)``.
+        ``min(distinct rows, default_n_basis(N))`` (sub-linear in N, capped
+        at 1,000; paper 002 used 2,000).
     random_state : RandomState
 
     Returns
@@ -132,7 +134,8 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
         greedy feature-vector selection (may stop before c points), or the
         rows themselves (``n_components`` is then ignored).
     n_components : int, float or None
-        c: a count or a fraction of n; default 0.1.
+        c: a count or a fraction of n; default :func:`lssvm.basis.default_n_basis`
+        (sub-linear in n, capped at 1,000; paper 003 used 0.1 n).
     random_state : int, RandomState or None
 
     Returns
@@ -158,7 +161,7 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS} or an array of row indices; got {sampling!r}")
     n = X.shape[0]
-    c = count_or_fraction("n_components", n_components, 0.1, n)
+    c = default_n_basis(n) if n_components is None else count_or_fraction("n_components", n_components, 0.1, n)
     if sampling == "uniform":
         idx = np.sort(random_state.choice(n, c, replace=False))
     elif sampling == "kcenter":

@@ -32,31 +32,66 @@ def load_frame(data: str):
     )
 
 
+#: Most values ``--alphas`` / ``--gammas`` may give (``NUM`` or list length).
+MAX_GRID_VALUES = {"--alphas": 10_000, "--gammas": 1_000}
+
+
 def parse_log_values(text: str, option: str) -> np.ndarray:
-    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive numbers."""
+    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive
+    numbers; at most ``MAX_GRID_VALUES[option]`` of them (default 10,000)."""
+    limit = MAX_GRID_VALUES.get(option, 10_000)
     try:
         if ":" in text:
             start, stop, num = text.split(":")
-            values = np.geomspace(float(start), float(stop), int(num))
+            num = int(num)
+            if not 1 <= num <= limit:
+                raise click.BadParameter(
+                    f"{text!r}: NUM must be between 1 and {limit} (each value is scored); got {num}",
+                    param_hint=option)
+            values = np.geomspace(float(start), float(stop), num)
         else:
             values = np.array([float(t) for t in text.split(",")])
     except ValueError:
         raise click.BadParameter(
             f"{text!r}: give START:STOP:NUM (log grid) or a comma-separated list", param_hint=option
         ) from None
+    if values.size > limit:
+        raise click.BadParameter(f"{values.size} values: give at most {limit}", param_hint=option)
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise click.BadParameter(f"{text!r}: values must be finite and > 0", param_hint=option)
     return values
 
 
 def scaling(X, how):
-    if how == "standard":
-        center, scale = X.mean(axis=0), X.std(axis=0)
-    elif how == "minmax":
-        center, scale = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
-    else:
-        center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-    scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+    """``(center, scale)`` of the columns of ``X`` (m, d), both finite.
+
+    Columns are divided by their largest absolute value before the mean,
+    std or range is taken and the result multiplied back, so values near
+    the float64 maximum (about 1.8e308) do not overflow; a column whose
+    scaled values still cannot be represented (a range beyond 1.8e308)
+    raises ``ValueError`` naming it.  Constant columns get scale 1.
+    """
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    if how == "none" or X.shape[0] == 0:
+        return np.zeros(d), np.ones(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = np.abs(X).max(axis=0)
+        big = np.where(big > 0, big, 1.0)
+        Xn = X / big
+        if how == "standard":
+            center, scale = Xn.mean(axis=0) * big, Xn.std(axis=0) * big
+        else:
+            lo, hi = Xn.min(axis=0), Xn.max(axis=0)
+            center, scale = lo * big, (hi - lo) * big
+        scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+        ok = np.isfinite(center) & np.isfinite(scale) & np.isfinite(((X - center) / scale)).all(axis=0)
+    if not ok.all():
+        cols = ", ".join(str(j) for j in np.flatnonzero(~ok)[:5])
+        raise ValueError(
+            f"input column(s) {cols} (0-based) cannot be scaled: their values span more than float64 "
+            "can hold (about 1.8e308); divide them by a large constant, or use --scale none"
+        )
     return center, scale
 
 

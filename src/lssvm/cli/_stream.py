@@ -123,7 +123,8 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
                 lo, hi = dask.compute(X.min(axis=0), X.max(axis=0))
                 center, scale_ = lo, hi - lo
         if not (np.all(np.isfinite(center)) and np.all(np.isfinite(scale_))):
-            raise ValueError("the inputs contain NaN or infinity; remove or impute those rows")
+            raise ValueError("the inputs contain NaN or infinity, or values too large to scale (about 1e308); "
+                             "remove or impute those rows, or divide the column by a large constant")
         scale_ = np.where(scale_ > 0, scale_, 1.0)
     Xs = (X - center) / scale_
     return {"X": Xs, "y": y, "groups": groups, "features": features, "task": task, "chosen": chosen,

@@ -12,13 +12,17 @@ from pathlib import Path
 import click
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
-from ..io import SavedModel, input_matrix, load_model, save_model
+from ..io import SavedModel, load_model, save_model
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
-from ._common import prepare_xy
+from ._inputs import evaluate, format_metrics, prepare_table
+from ._logging import collect_warnings, echo_warnings
+from ._options import basis_options, kernel_options, table_options, verbose_option
+from ._uncertainty import uncertainty_columns
 from .select import select as select_command
 
 __all__ = ["main", "cli"]
@@ -32,81 +36,115 @@ def cli():
 
 @cli.command()
 @click.argument("data")
-@click.option("--target", "-t", default=None, help="Target column (default: the last column).")
-@click.option("--drop", multiple=True, help="Input column to ignore (repeatable).")
-@click.option(
-    "--task",
-    type=click.Choice(["auto", "regression", "classification"]),
-    default="auto",
-    show_default=True,
-    help="auto: classification for non-numeric or two-valued targets.",
-)
-@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf", show_default=True)
+@table_options
+@kernel_options
 @click.option("--gamma", type=float, default=1.0, show_default=True, help="Kernel width (exp(-gamma |x-z|^2) for rbf).")
-@click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel.")
-@click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel.")
-@click.option("--alpha", type=float, default=1.0, show_default=True, help="Regularisation of the saved model.")
+@click.option("--alpha", "alpha_text", default="best", show_default=True,
+              help="Regularisation of the saved model: a number (used as given), or best (the lowest LOO error "
+                   "on --alphas).")
 @click.option("--alphas", default="1e-6:1e3:19", show_default=True, help="Alpha path for the LOO table: START:STOP:NUM (log) or a list.")
-@click.option("--basis", type=click.Choice(["fvs", "random", "greedy"]), default="fvs", show_default=True)
-@click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z)).")
-@click.option("--n-basis", type=int, default=None, help="Number (fvs: at most) of basis points.")
-@click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True, help="Input scaling, stored with the model.")
+@basis_options
 @click.option("--random-state", type=int, default=0, show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Model file (default: NAME.lssvm.npz).")
-def fit(data, target, drop, task, kernel, gamma, degree, coef0, alpha, alphas, basis, normalize_kernel, n_basis, scale,
-        random_state, output):
+@verbose_option
+def fit(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0, normalize_kernel,
+        gamma, alpha_text, alphas, basis, n_basis, random_state, output, verbose):
     """Fit a sparse LS-SVM on DATA (CSV/Parquet path or bundled data set name),
     print the exact LOO error over an alpha path and save the model."""
     if output and not Path(output).parent.is_dir():
         raise click.BadParameter(f"folder {str(Path(output).parent)!r} does not exist", param_hint="--output")
     frame, name = _load_frame(data)
     alpha_path = _parse_log_values(alphas, "--alphas")
+    alpha = _parse_alpha(alpha_text)
     try:
-        Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
-        cls = SparseLSSVR if task == "regression" else SparseLSSVC
-        est = cls(
-            kernel=kernel, gamma=gamma, alpha=alpha, basis=basis, n_basis=n_basis,
-            random_state=random_state, degree=degree, coef0=coef0, normalize_kernel=normalize_kernel,
-        )
-        t0 = time.perf_counter()
-        est.fit(Xs, y.to_numpy())
-        t_fit = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        table = _loo_table(est, np.append(alpha_path, alpha), task)
-        t_loo = time.perf_counter() - t0
+        with collect_warnings() as caught:
+            t = prepare_table(frame, target, drop, task, scale, categorical, impute, min_frequency)
+            Xs, y, features, task = t["X"], t["y"], t["features"], t["task"]
+            cls = SparseLSSVR if task == "regression" else SparseLSSVC
+            extra = {} if basis is None else {"basis": basis}
+            est = cls(
+                kernel=kernel, gamma=gamma, alpha=1.0 if alpha is None else alpha, n_basis=n_basis,
+                random_state=random_state, degree=degree, coef0=coef0, normalize_kernel=normalize_kernel, **extra,
+                **({"calibration": "sigmoid"} if task == "classification" else {}),  # saved for predict --proba
+            )
+            t0 = time.perf_counter()
+            est.fit(Xs, y.to_numpy())
+            t_fit = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            table = _loo_table(est, alpha_path if alpha is None else np.append(alpha_path, alpha), task)
+            t_loo = time.perf_counter() - t0
+            crit = "loo_error_rate" if task == "classification" else "loo_mse"
+            best = table.loc[table[crit].idxmin()]
+            stop = f", stopped: {est.basis_stop_reason_}" if est.basis_stop_reason_ else ""
+            basis_text = f"{est.basis}: {est.n_basis_} points (rank {est.rank_}{stop})"
+            if alpha is None:  # refit at the best alpha on the same basis points: the model the table scored
+                est = clone(est).set_params(alpha=float(best["alpha"]), basis=est.basis_vectors_).fit(
+                    Xs, y.to_numpy())
+                table["fitted"] = np.where(np.isclose(table["alpha"], est.alpha, rtol=1e-12), "*", "")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
-    click.echo(f"data       {data}: {Xs.shape[0]} rows, {Xs.shape[1]} inputs ({', '.join(features)}), target {y.name!r}")
-    click.echo(f"task       {task} ({chosen})")
-    click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={gamma:g}, alpha={alpha:g}, inputs scaled: {scale}")
-    stop = f", stopped: {est.basis_stop_reason_}" if est.basis_stop_reason_ else ""
-    click.echo(f"basis      {basis}: {est.n_basis_} points (rank {est.rank_}{stop})")
-    click.echo(f"time       fit {t_fit:.3f} s; exact LOO for {len(table)} alphas {t_loo:.3f} s")
+    click.echo(f"data       {data}: {Xs.shape[0]} rows, {len(frame.columns) - 1 - len(drop)} input columns "
+               f"-> {Xs.shape[1]} model inputs, target {y.name!r}")
+    for note in t["notes"]:
+        click.echo(f"encoded    {note}")
+    click.echo(f"task       {task} ({t['chosen']})")
+    click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={gamma:.4g}, inputs scaled: {scale}")
+    click.echo(f"basis      {basis_text}")
+    click.echo(f"time       fit {t_fit:.3g} s; exact LOO for {len(table)} alphas {t_loo:.3g} s")
     click.echo("")
-    click.echo(table.to_string(index=False))
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
-    crit = "loo_error_rate" if task == "classification" else "loo_mse"
-    best = table.loc[table[crit].idxmin()]
-    click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.6g})")
+    if not np.all(np.isfinite(table[crit])):
+        raise click.ClickException(
+            f"the LOO {crit} is not finite for some alphas: the errors overflow float64 (a target of "
+            "about 1e154 or more overflows when squared); divide the target by a large constant (or "
+            "rescale the inputs) and refit; no model was saved"
+        )
+    click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.4g})")
+    if alpha is None:
+        click.echo(f"saved      alpha={est.alpha:.4g}, the best by LOO (--alpha best)")
+    else:
+        fitted = table.loc[np.isclose(table["alpha"], alpha, rtol=1e-12), crit].iloc[0]
+        hint = "" if np.isclose(best["alpha"], alpha, rtol=1e-12) else "; --alpha best saves the best instead"
+        click.echo(f"saved      alpha={alpha:.4g} as given by --alpha ({crit} = {fitted:.4g}){hint}")
+    echo_warnings(caught, verbose)
 
     output = Path(output) if output else Path(f"{name}.lssvm.npz")
     model = SavedModel(
-        est, center, scale_, features, str(y.name),
-        metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale},
+        est, t["center"], t["scale"], features, str(y.name),
+        metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale,
+                  "alpha": float(est.alpha), "alpha_chosen": "best by LOO" if alpha is None else "given"},
+        preprocessing=t["encoding"],
     )
     try:
         save_model(output, model)
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}; no model was saved") from None
     except OSError as exc:
         raise click.ClickException(f"cannot write model file {output}: {exc}") from None
     click.echo(f"model saved to {output}")
+
+
+def _parse_alpha(text):
+    """``best`` -> None, else a positive number."""
+    if text.strip().lower() == "best":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give a number > 0 or best", param_hint="--alpha") from None
+    if not np.isfinite(value) or value <= 0:
+        raise click.BadParameter(f"{text!r}: alpha must be finite and > 0", param_hint="--alpha")
+    return value
 
 
 def _loo_table(est, alphas, task) -> pd.DataFrame:
     alphas = np.unique(alphas)
     R = est.loo_residuals(alphas)
     R = R.reshape(R.shape[0], R.shape[1], -1)
-    table = pd.DataFrame({"alpha": alphas, "loo_mse": (R**2).mean(axis=(1, 2))})
+    with np.errstate(over="ignore"):  # an overflowing LOO error is refused by the caller
+        table = pd.DataFrame({"alpha": alphas, "loo_mse": np.square(R).mean(axis=(1, 2))})
     if task == "classification":
         table["loo_error_rate"] = est.loo_error_rate(alphas)
     table["fitted"] = np.where(np.isclose(alphas, est.alpha, rtol=1e-12), "*", "")
@@ -117,21 +155,45 @@ def _loo_table(est, alphas, task) -> pd.DataFrame:
 @click.argument("model_file", metavar="MODEL", type=click.Path(exists=True, dir_okay=False))
 @click.argument("data")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="CSV file for the predictions (default: standard output).")
-def predict(model_file, data, output):
-    """Predict DATA (CSV/Parquet path or bundled data set name) with a saved MODEL."""
+@click.option("--keep", multiple=True, help="Column of DATA to copy into the output, e.g. an ID (repeatable).")
+@click.option("--interval", type=float, default=None, metavar="COVERAGE",
+              help="Add lower/upper jackknife+ interval columns at this coverage, e.g. 0.9 (regression).")
+@click.option("--proba", is_flag=True, help="Add calibrated class probability columns (classifiers).")
+def predict(model_file, data, output, keep, interval, proba):
+    """Predict DATA (CSV/Parquet path or bundled data set name) with a saved
+    MODEL.  Classifiers add their decision values (and calibrated
+    probabilities with --proba), regressors interval bounds with --interval;
+    when DATA holds the target column, test metrics are printed (on stderr)."""
     try:
         model = load_model(model_file)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     frame, _ = _load_frame(data)
     frame.columns = [str(c) for c in frame.columns]
+    absent = [c for c in keep if c not in frame.columns]
+    if absent:
+        raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
+    est = model.estimator
     try:
-        pred = model.predict(input_matrix(frame, model.feature_names))
+        X = model.encode(frame)
+        pred = np.asarray(est.predict(X))
     except ValueError as exc:
         raise click.ClickException(f"DATA: {exc}") from None
     col = f"predicted_{model.target_name}" if model.target_name else "prediction"
-    pred = np.asarray(pred)
-    out = pd.DataFrame(pred if pred.ndim == 2 else {col: pred})
+    out = pd.DataFrame(pred) if pred.ndim == 2 else pd.DataFrame({col: pred})
+    if hasattr(est, "classes_"):
+        F = np.asarray(est.decision_function(X))
+        if F.ndim == 1:
+            out[f"decision_{est.classes_[1]}"] = F
+        else:
+            for j, c in enumerate(est.classes_):
+                out[f"decision_{c}"] = F[:, j]
+    out = uncertainty_columns(out, model, X, interval, proba)
+    out = pd.concat([frame[list(keep)].reset_index(drop=True), out], axis=1)
+    unseen = getattr(model.preprocessing, "unseen", None)
+    if unseen:
+        click.echo("unseen     levels absent from training (counted with the rare levels, or as no level): "
+                   + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()), err=True)
     if output:
         try:
             out.to_csv(output, index=False)
@@ -140,6 +202,14 @@ def predict(model_file, data, output):
         click.echo(f"{len(out)} predictions written to {output}", err=True)
     else:
         out.to_csv(sys.stdout, index=False)
+    if model.target_name in frame.columns and pred.ndim == 1:
+        task = "classification" if hasattr(est, "classes_") else "regression"
+        y = frame[model.target_name]
+        if y.isna().any():
+            click.echo(f"metrics    skipped: the target column has {int(y.isna().sum())} missing value(s)", err=True)
+        else:
+            click.echo(f"metrics    on {len(y)} rows with the target: {format_metrics(evaluate(est, X, y, task))}",
+                       err=True)
 
 
 cli.add_command(select_command)

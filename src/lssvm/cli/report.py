@@ -6,7 +6,9 @@ evaluated, the best score per kernel setting against the width, the
 out-of-fold (LOO or k-fold) predictions of the chosen model against the
 targets (a confusion matrix for classifiers), and the model's basis
 curve (FVS reconstruction error, fixed-size CV score per model size, or
-the Nyström kernel's spectrum).
+the Nyström kernel's spectrum); for one-input data, the fitted function
+over the data.  Captions say what to look for; test metrics, the lssvm
+version, the date and the command line are shown when given.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ._report_gradient import gradient_figures
 
 __all__ = ["out_of_fold", "write_report"]
 
@@ -130,10 +134,12 @@ def _figure_oof(plt, oof, classes, path):
         k = len(classes)
         M = np.zeros((k, k), dtype=int)
         np.add.at(M, (targets, pred), 1)
-        ax.imshow(M, cmap="Blues")
+        ax.imshow(M, cmap="Blues", vmin=0)
         for i in range(k):
-            for j in range(k):
-                ax.text(j, i, str(M[i, j]), ha="center", va="center")
+            for j in range(k):  # white on the dark cells, near-black on the light ones
+                dark = M[i, j] > 0.5 * M.max()
+                ax.text(j, i, str(M[i, j]), ha="center", va="center", fontsize=12,
+                        color="white" if dark else "#111111")
         labels = [str(c) for c in classes]
         ax.set_xticks(range(k), labels)
         ax.set_yticks(range(k), labels)
@@ -179,7 +185,44 @@ def _figure_basis(plt, best, path):
     return True
 
 
-def write_report(folder, search, summary, table):
+def _figure_curve(plt, curve, path):
+    """The fitted function of a one-input model over its data."""
+    x, y, predict, name, target = curve
+    x = np.asarray(x, dtype=float).ravel()
+    grid = np.linspace(x.min(), x.max(), 400)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.scatter(x, y, s=10, alpha=0.5, color="#555555", label="training rows")
+    ax.plot(grid, predict(grid[:, None]), color="#d62728", lw=2, label="fitted model")
+    ax.set_xlabel(name)
+    ax.set_ylabel(target)
+    ax.legend()
+    ax.set_title("Fitted function over the data")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+#: what each figure shows and what to look for
+CAPTIONS = {
+    "cv_alpha.png": "CV score along the alpha path, one line per kernel setting (colour: width); the red star is "
+                    "the selected model. Look for a clear minimum inside the path: a minimum at either end means "
+                    "the path (--alphas) should be widened.",
+    "cv_width.png": "Best CV score over alpha for each kernel width. A minimum at the edge of the range means "
+                    "the width range (--gammas) should be widened; a flat curve means the width matters little.",
+    "out_of_fold.png": "Out-of-fold predictions of the selected model: each row predicted by a model that did not "
+                       "see it. Regression: points near the dashed diagonal are well predicted; a tilt towards "
+                       "flat means under-fitting. Classification: the diagonal holds the correct counts, the "
+                       "off-diagonal cells the confusions.",
+    "basis.png": "The model's basis: the reconstruction error of the FVS basis (it should fall steeply, then "
+                 "flatten), the CV score per fixed-size model size, or the Nyström kernel's spectrum (a fast "
+                 "decay means few columns suffice).",
+    "curve.png": "The fitted function of this one-input model (red) over the training rows (grey). Look for a "
+                 "curve that follows the trend without chasing single points (over-fitting) or missing the "
+                 "shape (under-fitting).",
+}
+
+
+def write_report(folder, search, summary, table, test_values=None, curve=None, feature_names=None):
     """Write ``index.html`` and its PNG figures into ``folder`` (which must exist).
 
     Parameters
@@ -190,6 +233,13 @@ def write_report(folder, search, summary, table):
         Rows of the summary table (data, model, timing, ...).
     table : DataFrame
         The best candidates, as printed.
+    test_values : list of (str, float), optional
+        Test-set metrics, shown beside the CV estimate.
+    curve : tuple, optional
+        ``(x (n,), y (n,), predict, input name, target name)`` for a
+        one-input model: ``predict`` maps raw inputs (m, 1) to outputs (m,).
+    feature_names : list of str, optional
+        Input names, for the relevance chart of a gradient search.
 
     Returns
     -------
@@ -218,18 +268,34 @@ def write_report(folder, search, summary, table):
             figures.append(("Out-of-fold predictions", "out_of_fold.png"))
         if _figure_basis(plt, search.best_estimator_, folder / "basis.png"):
             figures.append(("Basis", "basis.png"))
+    figures += gradient_figures(plt, search, folder, feature_names)
+    if curve is not None:
+        _figure_curve(plt, curve, folder / "curve.png")
+        figures.insert(0, ("Fitted function", "curve.png"))
     rows = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in summary)
-    figs = "\n".join(f'<figure><img src="{f}" alt="{html.escape(t)}"><figcaption>{html.escape(t)}</figcaption>'
-                     "</figure>" for t, f in figures)
+    figs = "\n".join(f'<figure><img src="{f}" alt="{html.escape(t)}"><figcaption><b>{html.escape(t)}.</b> '
+                     f"{html.escape(CAPTIONS.get(f, ''))}</figcaption></figure>" for t, f in figures)
+    crit = "MSE" if search.scoring_ == "mse" else "error rate"
+    cv_value = -search.best_score_ if search.scoring_ == "mse" else 1 - search.best_score_
+    test_html = ""
+    if test_values:
+        cells = "".join(f"<tr><th>{html.escape(n)}</th><td>{v:.4g}</td></tr>" for n, v in test_values)
+        test_html = (f"<h2>Test metrics</h2>\n<p>On rows the search never saw, beside the CV estimate "
+                     f"(CV {crit} {cv_value:.4g}). A test error far above the CV estimate means the test rows "
+                     f"differ from the training rows, or the search over-fitted its CV.</p>\n<table>{cells}</table>")
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>lssvm model selection</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:left}}figure{{display:inline-block;margin:1em}}</style>
+td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:left}}
+figure{{display:inline-block;margin:1em;max-width:42em;vertical-align:top}}img{{max-width:100%}}
+figcaption{{font-size:.92em;color:#333}}</style>
 </head><body>
 <h1>lssvm model selection</h1>
 <table>{rows}</table>
+{test_html}
 <h2>Best candidates</h2>
-{table.to_html(index=False, float_format=lambda v: f"{v:.6g}")}
+<p>The best kernel and alpha settings by CV score (rank 1 is the saved model).</p>
+{table.to_html(index=False, float_format=lambda v: f"{v:.4g}")}
 <h2>Figures</h2>
 {figs}
 </body></html>

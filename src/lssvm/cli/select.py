@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
+from .. import __version__
 from ..estimators import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -29,9 +29,13 @@ from ..estimators import (
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
-from ..estimators.search_cv import DEFAULT_CV_GAMMAS
+from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..io import SavedModel, save_model
-from ._common import load_frame, parse_log_values, prepare_xy
+from ..selection import MAX_EVALUATIONS
+from ._common import load_frame, parse_log_values
+from ._inputs import evaluate, format_metrics, prepare_table, split_test
+from ._logging import Progress, collect_warnings, command_line, echo_warnings
+from ._options import basis_options, kernel_options, table_options, verbose_option
 from ._stream import expand_paths, pass_progress, stream_xy
 
 __all__ = ["select"]
@@ -84,36 +88,33 @@ def _results_table(search, top):
 
 @click.command("select")
 @click.argument("data", nargs=-1, required=True)
-@click.option("--target", "-t", default=None, help="Target column (default: the last column).")
-@click.option("--drop", multiple=True, help="Input column to ignore (repeatable).")
-@click.option("--task", type=click.Choice(["auto", "regression", "classification"]), default="auto",
-              show_default=True, help="auto: classification for non-numeric or two-valued targets.")
+@table_options
+@kernel_options
 @click.option("--model", "model_kind", type=click.Choice(list(MODELS)), default="sparse", show_default=True,
               help="sparse LS-SVM (papers 000/001), SCDP fixed-size (002) or Nystrom (003).")
 @click.option("--cv", "cv_text", default=None,
               help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
                    f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
-@click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa"]), default="grid", show_default=True)
-@click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly"]), default="rbf",
-              show_default=True)
+@click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa", "gradient"]), default="grid",
+              show_default=True, help="gradient: L-BFGS-B on the exact CV error (--kernel ard: one width per input).")
 @click.option("--gammas", default=None,
-              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default 2^-10 .. 2^6.")
+              help="Widths: START:STOP:NUM (log) or a list; the range for nelder-mead/csa.  Default "
+                   "s 2^-6 .. s 2^6, s = 1 / (inputs x variance) (gamma='scale').")
 @click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
 @click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
               help="Criterion; default error_rate for classification, mse for regression.")
 @click.option("--max-evaluations", type=int, default=30, show_default=True,
               help="Criterion calls of nelder-mead (and of each csa stage).")
-@click.option("--basis", type=click.Choice(["fvs", "random", "kcenter"]), default=None,
-              help="Basis of the sparse model: fvs (default), or random (default with --chunk-rows).")
-@click.option("--n-basis", type=int, default=None, help="Basis size of the sparse model (fvs: at most).")
+@basis_options
 @click.option("--n-prototypes", type=float, default=None,
-              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(rows, 2000)).")
+              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
-              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default 0.1).")
-@click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel.")
-@click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard", show_default=True,
-              help="Input scaling, stored with the model.")
+              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--test", "test_data", default=None,
+              help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
+@click.option("--test-size", type=float, default=None,
+              help="Hold out this fraction of DATA (stratified for classification) as test rows instead.")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of the results table.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Model file (default: NAME.lssvm.npz).")
@@ -123,31 +124,50 @@ def _results_table(search, top):
 @click.option("--chunk-rows", type=int, default=None,
               help="Stream the files in blocks of this many rows with Dask instead of loading them (sparse "
                    "model, random basis; K folds are then contiguous row ranges).  Needs lssvm[dask].")
-def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas, alphas, scoring, max_evaluations,
-           basis, n_basis, n_prototypes, n_components, degree, scale, random_state, top, output, report_dir,
-           no_report, chunk_rows):
+@verbose_option
+def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
+           normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, max_evaluations, basis, n_basis,
+           n_prototypes, n_components, random_state, test_data, test_size, top, output, report_dir, no_report,
+           chunk_rows, verbose):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
     streaming = chunk_rows is not None
+    test_frame = None
+    if test_data is not None and test_size is not None:
+        raise click.BadParameter("give --test or --test-size, not both", param_hint="--test")
     if streaming:
+        if test_data is not None or test_size is not None:
+            raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
+        if isinstance(categorical, list):
+            raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
     else:
         frame, name = _load_frames(data)
-        basis = basis or "fvs"
+        if basis is None and search == "gradient":
+            basis = "random"
+        if test_data is not None:
+            test_frame = load_frame(test_data)[0]
+        elif test_size is not None:
+            try:
+                frame, test_frame = split_test(frame, target, test_size, task, random_state)
+            except ValueError as exc:
+                raise click.ClickException(str(exc)) from None
     alpha_path = parse_log_values(alphas, "--alphas")
-    gamma_values = DEFAULT_CV_GAMMAS if gammas is None else parse_log_values(gammas, "--gammas")
+    gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
-    if max_evaluations < 2:
-        raise click.BadParameter("must be at least 2", param_hint="--max-evaluations")
+    if not 2 <= max_evaluations <= MAX_EVALUATIONS:
+        raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
+                                 param_hint="--max-evaluations")
     output = Path(output) if output else Path(f"{name}.lssvm.npz")
     report_dir = None if no_report else Path(report_dir) if report_dir else Path(f"{name}-report")
     for path in (output.parent, None if report_dir is None else report_dir.parent):
         if path is not None and not path.is_dir():
             raise click.BadParameter(f"folder {str(path)!r} does not exist", param_hint="--output/--report")
+    caught = []
     try:
-        groups = None
+        groups, encoding, notes = None, None, []
         if streaming:
             st = _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows)
             Xs, y, groups, features, task, chosen, center, scale_ = (
@@ -162,60 +182,126 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
             cv = _group_cv(np.unique(groups.astype(str)).size, group_col)
             drop = tuple(drop) + (group_col,)
         if not streaming:
-            Xs, y, features, task, chosen, center, scale_ = prepare_xy(frame, target, drop, task, scale)
+            t = prepare_table(frame, target, drop, task, scale, categorical, impute, min_frequency)
+            Xs, y, features, task, chosen, center, scale_ = (t["X"], t["y"], t["features"], t["task"], t["chosen"],
+                                                             t["center"], t["scale"])
+            encoding, notes = t["encoding"], t["notes"]
             n_rows, target_name = Xs.shape[0], y.name
             y = y.to_numpy()
         cls = MODELS[model_kind][task == "classification"]
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
-                      max_evaluations=max_evaluations, random_state=random_state, degree=degree,
-                      param_space={} if kernel == "linear" else {"gamma": gamma_values})
+                      max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
+                      normalize_kernel=normalize_kernel,
+                      param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
         if model_kind == "sparse":
-            params.update(basis=basis, n_basis=n_basis)
+            params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         elif model_kind == "fixed-size":
             params.update(n_prototypes=_count_or_fraction(n_prototypes, "--n-prototypes"))
         else:
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
-        expected = {"grid": 1 if kernel == "linear" else gamma_values.size, "nelder-mead": max_evaluations,
-                    "csa": 2 * max_evaluations}[search]
+        n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
+        expected = {"grid": 1 if kernel == "linear" else n_gammas, "nelder-mead": max_evaluations,
+                    "csa": 2 * max_evaluations, "gradient": n_gammas}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
+        for note in notes:
+            click.echo(f"encoded    {note}")
+        if test_frame is not None:
+            click.echo(f"test       {len(test_frame)} rows "
+                       + (f"from {test_data}" if test_data else f"held out ({test_size:.4g} of the table)"))
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
         t0 = time.perf_counter()
-        if streaming:
-            from ..backends.dask import report_passes
+        with collect_warnings() as caught:
+            if streaming:
+                from ..backends.dask import report_passes
 
-            with report_passes(pass_progress):
-                est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
-        else:
-            with click.progressbar(length=expected, label="evaluating", file=sys.stderr,
-                                   show_pos=True) as bar:
-                est.fit(Xs, y, groups=groups, callback=lambda params, path: bar.update(1))
+                with report_passes(pass_progress):
+                    est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
+            else:
+                with Progress(expected) as progress:
+                    est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
+        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
+        test_values = None
+        if test_frame is not None:
+            with collect_warnings() as caught_test:
+                test_frame = test_frame.set_axis([str(c) for c in test_frame.columns], axis=1)
+                if str(target_name) not in test_frame.columns:
+                    raise ValueError(f"the test table has no target column {str(target_name)!r}")
+                y_test = test_frame[str(target_name)]
+                if y_test.isna().any():
+                    raise ValueError(f"the test table's target has {int(y_test.isna().sum())} missing value(s)")
+                test_values = evaluate(est, model.encode(test_frame), y_test.to_numpy(), task)
+            caught.extend(caught_test)
     except ValueError as exc:
+        echo_warnings(caught, verbose)
         raise click.ClickException(str(exc)) from None
 
+    if not np.isfinite(est.best_score_):
+        raise click.ClickException(
+            f"the best CV score is not finite ({est.best_score_}): the errors overflow float64 (target "
+            "values too large?); divide the target by a large constant (or rescale the inputs) and "
+            "run again; nothing was saved"
+        )
     table = _results_table(est, top)
-    best = ", ".join(f"{k}={v:.6g}" for k, v in est.best_params_.items())
+    best = ", ".join(f"{k}={_fmt(v)}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
     value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     click.echo("")
-    click.echo(table.to_string(index=False))
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
-    click.echo(f"best       {best} (CV {crit} {value:.6g})")
-    summary = [("data", f"{data_text}: {n_rows} rows, {len(features)} inputs ({', '.join(features)})"),
+    click.echo(f"best       {best} (CV {crit} {value:.4g})")
+    if test_values is not None:
+        click.echo(f"test       {format_metrics(test_values)} on {len(test_frame)} rows (CV {crit} {value:.4g})")
+    unseen = getattr(encoding, "unseen", None)
+    if test_values is not None and unseen:
+        click.echo("unseen     test levels absent from training: "
+                   + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()))
+    echo_warnings(caught, verbose)
+    shown = features if encoding is None else encoding.input_columns
+    inputs = f"{len(shown)} inputs" + ("" if encoding is None else f" (encoded as {len(features)} columns)")
+    summary = [("data", f"{data_text}: {n_rows} rows, {inputs}: {', '.join(shown)}"),
                ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
-               ("best parameters", best), (f"CV {crit}", f"{value:.6g}"),
-               ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.2f} s")]
-    model = SavedModel(est, center, scale_, features, str(target_name),
-                       metadata={"data": data_text, "task": task, "n_samples": int(n_rows), "scale": scale,
-                                 "best_params": est.best_params_, "cv_score": value, "criterion": crit})
-    _write_outputs(output, model, report_dir, est, summary, table)
+               ("best parameters", best), (f"CV {crit}", f"{value:.4g}"),
+               ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
+    summary[1:1] = [("encoding", note) for note in notes]
+    if test_values is not None:
+        summary.append(("test metrics", f"{format_metrics(test_values)} on {len(test_frame)} rows"))
+    summary += [("lssvm version", __version__), ("date", time.strftime("%Y-%m-%d %H:%M:%S %Z")),
+                ("command", command_line())]
+    model.metadata = {"data": data_text, "task": task, "n_samples": int(n_rows), "scale": scale,
+                      "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                                      for k, v in est.best_params_.items()},
+                      "cv_score": value, "criterion": crit,
+                      **({} if test_values is None else {"test_metrics": dict(test_values)})}
+    relevance = getattr(est, "feature_relevance_", None)
+    if relevance is not None:
+        top_inputs = np.argsort(relevance)[::-1][:10]
+        click.echo("relevance  " + ", ".join(f"{features[j]} {relevance[j]:.3f}" for j in top_inputs))
+    curve = None
+    if not streaming and len(features) == 1 and encoding is None and y.ndim == 1 and (
+            task == "regression" or len(est.classes_) == 2):
+        raw = model.x_center[0] + model.x_scale[0] * np.asarray(Xs)[:, 0]
+        if task == "regression":
+            curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
+        else:  # decision value against the input, the rows at +1 / -1
+            curve = (raw, np.where(y == est.classes_[1], 1.0, -1.0),
+                     lambda g: est.decision_function(model.transform(g)), features[0],
+                     f"decision value ({est.classes_[1]} > 0)")
+    _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features)
+
+
+def _fmt(v):
+    """A parameter for the terminal: a number, or a width vector (ARD)."""
+    if np.ndim(v) == 0:
+        return f"{v:.4g}"
+    return "[" + ", ".join(f"{x:.3g}" for x in np.asarray(v)) + "]"
 
 
 def _load_frames(data):
@@ -270,7 +356,7 @@ def _echo_evaluation(params, path):
     i = int(np.argmin(scores))
     what = "MSE" if path.error_rate is None else "error rate"
     shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
-    click.echo(f"evaluated  {shown or 'the kernel'}: best alpha {path.alphas[i]:.3g}, CV {what} {scores[i]:.6g}",
+    click.echo(f"evaluated  {shown or 'the kernel'}: best alpha {path.alphas[i]:.3g}, CV {what} {scores[i]:.4g}",
                err=True)
 
 
@@ -282,7 +368,7 @@ def _count_or_fraction(value, option):
     return float(value) if value < 1 else int(value)
 
 
-def _write_outputs(output, model, report_dir, est, summary, table):
+def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None):
     """Report into a temporary folder, model file atomically, then the
     folder into place: on any failure nothing new is left behind."""
     tmp = None
@@ -291,8 +377,12 @@ def _write_outputs(output, model, report_dir, est, summary, table):
             from .report import write_report
 
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
-            write_report(tmp, est, summary, table)
-        save_model(output, model)
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's 0700 -> the user's umask
+            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features)
+        try:
+            save_model(output, model)
+        except ValueError as exc:
+            raise click.ClickException(f"{exc}; nothing was saved") from None
         if tmp is not None:
             if report_dir.exists():
                 shutil.rmtree(report_dir)
@@ -306,3 +396,9 @@ def _write_outputs(output, model, report_dir, est, summary, table):
     click.echo(f"model saved to {output}")
     if report_dir is not None:
         click.echo(f"report written to {report_dir / 'index.html'}")
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

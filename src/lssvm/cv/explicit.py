@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import as_float_matrix
+from ..basis import basis_holders
 from ..solvers import check_alphas
 
 __all__ = ["explicit_loo_residuals"]
@@ -166,16 +167,15 @@ def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_ho
         )
     H = check_indices(test_indices, m)
     alphas, scalar = check_alphas(estimator.alpha if alpha is None else alpha)
-    rows = estimator.basis_indices_
+    rows, points = basis_holders(X, estimator.basis_vectors_, estimator.basis_indices_)
     keep_basis = np.ones(estimator.n_basis_, dtype=bool)
     train = np.ones(m, dtype=bool)
     train[H] = False
-    if rows is not None:
-        held_basis = np.isin(rows, H)
-        if basis_in_holdout == "remove":
-            keep_basis &= ~held_basis
-        elif basis_in_holdout == "train":
-            train[rows[held_basis]] = True
+    held = np.isin(rows, H)
+    if basis_in_holdout == "remove":  # points whose every holding row is held out
+        keep_basis[np.setdiff1d(points[held], points[~held])] = False
+    elif basis_in_holdout == "train":
+        train[rows[held]] = True
     Z = estimator.basis_vectors_[keep_basis]
     kern = estimator.kernel_
     out = np.empty((alphas.size, H.size, Y.shape[1]))

@@ -116,8 +116,14 @@ def _check_partition(tests, n_samples):
     return tests
 
 
-def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove", sink=None):
     """Out-of-fold predictions, shape (m, v) or (A, m, v).
+
+    With ``sink``, nothing is stored: ``sink(rows, F)`` receives each
+    fold's predictions ``F`` (A, h, v) for training rows ``rows`` (from
+    several threads; single rows left out in closed form come in blocks of
+    at most 4096), and None is returned, so a reduction over the rows
+    never holds all A x m x v predictions.
 
     Folds of one row whose row is not removed from the basis use the
     closed-form LOO (O(m r) for all of them together); the rest go through
@@ -139,24 +145,38 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     folds = _check_partition(
         [check_indices(f, m, name=f"fold {i} test indices") for i, f in enumerate(folds)], m
     )
-    out = np.empty((alphas.size, m, v))
+    store = sink is None
+    if store:
+        out = np.empty((alphas.size, m, v))
+
+        def sink(rows, F):
+            out[:, rows] = F
     singles = np.array([f[0] for f in folds if f.size == 1], dtype=np.intp)
     is_basis = engine.row_to_basis[singles] >= 0
-    closed = singles if basis_in_holdout == "keep" else singles[~is_basis]
+    # a single row removes its basis point only if it is the point's only holder
+    removes = is_basis & (engine.n_holders[np.maximum(engine.row_to_basis[singles], 0)] == 1)
+    closed = (singles if basis_in_holdout == "keep" else singles[~removes] if basis_in_holdout == "remove"
+              else singles[~is_basis])
     kept_in_training = singles[is_basis] if basis_in_holdout == "train" else singles[:0]
-    if closed.size:
-        R, tiny = fac.loo_rows(fac.M[closed], fac.y_centered[closed], alphas)  # only these rows: warn about them
-        warn_tiny_leverage(closed[tiny])
-        out[:, closed] = engine.Y[None, closed] - R
+    tiny = []
+    for lo in range(0, closed.size, 4096):
+        rows = closed[lo : lo + 4096]
+        R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)  # only these rows: warn about them
+        tiny.append(rows[t])
+        sink(rows, engine.Y[None, rows] - R)
+    if tiny:
+        warn_tiny_leverage(np.concatenate(tiny))
     if kept_in_training.size:
-        out[:, kept_in_training] = engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training]
+        sink(kept_in_training, engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training])
     done = set(closed.tolist()) | set(kept_in_training.tolist())
     todo = [test for test in folds if not (test.size == 1 and int(test[0]) in done)]
 
     def work(test):
-        out[:, test] = engine.predict(test, alphas, basis_in_holdout)
+        sink(test, engine.predict(test, alphas, basis_in_holdout))
 
     _map_folds(work, todo)
+    if not store:
+        return None
     return out[0] if scalar else out
 
 

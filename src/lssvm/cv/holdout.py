@@ -23,11 +23,13 @@ import warnings
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
 from ..solvers import SparseRLSFactorization, check_alphas
 from ..solvers._nogil import syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector, ShiftedBandSolver
+from .holdout_guard import EPS, GUARD_RTOL, stable_fold_predictions, warn_inaccurate
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]
 
@@ -82,9 +84,13 @@ class HoldoutEngine:
     kernel_block : callable ``(rows, basis_cols) -> ndarray (len(rows), len(basis_cols))``
         Kernel entries ``k(x_rows, z_cols)`` (needed only when basis points
         are removed).
-    basis_rows : ndarray of shape (n,) or None
-        Training row of each basis point (None: no basis point is a
-        training row, so nothing is ever removed).
+    basis_rows : ndarray of shape (n,), tuple (rows, points) or None
+        Training row of each basis point; or pairs of arrays saying that
+        training row ``rows[k]`` holds basis point ``points[k]`` (several
+        rows may hold one point: see :func:`lssvm.basis.basis_holders`);
+        None: no basis point is a training row, so nothing is ever removed.
+        A basis point is removed only when every row holding it is held
+        out.
     basis_kernel : callable ``(basis_cols) -> ndarray``, optional
         ``k(z_cols, z_cols)``; with ``rcond``, used to refit a fold when
         basis points are removed from a numerically singular K_BB.
@@ -99,8 +105,16 @@ class HoldoutEngine:
         self._rcond = rcond
         m = fac.n_samples
         self.row_to_basis = np.full(m, -1, dtype=np.intp)
-        if basis_rows is not None:
-            self.row_to_basis[np.asarray(basis_rows)] = np.arange(len(basis_rows))
+        n = fac.whitener.shape[0]
+        if isinstance(basis_rows, tuple):
+            rows, points = (np.asarray(a, dtype=np.intp) for a in basis_rows)
+        elif basis_rows is not None:
+            rows, points = np.asarray(basis_rows, dtype=np.intp), np.arange(len(basis_rows), dtype=np.intp)
+        else:
+            rows = points = np.empty(0, dtype=np.intp)
+        self.row_to_basis[rows] = points
+        #: how many training rows hold each basis point
+        self.n_holders = np.bincount(points, minlength=n)
         self.Y = fac.y_centered + fac.y_mean
 
     @classmethod
@@ -115,6 +129,15 @@ class HoldoutEngine:
             return kernel(Z[cols], Z[cols])
 
         return cls(fac, kernel_block, basis_rows, basis_kernel, rcond)
+
+    def removed_points(self, H):
+        """Basis points whose every holding row is in ``H`` (sorted), O(h + n)."""
+        held = self.row_to_basis[H]
+        held = held[held >= 0]
+        if held.size == 0:
+            return held
+        count = np.bincount(held, minlength=self.n_holders.size)
+        return np.flatnonzero((count > 0) & (count == self.n_holders))
 
     def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
         """Predictions for rows ``test_indices`` of the model trained without them.
@@ -153,7 +176,7 @@ class HoldoutEngine:
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
         in_basis = self.row_to_basis[H]
-        E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+        E = self.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
         if E.size and E.size == fac.whitener.shape[0]:
             raise ValueError(
                 f"the hold-out set holds every basis vector ({E.size}): with basis_in_holdout='remove' "
@@ -181,7 +204,9 @@ class HoldoutEngine:
             out = self._refit(H, p, E, alphas)
             return out[0] if scalar else out
         if _side == "refactor":
-            out = self._refactor(H, p, E, alphas)
+            out, inv_norm = self._refactor(H, p, E, alphas)
+            est = EPS * (fac.eigenvalues.max() + alphas) * inv_norm
+            out = self._guard(out, est, H, p, E, alphas)
             return out[0] if scalar else out
         Y_p = self.Y[H[p]]
         use_r_side = _side == "r"
@@ -193,9 +218,28 @@ class HoldoutEngine:
             B = np.hstack([M_H, np.ones((H.size, 1))])
             ctx.update(B=B, Bp=B[p], Gp=B[p].T @ B[p], BpY=B[p].T @ Y_p)
         out = np.empty((alphas.size, H.size, qc.shape[1]))
+        inv_norm = np.empty(alphas.size)
         for k, a in enumerate(alphas):
-            out[k] = predict_alpha(1.0 / (fac.eigenvalues + a), **ctx)
+            out[k], inv_norm[k] = predict_alpha(1.0 / (fac.eigenvalues + a), **ctx)
+        # ||(C + alpha I)^-1|| <= ||(Lambda + alpha)^-1|| ||(I - U)^-1|| (C the fold's normal matrix)
+        lam = fac.eigenvalues
+        est = EPS * (lam.max() + alphas) / (lam.min() + alphas) * inv_norm
+        out = self._guard(out, est, H, p, E, alphas)
         return out[0] if scalar else out
+
+    def _guard(self, out, est, H, p, E, alphas):
+        """Recompute the alphas whose estimated relative error ``est`` passes
+        ``GUARD_RTOL`` (or is NaN) by the stable route (:mod:`.holdout_guard`);
+        warn if that route's own estimate still passes it."""
+        bad = ~(est <= GUARD_RTOL)
+        if not bad.any():
+            return out
+        fixed, err = stable_fold_predictions(self.fac, self.Y, H, p, E, alphas[bad])
+        out[bad] = fixed
+        if (err > GUARD_RTOL).any():
+            worst = int(np.argmax(err))
+            warn_inaccurate("hold-out / k-fold predictions", err[worst], alphas[bad][worst], stacklevel=5)
+        return out
 
     def _h_side(self, d, *, M_H, M_p, qc, p, Y_p, Q_E):
         """Hold-out predictions for one alpha through the h x h system.
@@ -224,19 +268,16 @@ class HoldoutEngine:
         U += 1.0 / m
         Upp = U if full else U[p]
         r = yL[p] - Upp @ Y_p
+        inv_norm = 1.0
         if p.size:
             A = -Upp
             A[np.diag_indices_from(A)] += 1.0
-            try:
-                sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
-            except linalg.LinAlgError:
-                raise ValueError(
-                    "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
-                    "exactly (leverage ~ 1, the hold-out analogue of h_ii = 1) at this alpha; increase alpha"
-                ) from None
+            sol, inv_norm = _spd_solve(A, r)
+            if sol is None:  # I - U not numerically positive definite: the guard refits
+                return np.nan, np.inf
         else:
             sol = r
-        return yL - U @ (Y_p - sol)
+        return yL - U @ (Y_p - sol), inv_norm
 
     def _r_side(self, d, *, M_H, qc, p, Y_p, Q_E, B, Bp, Gp, BpY):
         """Hold-out predictions for one alpha through an (r+1) x (r+1) system."""
@@ -253,9 +294,20 @@ class HoldoutEngine:
         yL = M_H @ (W[:rank, :rank] @ qc) + self.fac.y_mean
         WBpY = W @ BpY
         r = yL[p] - Bp @ WBpY
-        inner = linalg.solve(np.eye(rank + 1) - W @ Gp, W @ (Bp.T @ r), check_finite=False)
-        sol = r + Bp @ inner
-        return yL - B @ WBpY + B @ (W @ (Bp.T @ sol))
+        # (I - W Gp)^-1 W = S (I - S^T Gp S)^-1 S^T with W = S S^T: a symmetric
+        # system whose eigenvalues are those of I - U_pp (and ones)
+        S = np.zeros((rank + 1, rank + 1))
+        S[:rank, :rank] = np.diag(np.sqrt(d))
+        if Q_E is not None:
+            S[:rank, :rank] -= SQ @ Qp.T
+        S[rank, rank] = 1.0 / np.sqrt(m)
+        T = -(S.T @ Gp @ S)
+        T[np.diag_indices_from(T)] += 1.0
+        inner, inv_norm = _spd_solve(T, S.T @ (Bp.T @ r))
+        if inner is None:
+            return np.nan, np.inf
+        sol = r + Bp @ (S @ inner)
+        return yL - B @ WBpY + B @ (W @ (Bp.T @ sol)), inv_norm
 
     def _refit(self, H, p, E, alphas):
         return _refit_fold(self, H, p, E, alphas)
@@ -312,17 +364,17 @@ class HoldoutEngine:
         if C.shape[0] == 0:  # every basis direction removed: intercept-only model
             out = np.empty((alphas.size, H.size, rhs.shape[1]))
             out[:] = c_int / mr
-            return out
+            return out, np.zeros(alphas.size)
         # C = Ho B Ho^T with B banded (about 4/3 r^3 flops, BLAS-3 without the
         # GIL, so folds reduce side by side): every alpha is then a banded solve
-        X = ShiftedBandSolver(C).solve(alphas, rhs)  # (r', A v)
+        X, inv_norm = ShiftedBandSolver(C).solve(alphas, rhs, inverse_norms=True)  # (r', A v)
         v = rhs.shape[1]
         if E.size:
             X = refl_e.apply(np.vstack([np.zeros((k, X.shape[1])), X]))
         F = fac.M[H] @ X  # (h, A v)
         b0 = (np.tile(c_int, alphas.size) + s_full @ X) / mr
         out = (F + b0).reshape(H.size, alphas.size, v).transpose(1, 0, 2)
-        return out
+        return out, inv_norm
 
 
 def _refit_fold(engine, H, p, E, alphas):
@@ -342,6 +394,22 @@ def _refit_fold(engine, H, p, E, alphas):
     )
     A, b = refit.coef(alphas)
     return np.einsum("hn,anv->ahv", engine._kernel_block(H, keep), A) + b[:, None, :]
+
+
+def _spd_solve(A, b):
+    """Solve the symmetric positive definite ``A x = b`` by Cholesky.
+
+    Returns ``(x, ||A^-1||_1)`` (the norm from LAPACK's ``dpocon`` estimate,
+    O(n^2)), or ``(None, inf)`` if A is not numerically positive definite.
+    """
+    try:
+        c = linalg.cho_factor(A, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return None, np.inf
+    anorm = np.abs(A).sum(axis=0).max()
+    rcond, info = lapack.dpocon(c[0], anorm, uplo="L")
+    inv_norm = np.inf if info != 0 or rcond <= 0 else 1.0 / (rcond * anorm)
+    return linalg.cho_solve(c, b, check_finite=False), inv_norm
 
 
 def _cheapest_method(h, h_out, r, e, n_alphas, bandwidth=DEFAULT_BANDWIDTH):

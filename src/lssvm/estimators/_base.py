@@ -8,6 +8,7 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,13 +16,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from .._sums import sum_squares, warn_if_overflow
+from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import select_basis
+from ..basis import basis_holders, select_basis
 from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
 from ..exceptions import NotFittedError
-from ..kernels import make_kernel
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers.sparse_rls import warn_tiny_leverage
 from ._validation import validate_input
 
 __all__ = ["BaseSparseLSSVM"]
@@ -43,9 +47,9 @@ class BaseSparseLSSVM(BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        gamma=1.0,
+        gamma="scale",
         alpha=1.0,
-        basis="fvs",
+        basis="pchol",
         n_basis=None,
         random_state=None,
         *,
@@ -57,6 +61,7 @@ class BaseSparseLSSVM(BaseEstimator):
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
         normalize_kernel=False,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -72,11 +77,13 @@ class BaseSparseLSSVM(BaseEstimator):
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
-    def _validate_params_(self):
+    def _validate_params_(self, X=None):
+        """Validate the parameters; the kernel, at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
         kernel = make_kernel(
-            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
         if np.ndim(self.alpha) != 0:
             raise ValueError(
@@ -94,9 +101,11 @@ class BaseSparseLSSVM(BaseEstimator):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
 
+    @uses_threads
     def _fit_targets(self, X, Y):
         """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
-        kernel = self._validate_params_()
+        kernel = self._validate_params_(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         if sp.issparse(X) and not kernel.accepts_sparse:
             raise ValueError(
                 f"sparse input is supported only with kernel='linear' or 'poly' (got {kernel.name!r}); "
@@ -141,8 +150,9 @@ class BaseSparseLSSVM(BaseEstimator):
         the targets are 1-D."""
         from ..backends import dask as dask_backend
 
-        kernel = self._validate_params_()
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
+        kernel = self._validate_params_(data.X if self.gamma == "scale" else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
         classes = dask_backend.count_classes(data) if classification else None
         fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
         self.n_features_in_ = data.n_features
@@ -164,6 +174,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self._intercept_2d = b
 
     # -------------------------------------------------------------- predict
+    @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_dual_coef_2d")
         if is_dask_collection(X):
@@ -188,6 +199,7 @@ class BaseSparseLSSVM(BaseEstimator):
             )
         return fac
 
+    @uses_threads
     def _loo_residuals_3d(self, alpha):
         """LOO residuals as (A, m, v) and whether alpha was a scalar."""
         alpha = self.alpha if alpha is None else alpha
@@ -199,16 +211,31 @@ class BaseSparseLSSVM(BaseEstimator):
 
     def _loo_sums(self, alpha):
         """Sums of squared LOO residuals (A, v), misclassified rows (A,), the
-        number of rows, and whether alpha was a scalar.  On Dask data the
-        residuals are reduced in the pass, never held."""
+        number of rows, and whether alpha was a scalar.  The residuals are
+        reduced per row block of about 1 MiB (on Dask data, in the pass),
+        never held for all rows; an overflowing sum gives a NumericalWarning."""
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        self._factorization()
+        fac = self._factorization()
         if self._dask is not None:
             out = self._dask.loo_sums(alphas)
+            warn_if_overflow(out["sse"], "leave-one-out sums of squares", stacklevel=4)
             return out["sse"], out["wrong"], out["count"], scalar
-        R, _ = self._loo_residuals_3d(alphas)
-        wrong = self._wrong(self._targets_2d()[None] - R) if is_classifier(self) else None
-        return (R**2).sum(axis=1), wrong, R.shape[1], scalar
+        m, v = fac.y_centered.shape
+        sse = np.zeros((alphas.size, v))
+        wrong = np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None
+        Y = self._targets_2d() if wrong is not None else None
+        tiny = []
+        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
+        for lo in range(0, m, step):
+            rows = slice(lo, min(lo + step, m))
+            R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)
+            tiny.append(lo + t)
+            sse += sum_squares(R, axis=1)
+            if wrong is not None:
+                wrong += self._wrong(Y[None, rows] - R, rows)
+        warn_tiny_leverage(np.concatenate(tiny), stacklevel=4)
+        warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=4)
+        return sse, wrong, m, scalar
 
     @property
     def _dask(self):
@@ -222,16 +249,22 @@ class BaseSparseLSSVM(BaseEstimator):
         fac = self.factorization_
         return fac.y_centered + fac.y_mean
 
-    def _wrong(self, F):
-        """Misclassified rows per alpha for outputs ``F`` (A, m, v) (classifiers)."""
+    def _wrong(self, F, rows=slice(None)):
+        """Misclassified rows per alpha for outputs ``F`` (A, b, v) of training
+        rows ``rows`` (classifiers)."""
         return None
 
 
     # ---------------------------------------------------- hold-out and CV
     def _holdout_engine(self):
-        return HoldoutEngine.from_kernel(self._factorization(), self._X_fit, self.basis_vectors_, self.kernel_,
-                                         self.basis_indices_, self.rcond)
+        fac = self._factorization()
+        holders = getattr(self, "_basis_holders", None)
+        if holders is None or holders[0] is not fac:  # O(m d) row hashing, once per fit
+            holders = (fac, basis_holders(self._X_fit, self.basis_vectors_, self.basis_indices_))
+            self._basis_holders = holders
+        return HoldoutEngine.from_kernel(fac, self._X_fit, self.basis_vectors_, self.kernel_, holders[1], self.rcond)
 
+    @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         if self._dask is not None:
@@ -239,17 +272,39 @@ class BaseSparseLSSVM(BaseEstimator):
             return self._dask.holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
         return self._holdout_engine().predict(test_indices, alphas, basis_in_holdout), scalar
 
+    @uses_threads
     def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         if self._dask is not None:
             self._factorization()
-            return self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce), scalar
+            out = self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce)
+            if isinstance(out, dict):
+                warn_if_overflow(out["sse"], "cross-validation sums of squares", stacklevel=4)
+            return out, scalar
         engine = self._holdout_engine()
         folds = resolve_folds(
             cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)
         )
         self._check_fold_classes(folds)
-        return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+        if not reduce:
+            return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
+        # Reduced per fold, as on Dask: never all A x m x v predictions at once.
+        Y = self._targets_2d()
+        sums = {"sse": np.zeros((alphas.size, Y.shape[1])), "count": Y.shape[0],
+                "wrong": np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None}
+        lock = threading.Lock()
+
+        def sink(rows, F):
+            sse = sum_squares(F - Y[None, rows], axis=1)
+            wrong = self._wrong(F, rows) if sums["wrong"] is not None else None
+            with lock:
+                sums["sse"] += sse
+                if wrong is not None:
+                    sums["wrong"] += wrong
+
+        cross_val_predictions(engine, folds, alphas, basis_in_holdout, sink=sink)
+        warn_if_overflow(sums["sse"], "cross-validation sums of squares", stacklevel=4)
+        return sums, scalar
 
     def _check_fold_classes(self, folds):
         """Classifiers warn about folds whose training rows lack a class."""

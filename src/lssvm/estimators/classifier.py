@@ -10,13 +10,14 @@ from sklearn.base import ClassifierMixin
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._calibration import ProbaMixin, signature_with
 from ._labels import encode_classes
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
 
-class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
+class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector classifier with exact fast LOO.
 
     An LS-SVM classifier regresses on coded labels: +1 / -1 for two classes
@@ -27,8 +28,19 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel,
+    n_jobs
         As for :class:`lssvm.SparseLSSVR`.
+    calibration : {None, "sigmoid", "isotonic"}, default=None
+        Map from decision value to probability for :meth:`predict_proba`:
+        Platt's sigmoid or isotonic regression, fitted on out-of-sample
+        decision values.  None: no ``predict_proba`` (as
+        ``SVC(probability=False)``; calibrated probabilities may disagree
+        with :meth:`predict` near the boundary).
+    calibration_cv : None, int or scikit-learn splitter, default=None
+        Where those decision values come from: None the exact leave-one-out
+        ones, else the exact out-of-fold ones of
+        :meth:`cv_decision_function` (no refit either way).
 
     Attributes
     ----------
@@ -38,6 +50,9 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         As for :class:`lssvm.SparseLSSVR`.
     dual_coef_ : ndarray of shape (n_basis_,) or (n_basis_, n_classes)
     intercept_ : float or ndarray of shape (n_classes,)
+    calibrators_ : list or None
+        One calibration map per one-vs-rest output (one for two classes);
+        None without ``calibration``.
 
     Examples
     --------
@@ -48,6 +63,13 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
     >>> float(clf.loo_error_rate()) < 0.2
     True
     """
+
+    def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calibration = calibration
+        self.calibration_cv = calibration_cv
+
+    __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
 
     def fit(self, X, y):
         """Fit on labels of any type.
@@ -63,15 +85,19 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         -------
         self
         """
+        self._check_calibration_params()
         if is_dask_collection(X) or is_dask_collection(y):
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None
             self._set_coef(*self.factorization_.coef(self.alpha))
+            self._fit_calibration()
             return self
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
-        return self._fit_targets(X, Y)
+        self._fit_targets(X, Y)
+        self._fit_calibration()
+        return self
 
     @property
     def _single_output(self):
@@ -112,9 +138,9 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         R, scalar = self._loo_residuals_3d(alpha)
         return self._targets_2d()[None] - R, scalar
 
-    def _wrong(self, F):
+    def _wrong(self, F, rows=slice(None)):
         idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        return (idx != self._codes[None]).sum(axis=1)
+        return (idx != np.asarray(self._codes)[rows][None]).sum(axis=1)
 
     def loo_decision_function(self, alpha=None):
         """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
@@ -205,7 +231,7 @@ class SparseLSSVC(ClassifierMixin, BaseSparseLSSVM):
         if metric not in ("error_rate", "press", "mse"):
             raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # Dask: reduced in the pass
+        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
             sse, wrong, count = F["sse"], F["wrong"], F["count"]
         else:
             sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]

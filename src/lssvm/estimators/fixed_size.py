@@ -10,6 +10,7 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,14 +21,17 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
+from .._threads import uses_threads
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
-from ..kernels import make_kernel
+from ..exceptions import NumericalWarning
+from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
 
@@ -39,7 +43,9 @@ _PARAMS_DOC = """
     Parameters
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0, default=1.0
+    gamma : float > 0 or "scale", default="scale"
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
         Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
         give narrower kernels (1/sigma^2 in Karsmakers et al. 2011: Notes).
     alpha : float > 0, default=1.0
@@ -89,6 +95,8 @@ _PARAMS_DOC = """
     normalize_kernel : bool, default=False
     block_size : int, default=2048
         Rows per kernel block at prediction.
+    n_jobs : int or None, default=None
+        As for :class:`lssvm.SparseLSSVR`.
 """
 
 _ATTRS_DOC = """
@@ -123,7 +131,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        gamma=1.0,
+        gamma="scale",
         alpha=1.0,
         prototypes="kcenter",
         n_prototypes=None,
@@ -142,6 +150,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         coef0=1.0,
         normalize_kernel=False,
         block_size=DEFAULT_BLOCK_SIZE,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -162,11 +171,12 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------ checks
-    def _check_params(self):
+    def _check_params(self, X=None):
         kernel = make_kernel(
-            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
         if np.ndim(self.alpha) != 0:
             raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
@@ -187,8 +197,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return kernel
 
     # --------------------------------------------------------------- fit
+    @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
-        kernel = self._check_params()
+        kernel = self._check_params(X)
+        self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
         Z, zidx = prototype_pool(X, kernel, self.prototypes, self.n_prototypes, rng)
         M = Z.shape[0]
@@ -208,14 +220,17 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             if isinstance(cv, Integral) and not isinstance(cv, bool):
                 if not 2 <= cv <= X.shape[0]:
                     raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={X.shape[0]}")
-                splitter = StratifiedKFold if split_labels is not None else KFold
+                # stratified unless no class has cv members (tiny data): then plain shuffled folds
+                stratify = split_labels is not None and np.unique(split_labels, return_counts=True)[1].max() >= cv
+                splitter = StratifiedKFold if stratify else KFold
                 cv = splitter(int(cv), shuffle=True, random_state=seed)
             folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
 
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
         if self.solver == "direct":
-            W[:] = solve_spd(A, system.rhs)
+            W[:] = solve_guarded(A, system.rhs, K, K_ZZ, Y, float(self.alpha), float(self.nu),
+                                 call=f"{type(self).__name__}(solver='direct').fit")
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
             if folds is not None:
@@ -240,6 +255,16 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 state = SCDPState(A, system.rhs[:, j], rho, seed)
                 while state.k < sizes[j] and state.step() is not None:
                     pass
+                if state.k < sizes[j] and state.skipped:
+                    warnings.warn(
+                        f"{type(self).__name__}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                        f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
+                        "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
+                        "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
+                        "ill-conditioned), a larger alpha or a narrower kernel avoid this",
+                        NumericalWarning,
+                        stacklevel=3,
+                    )
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
@@ -273,13 +298,18 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         wrong = np.zeros(Y.shape[1])
         for test in folds:
             sub = system.without_rows(K[test], Y[test])
-            W = solve_spd(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs)
+            train = np.ones(K.shape[0], dtype=bool)
+            train[test] = False
+            W = solve_guarded(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs, K[train],
+                              system.prototype_kernel, Y[train], float(self.alpha), float(self.nu),
+                              call=f"{type(self).__name__}(solver='direct') CV")
             pred = augmented_rows(K[test]) @ W
             sse += ((Y[test] - pred) ** 2).sum(axis=0)
             wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
         return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
+    @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_coef_2d")
         X = validate_input(self, X, reset=False, dtype=np.float64)
@@ -290,7 +320,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return out
 
 
-class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -352,6 +382,7 @@ class FixedSizeLSSVR(RegressorMixin, _BaseFixedSizeLSSVM):
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
+        self._X_fit, self._Y_fit = X, Y  # predict_interval refits the folds
         return self._fit_targets(X, Y, groups, None)
 
     def __sklearn_tags__(self):

@@ -8,12 +8,14 @@ from sklearn.base import RegressorMixin
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._bayes import BayesMixin
+from ._intervals import SparseIntervalMixin
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVR"]
 
 
-class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
+class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector regression (sparse kernel ridge
     regression / subset-of-regressors) with exact fast leave-one-out.
 
@@ -60,6 +62,11 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         Rows per kernel block.
     normalize_kernel : bool, default=False
         Use ``k(x, z) / sqrt(k(x, x) k(z, z))`` (Pahikkala et al. 2012, §6.4).
+    n_jobs : int or None, default=None
+        Threads for fit, prediction and cross-validation (scikit-learn's
+        meaning: -1 all usable cores, k > 0 exactly k).  None: the cores
+        that are free now (affinity, cgroup quota, load of other processes;
+        one per worker inside Dask or joblib), see ``docs/notes.md``.
 
     Attributes
     ----------
@@ -215,6 +222,10 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         basis_in_holdout : {"remove", "keep", "train"}, default="remove"
             Treatment of held-out rows that are basis points: "remove" takes
             them out of the basis, as if the model had never seen them;
+            a training row holds a basis point when it is the point's row
+            index or equals the point value for value (so a basis given as
+            points equal to rows works too), and a point held by several
+            (duplicate) rows is removed only when all of them are held out;
             "keep" leaves them as basis functions and drops only their loss
             terms (Pahikkala et al. 2012, Cor. 2); "train" keeps those rows in training.
 
@@ -266,7 +277,7 @@ class SparseLSSVR(RegressorMixin, BaseSparseLSSVM):
         float, ndarray of shape (v,), (A,) or (A, v)
         """
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # Dask: reduced in the pass
+        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
             mse = F["sse"] / F["count"]
         else:
             mse = ((F - self._targets_2d()[None]) ** 2).mean(axis=1)

@@ -24,10 +24,21 @@ from sklearn.utils.validation import check_is_fitted
 from .._labels import encode_classes
 from .._params import check_int
 from .._targets import check_numeric_targets
+from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
-from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV, csa_search, grid_search, nelder_mead_search
+from ..selection import (
+    MAX_EVALUATIONS,
+    FixedSizeCV,
+    NystromCV,
+    SparseLSSVMCV,
+    csa_search,
+    grid_search,
+    nelder_mead_search,
+)
 from ..solvers import check_alphas
+from ._intervals import SearchIntervalMixin
+from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -36,7 +47,7 @@ from .regressor import SparseLSSVR
 
 __all__ = [
     "DEFAULT_CV_ALPHAS",
-    "DEFAULT_CV_GAMMAS",
+    "DEFAULT_CV_GAMMA_FACTORS",
     "FixedSizeLSSVCCV",
     "FixedSizeLSSVRCV",
     "NystromLSSVCCV",
@@ -46,11 +57,9 @@ __all__ = [
     "SparseLSSVRCV",
 ]
 
-SEARCHES = ("grid", "nelder-mead", "csa")
+SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
-#: RBF / Laplacian widths for inputs scaled to unit spread: 2^-10 ... 2^6.
-DEFAULT_CV_GAMMAS = 2.0 ** np.arange(-10.0, 6.5)
 
 _SEARCH_DOC = """
     Other Parameters
@@ -63,18 +72,21 @@ _SEARCH_DOC = """
         Kernel parameters to search.  For ``search="grid"`` each maps to
         its values; for "nelder-mead" and "csa" to ``(low, high)`` (or
         values, whose min and max are used), searched in log2.  Default
-        ``{"gamma": DEFAULT_CV_GAMMAS}`` (2^-10 ... 2^6), or ``{}`` for the
-        linear kernel (only the alpha path).
+        ``{"gamma": s * DEFAULT_CV_GAMMA_FACTORS}`` (s 2^-6 ... s 2^6, s = gamma_scale(X)), or ``{}`` for the
+        linear kernel (alpha path only); a best value on an edge warns (``lssvm.SearchEdgeWarning``).
     search : {"grid", "nelder-mead", "csa"}, default="grid"
         Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
         the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
         (as Karsmakers et al. 2011 and LS-SVMlab).
-    scoring : {"mse", "error_rate"}, optional
+    scoring : {"mse", "error_rate", "gcv", "evidence"}, optional
         CV criterion to minimise; default "error_rate" for classifiers (ties
-        to the lower MSE) and "mse" (PRESS / n) for regression.
+        to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
     max_evaluations : int, default=30
-        Criterion calls of "nelder-mead", and of each stage of "csa"
-        (annealing, then refinement); the grid evaluates all its points.
+        Most criterion calls of "nelder-mead" (which stops earlier once
+        converged: simplex within 0.05 in log2 and values within 1e-3
+        relative), and of each stage of "csa" (annealing, then
+        refinement); at most ``lssvm.selection.MAX_EVALUATIONS`` (10,000).
+        The grid evaluates all its points.
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
@@ -128,7 +140,7 @@ class _BaseSearchCV(BaseEstimator):
         space = self.param_space
         if space is None:
             name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
-            return {} if name == "linear" else {"gamma": DEFAULT_CV_GAMMAS}
+            return {} if name == "linear" else {"gamma": self._scale * DEFAULT_CV_GAMMA_FACTORS}
         if not isinstance(space, dict):
             raise ValueError(f"param_space must be a dict of kernel parameter -> values or (low, high); got {space!r}")
         out = {}
@@ -149,7 +161,7 @@ class _BaseSearchCV(BaseEstimator):
         """Fixed kernel parameters handed to the criterion."""
         params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
         if "gamma" not in self._space():
-            params["gamma"] = self.gamma
+            params["gamma"] = self._scale if self.gamma == "scale" else self.gamma
         return params
 
     def _default_scoring(self, y):
@@ -159,10 +171,14 @@ class _BaseSearchCV(BaseEstimator):
         if self.search not in SEARCHES:
             raise ValueError(f"search must be one of {SEARCHES}; got {self.search!r}")
         scoring = self._default_scoring(y) if self.scoring is None else self.scoring
-        if scoring not in ("mse", "error_rate") or (scoring == "error_rate" and not self._classification):
-            allowed = "'mse' or 'error_rate'" if self._classification else "'mse'"
-            raise ValueError(f"scoring must be {allowed}; got {self.scoring!r}")
+        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
+        if scoring not in allowed:
+            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
         check_int("max_evaluations", self.max_evaluations, 2)
+        if self.max_evaluations > MAX_EVALUATIONS:
+            raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
+                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
+                             "stops earlier anyway)")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
@@ -208,6 +224,7 @@ class _BaseSearchCV(BaseEstimator):
                           refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
+    @uses_threads
     def fit(self, X, y, groups=None, callback=None):
         """Search, then refit the best model on all data.
 
@@ -239,9 +256,14 @@ class _BaseSearchCV(BaseEstimator):
             raise TypeError(f"{type(self).__name__} does not take Dask input (it needs all rows in memory); "
                             "SparseLSSVRCV and SparseLSSVCCV do")
         scoring, alphas = self._check_search_params(y)
+        self._scale = search_scale(self, X)
         self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
+        if self.search == "gradient":
+            if on_dask:
+                raise TypeError("search='gradient' needs all rows in memory; pass a NumPy array, not Dask input")
+            return self._fit_gradient(X, y, groups, alphas, cv, rng, callback)
         t0 = time.perf_counter()
         criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
                                     groups=groups, random_state=rng, kernel=self.kernel,
@@ -280,9 +302,13 @@ class _BaseSearchCV(BaseEstimator):
 
     _accepts_dask = False
 
+    def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
+        raise ValueError(f"search='gradient' is available in SparseLSSVRCV and SparseLSSVCCV only, not in "
+                         f"{type(self).__name__} (see lssvm.estimators.gradient_search)")
+
     def _fit_one(self, params, X, y):
         # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
-        return self._estimator_class(**params).fit(X, y)
+        return self._estimator_class(**params, n_jobs=self.n_jobs).fit(X, y)
 
     def _check_refit(self, est, rows):
         return True
@@ -298,7 +324,7 @@ class _BaseSearchCV(BaseEstimator):
         table = {"params": [{k: float(res[f"param_{k}"][i]) for k in names} for i in range(n)]}
         for k in names:
             table[f"param_{k}"] = res[f"param_{k}"]
-        table["mean_test_score"] = -res["mse"] if scoring == "mse" else 1.0 - res["error_rate"]
+        table["mean_test_score"] = 1.0 - res["error_rate"] if scoring == "error_rate" else -res["score"]
         table["rank_test_score"] = res["rank"]
         table["mean_test_mse"] = res["mse"]
         if "error_rate" in res:
@@ -337,10 +363,12 @@ class _ClassifierSearchMixin:
 # ---------------------------------------------------------------- sparse
 class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="fvs", n_basis=None, random_state=None, *,
-                 basis_in_holdout="remove", gamma=1.0, alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
+                 max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
+                 basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False):
+                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
+        self.n_restarts = n_restarts
+        self.hyper_penalty = hyper_penalty
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -363,8 +391,14 @@ class _SparseSearchCV(_BaseSearchCV):
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
+        self.n_jobs = n_jobs
 
     _accepts_dask = True
+
+    def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
+        from .gradient_search import fit_gradient_search
+
+        return fit_gradient_search(self, X, y, groups, alphas, cv, rng, callback)
 
     def _criterion(self, X, y, scoring, **kw):
         if is_dask_collection(X) or is_dask_collection(y):
@@ -408,24 +442,28 @@ _SPARSE_DOC = """
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
         treated by ``basis_in_holdout``.  An int draws one shuffled
         (stratified for classifiers) partition used for every candidate.
-    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
-        "random" and "kcenter" are drawn once for the whole search; "fvs",
-        "renyi" and "greedy" depend on the kernel and are redrawn per
-        candidate from one seed ("greedy" ranks at ``alpha``).
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
+        "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
+        search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
     random_state : int, RandomState or None
         Seeds the folds, the basis draws and "csa".
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-    gamma : float, default=1.0
+    gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
     alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
-    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel
+    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
+    n_restarts, hyper_penalty : int (default 2), bool (default False)
+        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random",
+        "kcenter" or rows): restarts, Cawley-Talbot penalty; it sets
+        ``gamma_`` (widths), ``feature_relevance_``, ``gradient_trace_``.
+        See :mod:`lssvm.estimators.gradient_search`.
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class SparseLSSVRCV(RegressorMixin, _SparseSearchCV):
+class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM regression with built-in hyper-parameter selection:
     kernel parameters searched, alpha along an exact CV path (Cawley & Talbot 2004; Pahikkala et al. 2012).
 """ + _SPARSE_DOC + """
@@ -459,9 +497,9 @@ class _FixedSizeSearchCV(_BaseSearchCV):
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
                  max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
-                 max_size=None, random_state=None, *, gamma=1.0, n_candidates=59, nu=1e-8, stop_window=10,
+                 max_size=None, random_state=None, *, gamma="scale", n_candidates=59, nu=1e-8, stop_window=10,
                  stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
-                 block_size=DEFAULT_BLOCK_SIZE):
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -485,6 +523,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
         if isinstance(kw["cv"], str):
@@ -519,16 +558,16 @@ _FIXED_DOC = """
     prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
         The pool, drawn once ("renyi" depends on the kernel: per candidate).
     n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
-    degree, coef0, normalize_kernel, block_size
+    degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
         model size ``size_rule`` picks, with the search's ``scoring``.
     random_state : int, RandomState or None
-    gamma : float, default=1.0
+    gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class FixedSizeLSSVRCV(RegressorMixin, _FixedSizeSearchCV):
+class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
     __doc__ = """Fixed-size LS-SVM regression (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and (by its own CV) model size.
 """ + _FIXED_DOC
@@ -564,8 +603,8 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 class _NystromSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
-                 predictor="low-rank", random_state=None, *, gamma=1.0, degree=3, coef0=1.0,
-                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE):
+                 predictor="low-rank", random_state=None, *, gamma="scale", degree=3, coef0=1.0,
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -584,9 +623,10 @@ class _NystromSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
         self.block_size = block_size
+        self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
-        return NystromCV(X, y, n_components=0.1 if self.n_components is None else self.n_components,
+        return NystromCV(X, y, n_components=self.n_components,
                          rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
 
     def _model_params(self):
@@ -611,12 +651,12 @@ _NYSTROM_DOC = """
         Predictor of the refitted model; "low-rank" is the model the CV
         criterion scores.
     random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
 """ + _SEARCH_DOC + _RESULT_DOC
 
 
-class NystromLSSVRCV(RegressorMixin, _NystromSearchCV):
+class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
     __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
     selection on the approximate model's exact CV.
 """ + _NYSTROM_DOC

@@ -11,23 +11,27 @@ refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.
 
-File format (version 2, documented in ``docs/model_format.md``): a ZIP
-archive of ``.npy`` members (NumPy's ``.npz``), none of object dtype —
+File format (version 3, documented in ``docs/model_format.md``): a ZIP
+archive of uncompressed ``.npy`` members (NumPy's ``.npz``), none of
+object dtype —
 
 * ``metadata``: a 0-d unicode array holding a JSON object with
   ``format = "lssvm-model"``, ``format_version``, ``estimator``,
   ``params``, ``kernel``, ``feature_names``, ``target_name``,
-  ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``
-  (and ``classes_kind`` for classifiers);
+  ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``,
+  ``arrays`` (every other member's dtype and shape, except ``checksum``)
+  (and ``classes_kind`` for classifiers, ``preprocessing`` for a stored
+  tabular encoding, :mod:`lssvm.io.tabular`);
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
-  ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), and ``classes``
-  (classifiers);
+  ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), ``classes``
+  (classifiers), and the ``pre_*`` arrays of a tabular encoding;
 * ``checksum``: ``"sha256:<hex>"`` over every other member (name, dtype,
   shape and bytes, in name order).
 
-Loading never unpickles or evaluates anything, checks the version, the
-checksum and the schema (names, dtypes, shapes, finiteness, parameter
+Loading never unpickles or evaluates anything, reads every member under
+size bounds known before its data is read (no decompression; see
+``_archive``), checks the version, the checksum and the schema (names, dtypes, shapes, finiteness, parameter
 names), and raises :class:`ModelFileError` (a ``ValueError``) saying what
 is wrong.  The checksum detects truncation, corruption and edits; it is not
 a signature (whoever can write the file can recompute it).  Saving writes a
@@ -55,11 +59,15 @@ from ..estimators.fixed_size import _BaseFixedSizeLSSVM
 from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import kernel_from_dict
+from ._archive import ModelFileError, read_archive
+from .tables import input_matrix
+from .tabular import TabularEncoding
+from .uncertainty import restore_uncertainty, uncertainty_arrays
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
 FORMAT_NAME = "lssvm-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: kernel "ard" with a vector gamma (a JSON list)
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
 
 
@@ -82,6 +90,10 @@ class SavedModel:
         Class of the estimator that was fitted (set when loaded).
     fitted_params : dict or None
         Its parameters, as JSON values (set when loaded).
+    preprocessing : lssvm.io.tabular.TabularEncoding or None
+        A tabular encoding (one-hot levels, imputation, scaling) applied to
+        a table before the estimator; ``feature_names`` are then its output
+        columns and the scaling above is the identity.
     """
 
     estimator: object
@@ -92,6 +104,14 @@ class SavedModel:
     metadata: dict = field(default_factory=dict)
     fitted_as: str | None = None
     fitted_params: dict | None = None
+    preprocessing: TabularEncoding | None = None
+
+    def encode(self, frame):
+        """Estimator inputs from a table (m rows): the tabular encoding, or
+        the named numeric columns scaled; shape (m, d)."""
+        if self.preprocessing is not None:
+            return self.preprocessing.transform(frame)
+        return self.transform(input_matrix(frame, self.feature_names))
 
     def transform(self, X):
         """Apply the stored input scaling, shape (m, d) -> (m, d)."""
@@ -124,6 +144,12 @@ def save_model(path, model: SavedModel):
     Returns
     -------
     Path
+
+    Raises
+    ------
+    ValueError
+        If the model holds NaN or infinity (or a zero ``x_scale``): such a
+        file could not be loaded, so none is written.
     """
     est = model.estimator
     fitted_as = type(est).__name__
@@ -161,15 +187,26 @@ def save_model(path, model: SavedModel):
         "x_center": np.asarray(model.x_center, dtype=float),
         "x_scale": np.asarray(model.x_scale, dtype=float),
     }
+    if model.preprocessing is not None:
+        meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
+        arrays.update(pre_arrays)
+    arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
     if name == "SparseLSSVC":
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
         arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
+    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
+    for k, a in arrays.items():  # never write a file that load_model refuses
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            raise ValueError(f"cannot save the model: its {k!r} holds NaN or infinity (inputs or targets "
+                             "too large for float64?); rescale the data and refit")
+    if np.any(arrays["x_scale"] == 0):
+        raise ValueError("cannot save the model: x_scale holds zeros")
+    meta["arrays"] = {k: [a.dtype.str, list(a.shape)] for k, a in arrays.items()}
     try:
         arrays["metadata"] = np.array(json.dumps(meta, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"model metadata must be JSON-serialisable without NaN/inf: {exc}") from None
-    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
     arrays["checksum"] = np.array(_checksum(arrays))
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -181,6 +218,7 @@ def save_model(path, model: SavedModel):
             np.savez(fh, **arrays)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the user's umask, as open() gives
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -188,6 +226,12 @@ def save_model(path, model: SavedModel):
         raise
     _fsync_folder(folder)
     return path
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load_model(path) -> SavedModel:
@@ -211,8 +255,7 @@ def load_model(path) -> SavedModel:
         model, of another format version, truncated, corrupted or edited
         (checksum mismatch), or inconsistent with the schema.
     """
-    arrays = _read_archive(path)
-    meta = _read_metadata(path, arrays)
+    meta, arrays = read_archive(path, lambda meta: _check_version(meta, path))
     stored = arrays.pop("checksum", None)
     if stored is None or stored.shape != () or stored.dtype.kind != "U":
         raise ModelFileError(f"{path}: the model file has no checksum; it is damaged or was not written by lssvm")
@@ -226,11 +269,6 @@ def load_model(path) -> SavedModel:
         return _build(meta, arrays)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: invalid lssvm model file: {exc}") from None
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot be loaded: unreadable, of another format
-    version, damaged, edited, or inconsistent."""
 
 
 def _checksum(arrays):
@@ -260,43 +298,7 @@ def _fsync_folder(folder):
         os.close(fd)
 
 
-def _read_archive(path):
-    if not os.path.exists(path):
-        raise ModelFileError(f"{path}: no such model file")
-    if os.path.isdir(path):
-        raise ModelFileError(f"{path}: is a folder, not a model file")
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(6)
-    except PermissionError:
-        raise ModelFileError(f"{path}: permission denied; cannot read the model file") from None
-    except OSError as exc:
-        raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
-    if magic.startswith(b"\x93NUMPY"):
-        raise ModelFileError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
-    if not magic.startswith(b"PK"):
-        raise ModelFileError(f"{path}: not an lssvm model file (not an .npz archive)")
-    try:
-        data = np.load(path, allow_pickle=False)
-    except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile, EOFError, ...
-        raise ModelFileError(
-            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
-        ) from None
-    try:
-        with data:
-            return {k: data[k] for k in data.files}
-    except Exception as exc:  # truncated members, CRC errors, object arrays
-        raise ModelFileError(
-            f"{path}: not a readable lssvm model file; it is truncated or damaged ({exc})"
-        ) from None
-
-
-def _read_metadata(path, arrays):
-    raw = arrays.get("metadata")
-    try:
-        meta = json.loads(str(raw)) if raw is not None and raw.shape == () else None
-    except ValueError:
-        meta = None
+def _check_version(meta, path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ModelFileError(f"{path}: not an lssvm model file (no lssvm metadata)")
     version = meta.get("format_version")
@@ -307,7 +309,6 @@ def _read_metadata(path, arrays):
             f"{path}: model format version {version!r}, but this lssvm reads version "
             f"{FORMAT_VERSION}; {hint}"
         )
-    return meta
 
 
 _META_TYPES = {
@@ -363,6 +364,9 @@ def _build(meta, arrays):
         )
     if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d or np.any(x_scale == 0):
         raise ModelFileError(f"the input scaling or feature names do not match the {d} basis column(s)")
+    gamma = getattr(kernel, "gamma", None)
+    if getattr(kernel, "name", None) == "ard" and np.ndim(gamma) == 1 and np.size(gamma) != d:
+        raise ModelFileError(f"the 'ard' kernel has {np.size(gamma)} widths but the basis has {d} columns")
     params = dict(meta["params"])
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
@@ -376,6 +380,7 @@ def _build(meta, arrays):
     except (TypeError, ValueError) as exc:
         raise ModelFileError(f"invalid parameters: {exc}") from None
     est.kernel_ = kernel
+    est.gamma_ = getattr(kernel, "gamma", None)
     est.basis_vectors_ = Z
     est.basis_indices_ = None
     est.n_basis_ = n
@@ -393,6 +398,15 @@ def _build(meta, arrays):
         if est._single_output and coef.shape[1] != 1:
             raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
     est._set_coef(coef, intercept)
+    pre = None
+    if "preprocessing" in meta:
+        try:
+            pre = TabularEncoding.from_stored(meta["preprocessing"], arrays)
+        except ValueError as exc:
+            raise ModelFileError(f"invalid tabular encoding: {exc}") from None
+        if pre.feature_names != [str(f) for f in meta["feature_names"]]:
+            raise ModelFileError("the tabular encoding's columns do not match the feature names")
+    restore_uncertainty(est, arrays, ModelFileError)
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -402,6 +416,7 @@ def _build(meta, arrays):
         metadata=meta["metadata"],
         fitted_as=meta["fitted_as"],
         fitted_params=meta["fitted_params"],
+        preprocessing=pre,
     )
 
 
@@ -421,6 +436,13 @@ def _expansion(est):
     raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
 
 
+def _is_number_vector(v):
+    if not isinstance(v, (list, tuple, np.ndarray)) or isinstance(v, str):
+        return False
+    a = np.asarray(v)
+    return a.ndim == 1 and a.size > 0 and a.dtype.kind in "iuf"
+
+
 def _json_params(params):
     out = {}
     for k, v in params.items():
@@ -430,6 +452,8 @@ def _json_params(params):
             v = "object"
         elif isinstance(v, np.generic):
             v = v.item()
+        elif _is_number_vector(v):  # e.g. the width vector of the "ard" kernel
+            v = [float(x) for x in v]
         elif not isinstance(v, (str, int, float, bool, type(None))):
             v = repr(v)
         out[k] = v

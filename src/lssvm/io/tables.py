@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import lzma
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +39,11 @@ def read_table(path) -> pd.DataFrame:
             )
     except ImportError as exc:
         raise ValueError(f"{path}: reading Parquet needs pyarrow: pip install 'lssvm[parquet]' ({exc})") from None
+    except EOFError as exc:  # a truncated .gz/.bz2/.xz (click would turn it into a bare "Aborted!")
+        raise ValueError(f"{path}: the compressed file is truncated or corrupt ({exc}); "
+                         "download or copy it again") from None
+    except (zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: the compressed file is corrupt ({exc})") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
         raise ValueError(f"{path}: cannot read the table ({exc})") from None
     if frame.shape[0] == 0 or frame.shape[1] == 0:
@@ -108,7 +116,9 @@ def infer_task(y: pd.Series) -> str:
                 "--task classification if these really are classes"
             )
         return "classification"
-    return "classification" if type_of_target(y.to_numpy()) == "binary" else "regression"
+    with np.errstate(invalid="ignore"):  # scikit-learn casts to int to test integrality (huge values warn)
+        kind = type_of_target(y.to_numpy())
+    return "classification" if kind == "binary" else "regression"
 
 
 def input_matrix(frame: pd.DataFrame, features) -> np.ndarray:

@@ -12,10 +12,13 @@ from ._kernels import (
     kernel_from_dict,
     make_kernel,
 )
+from .ard import ARD
+from .scale import GAMMA_SCALE, gamma_scale, resolve_gamma
 
 __all__ = [
     "Kernel",
     "RBF",
+    "ARD",
     "Laplacian",
     "Linear",
     "Polynomial",
@@ -23,6 +26,9 @@ __all__ = [
     "kernel_from_dict",
     "KERNELS",
     "make_kernel",
+    "GAMMA_SCALE",
+    "gamma_scale",
+    "resolve_gamma",
     "squared_distances",
     "manhattan_distances",
     "iter_row_blocks",

@@ -121,7 +121,9 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
     Returns
     -------
     D : ndarray of shape (m, n)
-        ``D[i, j] = ||X[i] - Z[j]||^2``, clamped at zero.
+        ``D[i, j] = ||X[i] - Z[j]||^2``, never negative; exactly 0 where
+        ``X[i]`` equals ``Z[j]`` (so the RBF kernel gives ``k(x, x) = 1``
+        at any width, issue 21 item 9).
 
     Raises
     ------
@@ -132,10 +134,13 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
 
     Notes
     -----
-    Uses ``||x||^2 + ||z||^2 - 2 x.z`` (one GEMM, O(m n d) flops) after
+    Uses ``||x||^2 + ||z||^2 - 2 x.z`` (one GEMM of the rows extended by
+    their squared norms, O(m n d) flops) after
     shifting both sets by the mean of ``Z``: distances are translation
     invariant, and the shift removes most of the cancellation that the
-    expansion suffers when the data sit far from the origin.
+    expansion suffers when the data sit far from the origin.  Entries at
+    the round-off level of the expansion (identical and near-identical
+    pairs) are then recomputed directly as ``sum((x - z)**2)``.
     """
     X, Z = _check_dense_pair(X, Z)
     m, n = X.shape[0], Z.shape[0]
@@ -148,17 +153,44 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
         Zc = Z - shift
         z_sq = np.einsum("ij,ij->i", Zc, Zc)
         _check_sq_norms(z_sq, X, Z)
+        # One GEMM gives ||x||^2 + ||z||^2 - 2 x.z: [x, ||x||^2, 1] . [-2 z, 1, ||z||^2].
+        d = Z.shape[1]
+        Za = np.empty((n, d + 2))
+        np.multiply(Zc, -2.0, out=Za[:, :d])
+        Za[:, d] = 1.0
+        Za[:, d + 1] = z_sq
         for rows in iter_row_blocks(m, block_size):
             Xc = X[rows] - shift
             x_sq = np.einsum("ij,ij->i", Xc, Xc)
             _check_sq_norms(x_sq, X, Z)
+            Xa = np.empty((Xc.shape[0], d + 2))
+            Xa[:, :d] = Xc
+            Xa[:, d] = x_sq
+            Xa[:, d + 1] = 1.0
             block = out[rows]
-            np.matmul(Xc, Zc.T, out=block)
-            block *= -2.0
-            block += x_sq[:, None]
-            block += z_sq[None, :]
-            np.maximum(block, 0.0, out=block)
+            np.matmul(Xa, Za.T, out=block)
+            _refine_small(block, Xc, Zc, x_sq, z_sq)
     return out
+
+
+def _refine_small(block, Xc, Zc, x_sq, z_sq):
+    """Recompute exactly, as ``sum((x - z)**2)``, the entries of ``block``
+    that the expansion cannot resolve (at most a round-off bound
+    ``2 (d + 4) eps (max ||x||^2 + max ||z||^2)``), in place.
+
+    Identical rows then get an exact 0 (so ``k(x, x) = 1`` for the RBF
+    kernel at any width) and close pairs their true small distance, never a
+    negative value.  Cost: one O(size) comparison of the block plus O(d)
+    per refined entry (near-duplicate pairs, usually few).
+    """
+    if block.size == 0:
+        return
+    tau = 2 * (Xc.shape[1] + 4) * np.finfo(float).eps * (x_sq.max() + z_sq.max())
+    idx = np.flatnonzero(block <= tau)  # flat indices: much faster than 2-D np.nonzero
+    for start in range(0, idx.size, 4096):  # bounded temporaries: 4096 x d
+        ii, jj = np.divmod(idx[start : start + 4096], block.shape[1])
+        diff = Xc[ii] - Zc[jj]
+        block[ii, jj] = np.einsum("ij,ij->i", diff, diff)
 
 
 def manhattan_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):

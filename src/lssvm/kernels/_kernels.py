@@ -408,10 +408,11 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0, normalize=False
 
     Parameters
     ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"} or Kernel
+    kernel : {"rbf", "laplacian", "linear", "poly", "ard"} or Kernel
         A name, or an already built kernel (returned unchanged).
-    gamma : float > 0
-        Width parameter of "rbf" / "laplacian", scale of "poly".
+    gamma : float > 0, or array of shape (n_features,) for "ard"
+        Width parameter of "rbf" / "laplacian", scale of "poly", widths of
+        "ard" (one per feature, or one number for all).
     degree : int >= 1
         Degree of "poly".
     coef0 : float >= 0
@@ -446,4 +447,6 @@ def make_kernel(kernel="rbf", *, gamma=1.0, degree=3, coef0=1.0, normalize=False
         return RBF(gamma=gamma)
     if kernel == "laplacian":
         return Laplacian(gamma=gamma)
+    if kernel == "ard":  # registered in KERNELS by its own module (kernels/ard.py)
+        return KERNELS["ard"](gamma=gamma)
     return Polynomial(gamma=gamma, degree=degree, coef0=coef0)

@@ -17,6 +17,7 @@ from .criteria import (
     SparseLSSVMCV,
 )
 from .csa import CSAResult, coupled_simulated_annealing
-from .search import SearchResult, csa_search, grid_search, nelder_mead_search
+from .gradient import cv_error_and_gradient
+from .search import MAX_EVALUATIONS, SearchResult, csa_search, grid_search, nelder_mead_search
 
-__all__ = ["DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing"]
+__all__ = ["MAX_EVALUATIONS", "DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing", "cv_error_and_gradient"]

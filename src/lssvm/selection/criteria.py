@@ -28,16 +28,19 @@ from sklearn.utils.validation import check_X_y
 
 from .._labels import encode_classes
 from .._params import check_int, count_or_fraction
+from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
-from ..basis import nystrom_columns, prototype_pool, select_basis
+from .._threads import check_n_jobs, uses_threads
+from ..basis import basis_holders, nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
-from ..kernels import RBF, make_kernel, squared_distances
+from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
 from ..solvers import check_alphas, factorize_sparse_rls
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
+from .evidence import gcv_path, log_evidence_path
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "DEFAULT_ALPHAS",
            "PAPER003_GAMMAS"]
@@ -78,14 +81,19 @@ class CVPath:
             if self.error_rate is None:
                 raise ValueError("scoring='error_rate' needs a classification criterion (classification=True)")
             return self.error_rate
-        raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {scoring!r}")
+        if scoring in ("gcv", "evidence"):  # alpha-path criteria (lssvm.selection.evidence), to minimise
+            if scoring not in self.info:
+                raise ValueError(f"scoring={scoring!r} is offered by the sparse regressor's criterion only")
+            return self.info[scoring] if scoring == "gcv" else -self.info[scoring]
+        raise ValueError(f"scoring must be 'mse', 'error_rate', 'gcv' or 'evidence'; got {scoring!r}")
 
 
 class _LSSVMCV:
     """Common part: targets, folds, kernel construction from parameters."""
 
     def __init__(self, X, y, *, kernel="rbf", cv=5, alphas=None, classification=False, groups=None,
-                 random_state=None, kernel_params=None):
+                 random_state=None, kernel_params=None, n_jobs=None):
+        self.n_jobs = check_n_jobs(n_jobs)
         X, y = check_X_y(X, y, dtype=np.float64, multi_output=not classification, y_numeric=not classification)
         if not classification:
             y = check_numeric_targets(y)
@@ -129,7 +137,8 @@ class _LSSVMCV:
 
     def _path(self, R, info=None):
         """Scores of out-of-fold residuals ``R`` (A, n, v)."""
-        mse = (R**2).mean(axis=(1, 2))
+        mse = sum_squares(R, axis=(1, 2)) / (R.shape[1] * R.shape[2])
+        warn_if_overflow(mse, "cross-validation MSE of the candidate", stacklevel=4)
         err = None
         if self.classification:
             F = self.Y[None] - R
@@ -138,6 +147,7 @@ class _LSSVMCV:
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, dict(info or {}))
 
+    @uses_threads
     def __call__(self, **params):
         """CV scores for every alpha at these kernel parameters (e.g. ``gamma=0.5``).
 
@@ -222,6 +232,8 @@ class DenseLSSVMCV(_LSSVMCV):
     kernel_params : dict, optional
         Fixed kernel parameters (degree, coef0, ...); the searched ones are
         passed per call.
+    n_jobs : int or None, default=None
+        Threads per call, as for :class:`lssvm.SparseLSSVR` (every criterion).
 
     Notes
     -----
@@ -248,10 +260,12 @@ class SparseLSSVMCV(_RowsCV):
         As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is the exact LOO of Cawley & Talbot 2004 (a
         left-out basis point stays a basis function); k-fold and group folds
         are the exact hold-outs of Pahikkala et al. 2012.
-    basis : {"fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="fvs"
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
         As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
-        indices are drawn once; "fvs", "renyi" and "greedy" depend on the
-        kernel and are redrawn per candidate from a fixed seed.
+        indices are drawn once; so is "pchol", at the fixed width or, when
+        the width is searched, at ``gamma="scale"``
+        (:func:`lssvm.kernels.gamma_scale`); "fvs", "renyi" and "greedy"
+        are redrawn per candidate from a fixed seed.
     n_basis : int, optional
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
         Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
@@ -267,7 +281,7 @@ class SparseLSSVMCV(_RowsCV):
     per alpha O(m n) for LOO, or one exact hold-out per fold.
     """
 
-    def __init__(self, X, y, *, basis="fvs", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
+    def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
@@ -277,16 +291,19 @@ class SparseLSSVMCV(_RowsCV):
         self.selections = {}
 
         def draw(kern, rng):
-            sel = select_basis(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, y=self.Y,
+            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
+            sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
                                alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
                                n_candidates=basis_candidates, random_state=rng)
             if sel.indices is None:
                 raise ValueError("the basis must come from the training rows: a method name or row indices")
             return sel.indices
 
-        independent = not isinstance(basis, str) or basis in ("random", "kcenter")
+        independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
         self._init_rows(independent, draw)
 
+    @uses_threads
     def __call__(self, **params):
         kern = self._kernel(params)
         rows, K_mn = self._rows_and_columns(kern, params)
@@ -294,9 +311,14 @@ class SparseLSSVMCV(_RowsCV):
         if self.loo:
             R = fac.loo_residuals(self.alphas)
         else:
-            engine = HoldoutEngine.from_kernel(fac, self.X, self.X[rows], kern, rows, self.rcond)
+            Z = self.X[rows]
+            engine = HoldoutEngine.from_kernel(fac, self.X, Z, kern, basis_holders(self.X, Z, rows), self.rcond)
             R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
-        return self._path(R, {"n_basis": rows.size})
+        info = {"n_basis": rows.size}
+        if not self.classification:  # O(r) per alpha from the same factorisation
+            info.update(gcv=gcv_path(fac, self.alphas).mean(axis=1),
+                        evidence=log_evidence_path(fac, self.alphas).sum(axis=1))
+        return self._path(R, info)
 
 
 class FixedSizeCV(_RowsCV):
@@ -371,6 +393,7 @@ class FixedSizeCV(_RowsCV):
         independent = not isinstance(prototypes, str) or prototypes != "renyi"
         self._init_rows(independent, draw)
 
+    @uses_threads
     def __call__(self, **params):
         kern = self._kernel(params)
         rows, K = self._rows_and_columns(kern, params)
@@ -384,8 +407,12 @@ class FixedSizeCV(_RowsCV):
             for test in self.folds:
                 sub = system.without_rows(K[test], self.Y[test])
                 Ka = augmented_rows(K[test])
+                train = np.ones(K.shape[0], dtype=bool)
+                train[test] = False
                 for a, alpha in enumerate(self.alphas):
-                    R[a, test] = self.Y[test] - Ka @ solve_spd(sub.matrix(float(alpha), self.nu), sub.rhs)
+                    W = solve_guarded(sub.matrix(float(alpha), self.nu), sub.rhs, K[train], K[rows], self.Y[train],
+                                      float(alpha), self.nu, call="fixed-size direct CV")
+                    R[a, test] = self.Y[test] - Ka @ W
             return self._path(R, {"model_size": D})
         curves = fixed_size_cv_curves(
             system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
@@ -442,6 +469,7 @@ class NystromCV(_RowsCV):
         k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
         return nystrom_factorize(C, C[rows], self.Y, rank=k)
 
+    @uses_threads
     def __call__(self, **params):
         fac = self._factorize_rows(self._kernel(params), params)
         return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))

@@ -18,10 +18,13 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .csa import coupled_simulated_annealing
+from .edges import warn_at_edges
 
-__all__ = ["SearchResult", "csa_search", "grid_search", "nelder_mead_search"]
+__all__ = ["MAX_EVALUATIONS", "SearchResult", "csa_search", "grid_search", "nelder_mead_search"]
 
-SCORINGS = ("mse", "error_rate")
+SCORINGS = ("mse", "error_rate", "gcv", "evidence")
+#: Most criterion calls a search may be asked for (each is a full CV path).
+MAX_EVALUATIONS = 10_000
 
 
 @dataclass
@@ -142,6 +145,12 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
         If a parameter has no value or a non-numeric, non-finite or
         nested value, or ``scoring`` is unknown.
 
+    Warns
+    -----
+    lssvm.SearchEdgeWarning
+        When the best value of a parameter (alpha included) is the
+        smallest or largest it was given.
+
     Notes
     -----
     Cost: one criterion call per point of ``param_grid``.
@@ -163,7 +172,9 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
     rec = _Recorder(criterion, names, scoring, callback)
     for combo in itertools.product(*values):
         rec(dict(zip(names, combo, strict=True)))
-    return rec.result()
+    result = rec.result()
+    warn_at_edges(result, {k: (float(v.min()), float(v.max())) for k, v in zip(names, values, strict=True)})
+    return result
 
 
 def _param_names(params, what, example):
@@ -178,10 +189,16 @@ def _param_names(params, what, example):
     return names
 
 
-def _check_int(name, value, low):
-    """An integer >= ``low``, as ``int``; ``ValueError`` otherwise."""
+def _check_int(name, value, low, high=None):
+    """An integer >= ``low`` (and <= ``high``; for evaluation counts
+    :data:`MAX_EVALUATIONS`), as ``int``; ``ValueError`` otherwise."""
+    if high is None and name.endswith("evaluations"):
+        high = MAX_EVALUATIONS
     if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name}={value} is more than the {high} criterion calls a search may make; "
+                         f"use at most {high} (a converged search stops earlier anyway)")
     return int(value)
 
 
@@ -226,16 +243,26 @@ def _log2_objective(rec, names, box):
     return lambda z: rec(dict(zip(names, 2.0 ** np.clip(z, box[:, 0], box[:, 1]), strict=True)))
 
 
-def _nelder_mead(f, start, box, step_fraction, max_evaluations, xatol):
+def _nelder_mead(f, start, box, step_fraction, max_evaluations, xatol, fatol):
     """SciPy's Nelder-Mead inside ``box`` from an axis-aligned simplex of
-    ``step_fraction`` of the box width."""
+    ``step_fraction`` of the box width.
+
+    SciPy stops once the vertices lie within ``xatol`` of the best one AND
+    their values within an absolute ``fatol``; ``fatol`` is given here
+    relative to the value at ``start`` (an MSE's scale is the target's), so
+    a converged simplex stops before ``max_evaluations``.
+    """
     step = step_fraction * (box[:, 1] - box[:, 0])
     simplex = np.vstack([start, start + np.diag(step)])
+    f0 = f(start)  # the first vertex: cached, so no extra criterion call
+    scale = abs(f0) if np.isfinite(f0) and f0 != 0 else 1.0
     minimize(f, start, method="Nelder-Mead", bounds=box,
-             options={"maxfev": int(max_evaluations), "initial_simplex": simplex, "xatol": xatol, "fatol": 0.0})
+             options={"maxfev": int(max_evaluations), "initial_simplex": simplex, "xatol": xatol,
+                      "fatol": fatol * scale})
 
 
-def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05, callback=None):
+def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluations=30, xatol=0.05, fatol=1e-3,
+                       callback=None):
     """Nelder-Mead (``scipy.optimize.minimize``) over the log2 kernel
     parameters inside ``bounds``, alpha profiled along the path (as Cawley & Talbot 2004).
 
@@ -249,9 +276,14 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
         Starting point; default the geometric middle of ``bounds``.
     scoring : {"mse", "error_rate"}
     max_evaluations : int, default=30
-        Criterion calls.
+        Most criterion calls, at most :data:`MAX_EVALUATIONS`.
     xatol : float, default=0.05
-        Convergence tolerance in log2 units.
+        Convergence tolerance on the parameters, in log2 units.
+    fatol : float, default=1e-3
+        Convergence tolerance on the criterion, relative to its value at
+        the start.  The search stops when the simplex is within ``xatol``
+        AND its values within ``fatol`` (SciPy's rule), or after
+        ``max_evaluations``.
     callback : callable, optional
         ``callback(params, path)`` after each new evaluation.
 
@@ -267,18 +299,19 @@ def nelder_mead_search(criterion, bounds, x0=None, scoring="mse", max_evaluation
     ValueError
         If ``bounds`` are not finite pairs 0 < low < high, ``x0`` does not
         give one value inside ``bounds`` per parameter, ``max_evaluations``
-        is not an integer >= 1, ``xatol`` not a finite number >= 0, or
-        ``scoring`` is unknown.
+        is not an integer in [1, MAX_EVALUATIONS], ``xatol`` or ``fatol``
+        not a finite number >= 0, or ``scoring`` is unknown.
     """
     names, box = _log2_box(bounds)
     max_evaluations = _check_int("max_evaluations", max_evaluations, 1)
-    if not isinstance(xatol, Real) or isinstance(xatol, bool) or not np.isfinite(xatol) or xatol < 0:
-        raise ValueError(f"xatol must be a finite number >= 0 (log2 units); got {xatol!r}")
+    for name, tol, unit in (("xatol", xatol, "log2 units"), ("fatol", fatol, "relative")):
+        if not isinstance(tol, Real) or isinstance(tol, bool) or not np.isfinite(tol) or tol < 0:
+            raise ValueError(f"{name} must be a finite number >= 0 ({unit}); got {tol!r}")
     rec = _Recorder(criterion, names, scoring, callback)
     start = _log2_start(x0, names, box)
 
-    _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol)
-    return rec.result()
+    _nelder_mead(_log2_objective(rec, names, box), start, box, 0.1, max_evaluations, xatol, fatol)
+    return _edge_checked(rec.result(), names, box)
 
 
 def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_evaluations=20, n_optimizers=5,
@@ -336,5 +369,12 @@ def csa_search(criterion, bounds, scoring="mse", max_evaluations=40, refine_eval
     csa = coupled_simulated_annealing(f, box, n_optimizers=n_optimizers, max_evaluations=max_evaluations,
                                       random_state=random_state)
     if refine_evaluations:
-        _nelder_mead(f, csa.x, box, 0.05, refine_evaluations, 0.02)
-    return rec.result()
+        _nelder_mead(f, csa.x, box, 0.05, refine_evaluations, 0.02, 1e-3)
+    return _edge_checked(rec.result(), names, box)
+
+
+def _edge_checked(result, names, box):
+    """``result``, after warning about best values against a bound of the log2 ``box``."""
+    warn_at_edges(result, {k: (2.0 ** lo, 2.0 ** hi) for k, (lo, hi) in zip(names, box, strict=True)},
+                  continuous=True, stacklevel=4)
+    return result

@@ -12,7 +12,12 @@ SciPy's public Cython BLAS and LAPACK APIs (``scipy.linalg.cython_blas``,
 the GIL and takes sub-blocks by leading dimension, in place (the same route
 Numba uses to call SciPy's BLAS).  The pointers are used only if their C
 signatures are exactly the expected LP64 ones; otherwise (another SciPy
-build) the NumPy fallbacks below are used, with the same results.
+build, e.g. ILP64) the NumPy fallbacks below are used, with the same
+results, and a :class:`~lssvm.exceptions.PerformanceWarning` says so once.
+
+Every call checks shapes, dtype, strides and writeability of its arguments
+before a raw pointer reaches BLAS (which would otherwise read or write
+outside a mis-shaped view): a mismatch raises ``ValueError``.
 
 Arrays are column-major (Fortran-ordered) views: unit stride down a column,
 ``strides[1] >= 8 * shape[0]`` (sub-blocks of a Fortran array qualify).
@@ -21,8 +26,11 @@ Arrays are column-major (Fortran-ordered) views: unit stride down a column,
 from __future__ import annotations
 
 import ctypes
+import warnings
 
 import numpy as np
+
+from ..exceptions import PerformanceWarning
 
 __all__ = ["AVAILABLE", "symm_lower", "syr2k_lower_", "geqrt_", "pbsv_lower_"]
 
@@ -48,6 +56,8 @@ def _load(module, name, expected):
         address = get_pointer(capsule, signature)
     except (ImportError, AttributeError, KeyError, ValueError):  # pragma: no cover - other SciPy builds
         return None
+    if ctypes.sizeof(ctypes.c_int) != 4:  # pragma: no cover - the pointers take 32-bit ints
+        return None
     return ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * expected.count("*")))(address)
 
 
@@ -57,6 +67,38 @@ _DGEQRT = _load("lapack", "dgeqrt", _GEQRT)
 _DPBSV = _load("lapack", "dpbsv", _PBSV)
 #: whether the GIL-free path is in use (else SciPy's wrappers and NumPy)
 AVAILABLE = all(f is not None for f in (_DSYMM, _DSYR2K, _DGEQRT, _DPBSV))
+_MISSING = [n for n, f in (("dsymm", _DSYMM), ("dsyr2k", _DSYR2K), ("dgeqrt", _DGEQRT), ("dpbsv", _DPBSV))
+            if f is None]
+_warned = False
+
+
+def _fast():
+    """Whether to take the GIL-free path; warns once when it is unavailable."""
+    global _warned
+    if not AVAILABLE and not _warned:
+        _warned = True
+        missing = ", ".join(_MISSING) or "the Cython BLAS/LAPACK pointers"
+        warnings.warn(
+            f"lssvm's GIL-free BLAS/LAPACK path is unavailable ({missing}: this SciPy build's "
+            "scipy.linalg.cython_blas/cython_lapack signatures are not the expected LP64 ones); "
+            "results are the same, but CV folds of the fixed-basis models run slower "
+            "(SciPy's wrappers hold the GIL and copy sub-blocks)",
+            PerformanceWarning,
+            stacklevel=3,
+        )
+    return AVAILABLE
+
+
+def _check(name, a, shape=None, *, writeable=False):
+    """Refuse an argument that does not match what the BLAS call will
+    address: 2-D float64 of exactly ``shape`` (and writeable if written)."""
+    if not isinstance(a, np.ndarray) or a.ndim != 2 or a.dtype != np.float64:
+        got = f"{a.dtype} array of {a.ndim} dimension(s)" if isinstance(a, np.ndarray) else type(a).__name__
+        raise ValueError(f"{name} must be a 2-D float64 array; got {got}")
+    if shape is not None and a.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)} to match the other arguments; got {a.shape}")
+    if writeable and not a.flags.writeable:
+        raise ValueError(f"{name} is updated in place and must be writeable; pass a writeable array (a copy)")
 
 
 def _ld(a):
@@ -87,13 +129,16 @@ def symm_lower(A, W):
     -------
     ndarray of shape (p, s), Fortran-ordered
     """
+    W = np.asfortranarray(W, dtype=float)
+    if W.ndim != 2:
+        raise ValueError(f"W must be 2-D; got shape {W.shape}")
     p, s = W.shape
+    _check("A", A, (p, p))
     out = np.zeros((p, s), order="F")
     if p == 0 or s == 0:
         return out
-    W = np.asfortranarray(W, dtype=float)
     lda = _ld(A)
-    if AVAILABLE and lda is not None:
+    if lda is not None and _fast():
         _DSYMM(ctypes.c_char_p(b"L"), ctypes.c_char_p(b"L"), _int(p), _int(s), _dbl(1.0), _ptr(A), _int(lda),
                _ptr(W), _int(p), _dbl(0.0), _ptr(out), _int(p))
         return out
@@ -106,13 +151,17 @@ def syr2k_lower_(C, X, V, alpha=-1.0):
     """``C += alpha (X V^T + V X^T)`` on the lower triangle of ``C`` (p, p),
     in place; ``X``, ``V`` (p, k).  The strict upper triangle is not
     referenced (the NumPy fallback updates it too).  2 p^2 k flops."""
-    p, k = X.shape
-    if p == 0 or k == 0:
-        return
     X = np.asfortranarray(X, dtype=float)
     V = np.asfortranarray(V, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D; got shape {X.shape}")
+    p, k = X.shape
+    _check("V", V, (p, k))
+    _check("C", C, (p, p), writeable=True)
+    if p == 0 or k == 0:
+        return
     ldc = _ld(C)
-    if AVAILABLE and ldc is not None:
+    if ldc is not None and _fast():
         _DSYR2K(ctypes.c_char_p(b"L"), ctypes.c_char_p(b"N"), _int(p), _int(k), _dbl(alpha), _ptr(X), _int(p),
                 _ptr(V), _int(p), _dbl(1.0), _ptr(C), _int(ldc))
         return
@@ -129,10 +178,11 @@ def geqrt_(A):
     T : ndarray of shape (k, k), k = min(p, q)
         The block factor: ``Q = I - V T V^T``.
     """
+    _check("A", A, writeable=True)
     p, q = A.shape
     k = min(p, q)
     lda = _ld(A)
-    if not (AVAILABLE and lda is not None):
+    if not (lda is not None and _fast()):
         from scipy.linalg import lapack
 
         qr, T, info = lapack.dgeqrt(k, A)
@@ -159,10 +209,15 @@ def pbsv_lower_(ab, B):
     bool
         False if A is not positive definite (then ``B`` is garbage).
     """
+    _check("ab", ab, writeable=True)
     w1, r = ab.shape
+    if w1 < 1:
+        raise ValueError(f"ab must hold at least the diagonal (w + 1 >= 1 rows); got shape {ab.shape}")
+    _check("B", B, writeable=True)
     s = B.shape[1]
+    _check("B", B, (r, s))
     ldab, ldb = _ld(ab), _ld(B)
-    if not (AVAILABLE and ldab is not None and ldb is not None):
+    if not (ldab is not None and ldb is not None and _fast()):
         from scipy.linalg import lapack
 
         _, x, info = lapack.dpbsv(ab, B, lower=1)

@@ -17,11 +17,20 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
+from scipy import linalg
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, lapack
 
 from ..exceptions import NumericalWarning
 
-__all__ = ["FixedSizeSystem", "augmented_rows", "solve_spd"]
+__all__ = ["FixedSizeSystem", "augmented_rows", "solve_spd", "solve_guarded", "solve_by_qr", "FS_GUARD_RTOL"]
+
+_EPS = np.finfo(float).eps
+
+#: Estimated relative error (``eps cond(A)``, LAPACK ``dpocon``) above which
+#: the normal equations are not trusted and the fixed-size problem is solved
+#: by QR of the augmented least-squares matrix instead; and above which that
+#: solve's own estimate (see :func:`solve_by_qr`) brings a ``NumericalWarning``.
+FS_GUARD_RTOL = 1e-8
 
 
 def augmented_rows(K):
@@ -117,3 +126,104 @@ def solve_spd(A, B):
     )
     Vk = V[:, keep]
     return Vk @ ((Vk.T @ B) / (lam[keep][:, None] if np.ndim(B) == 2 else lam[keep]))
+
+
+def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
+    """Solve the fixed-size normal equations ``A W = B`` unless they are too
+    ill-conditioned, then the least-squares problem they come from by QR.
+
+    Parameters
+    ----------
+    A : ndarray of shape (M + 1, M + 1)
+        ``[K 1]^T [K 1] + blockdiag(alpha K_ZZ, nu)`` of the rows ``K_rows``.
+    B : ndarray of shape (M + 1, v)
+        ``[K 1]^T Y``.
+    K_rows : ndarray of shape (N, M)
+    K_ZZ : ndarray of shape (M, M)
+    Y_rows : ndarray of shape (N, v)
+    alpha, nu : float
+    call : str
+        Named in the warning.
+
+    Returns
+    -------
+    ndarray of shape (M + 1, v)
+
+    Notes
+    -----
+    The normal equations square the condition number of the least-squares
+    matrix, and their Cholesky factorisation can succeed while the solution
+    has lost every digit (issue 21: 30 % above the minimum objective at
+    ``cond(A) ~ 1e17``).  A condition estimate of the Cholesky factor (LAPACK
+    ``dpocon``, O(M^2)) decides: past ``eps cond(A) > FS_GUARD_RTOL`` the
+    problem is re-solved by :func:`solve_by_qr` (O(N M^2), about twice the
+    cost of forming A), whose error grows with ``cond(A)^1/2`` only.
+    """
+    try:
+        c = cho_factor(A, lower=True, check_finite=False)
+        anorm = np.abs(A).sum(axis=0).max()
+        rcond, info = lapack.dpocon(c[0], anorm, uplo="L")
+        if info == 0 and rcond > 0 and _EPS / rcond <= FS_GUARD_RTOL:
+            return cho_solve(c, B, check_finite=False)
+    except LinAlgError:
+        pass
+    W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu)
+    if not err <= FS_GUARD_RTOL:
+        warnings.warn(
+            f"{call}: the fixed-size system is so ill-conditioned that even its QR solve has an estimated "
+            f"relative error of {err:.1e} (alpha={alpha:g}); increase alpha, use fewer or better-spread "
+            "prototypes, or a narrower kernel",
+            NumericalWarning,
+            stacklevel=3,
+        )
+    return W
+
+
+def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu):
+    """Minimise ``||Y - K w - 1 b||^2 + alpha w^T K_ZZ w + nu b^2`` by a
+    Householder QR of the augmented matrix (columns scaled to unit norm)
+
+        [K                1          ]
+        [sqrt(alpha) R^T  0          ],   K_ZZ = R R^T,
+        [0                sqrt(nu)   ]
+
+    which never forms ``K^T K``.  ``R`` is the Cholesky factor of K_ZZ, or
+    ``U sqrt(max(s, 0))`` from its eigendecomposition if K_ZZ is not
+    numerically positive definite.  O(N M^2 + M^3).
+
+    Returns
+    -------
+    W : ndarray of shape (M + 1, v)
+    rel_err : float
+        Estimated relative error of the fitted values, ``4 eps sqrt(M + 1)
+        ||w|| / ||G w||`` in the scaled problem (large only when the
+        coefficients cancel).
+    """
+    N, M = K_rows.shape
+    Y_rows = np.asarray(Y_rows, dtype=float).reshape(N, -1)
+    try:
+        R = linalg.cholesky(K_ZZ, lower=True, check_finite=False)
+    except LinAlgError:
+        s, U = eigh(K_ZZ, check_finite=False)
+        R = U * np.sqrt(np.maximum(s, 0.0))
+    G = np.zeros((N + M + 1, M + 1))
+    G[:N, :M] = K_rows
+    G[:N, M] = 1.0
+    G[N : N + M, :M] = np.sqrt(alpha) * R.T
+    G[N + M, M] = np.sqrt(nu)
+    scale = np.linalg.norm(G, axis=0)
+    scale[scale == 0] = 1.0
+    G /= scale
+    Q, Rq = linalg.qr(G, mode="economic", check_finite=False)
+    rhs = np.zeros((N + M + 1, Y_rows.shape[1]))
+    rhs[:N] = Y_rows
+    Ws = linalg.solve_triangular(Rq, Q.T @ rhs, check_finite=False)
+    # QR is backward stable: the fitted values G Ws carry an error of about
+    # eps ||G|| ||Ws|| (||G||_2 <= sqrt(M + 1) with unit columns), large
+    # relative to them only when the coefficients cancel
+    fit = np.linalg.norm(Rq @ Ws, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.linalg.norm(Ws, axis=0) / fit
+    ratio = np.where(fit > 0, ratio, 1.0)
+    err = 4 * _EPS * np.sqrt(M + 1) * float(np.max(ratio)) if np.all(np.isfinite(Ws)) else np.inf
+    return Ws / scale[:, None], err

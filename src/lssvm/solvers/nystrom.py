@@ -58,7 +58,10 @@ def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
     if not 1 <= k <= c:
         raise ValueError(f"rank must be in [1, {c}] (the number of sampled columns); got {rank!r}")
     lam, U = eigh(W, check_finite=False)
-    lam, U = lam[::-1][:k], U[:, ::-1][:, :k]
+    lam, U = lam[::-1], U[:, ::-1]
+    if k < c:
+        _warn_unseparated(lam, k)
+    lam, U = lam[:k], U[:, :k]
     keep = lam > rcond * max(lam[0], 0.0)
     if not np.any(keep):
         raise ValueError("the sampled kernel block W has no positive eigenvalue; choose other columns")
@@ -66,11 +69,39 @@ def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
     proj = U / np.sqrt(lam)  # c x k': V = C @ proj
     V = C @ proj
     Qv, R = qr(V, mode="economic", check_finite=False)
-    Ur, s, _ = svd(R, check_finite=False)
+    Ur, s, Vrt = svd(R, check_finite=False)
     keep = s > 0
     Q = Qv @ Ur[:, keep]
     s = s[keep]
-    return NystromFactorization(Q=Q, s2=s**2, Y=np.asarray(Y, dtype=float), projection=proj, rank=int(lam.size))
+    fac = NystromFactorization(Q=Q, s2=s**2, Y=np.asarray(Y, dtype=float), projection=proj, rank=int(lam.size))
+    fac.feature_rotation = Vrt[keep].T  # V = Q diag(s) feature_rotation^T
+    return fac
+
+
+#: ``c eps lambda_1 / gap`` (a bound on the angle by which rounding can turn
+#: the kept eigen-subspace of W) above which the rank-k truncation is called
+#: arbitrary in a ``NumericalWarning``.
+SUBSPACE_TOL = 1e-6
+
+
+def _warn_unseparated(lam, k):
+    """Warn when the eigenvalues ``lam`` (descending) of W have no gap at k:
+    the top-k subspace is then not determined (the same columns in another
+    order can give another one, and other predictions)."""
+    if lam[0] <= 0:
+        return
+    gap = lam[k - 1] - lam[k]
+    angle = lam.size * np.finfo(float).eps * lam[0] / gap if gap > 0 else np.inf
+    if angle > SUBSPACE_TOL:
+        warnings.warn(
+            f"rank={k} cuts through a cluster of equal eigenvalues of the sampled kernel block W "
+            f"(lambda_{k} - lambda_{k + 1} = {gap:.2e}, {gap / lam[0]:.1e} of lambda_1): the kept subspace is "
+            f"separated from the dropped one only to within {min(angle, 1.0):.1e} rad of rounding, so which "
+            "directions are kept is arbitrary (another column order can change the model). Use "
+            "rank=None (all columns), a rank at a gap of the spectrum, or a wider kernel",
+            NumericalWarning,
+            stacklevel=4,
+        )
 
 
 @dataclass
@@ -95,6 +126,7 @@ class NystromFactorization:
     Y: np.ndarray
     projection: np.ndarray
     rank: int
+    feature_rotation: np.ndarray = None
     _QtY: np.ndarray = field(init=False, repr=False)
     _Qt1: np.ndarray = field(init=False, repr=False)
 
@@ -106,9 +138,10 @@ class NystromFactorization:
     def n_samples(self):
         return self.Q.shape[0]
 
-    def warn_conditioning(self, deltas, stacklevel=3):
+    def warn_conditioning(self, deltas, stacklevel=3, what="cross-validation residuals"):
         """Warn when ``K~ + delta I`` is so ill-conditioned (condition number
-        above 1e10) that residuals lose most of their digits: its smallest
+        above 1e10) that ``what`` (residuals, or the dual coefficients the
+        exact predictor uses) lose most of their digits: its smallest
         eigenvalue is delta whenever the rank is below n."""
         d = float(np.min(deltas))
         low = d + (float(self.s2.min()) if self.s2.size == self.n_samples else 0.0)
@@ -116,7 +149,7 @@ class NystromFactorization:
         if kappa > 1e10:
             warnings.warn(
                 f"alpha={d:g} is tiny next to the largest kernel eigenvalue ({self.s2.max():.3g}): the system's "
-                f"condition number is {kappa:.1e}, so cross-validation residuals may lose about "
+                f"condition number is {kappa:.1e}, so {what} may lose about "
                 f"{np.log10(kappa):.0f} of 16 digits; use alpha >= {1e-10 * self.s2.max():.1g}",
                 NumericalWarning,
                 stacklevel=stacklevel,
@@ -138,6 +171,19 @@ class NystromFactorization:
         nu = self._hinv(self.Y, self._QtY, delta)
         b = nu.sum(axis=0) / eta.sum()
         return nu - np.outer(eta, b), b, eta
+
+    def feature_coef(self, delta, b):
+        """``V^T a`` (k, v) of the solution with intercept ``b``, without
+        forming ``a``: ``feature_rotation diag(s / (s2 + delta)) Q^T (Y - 1 b^T)``.
+
+        The low-rank predictor is ``k(x, X_S) projection V^T a + b``.  Forming
+        ``V^T a`` from the dual coefficients cancels: for small delta, ``a``
+        holds components of size ``|y| / delta`` outside the range of K~ that
+        V^T annihilates, so ``C^T a`` loses ``log10(s2_max / delta)`` digits
+        (issue 21, item 4).  This route has no cancellation.  O(k (k + v)).
+        """
+        s = np.sqrt(self.s2)
+        return self.feature_rotation @ ((s / (self.s2 + delta))[:, None] * (self._QtY - np.outer(self._Qt1, b)))
 
     def hinv_diag(self, delta, q2=None):
         """Diagonal of ``(K~ + delta I)^-1``, O(n k); ``q2 = Q**2`` may be passed in."""
@@ -232,7 +278,9 @@ def dense_factorize(K, Y):
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Kernel matrix (PSD; eigenvalues below zero from rounding are set to 0).
+        Kernel matrix (PSD).  Eigenvalues up to ``n eps lambda_max`` (the
+        rounding error of the eigendecomposition) are dropped: the model
+        lives on the numerical range of K.
     Y : ndarray of shape (n, v)
 
     Returns
@@ -247,7 +295,9 @@ def dense_factorize(K, Y):
     solve, O(n^2) for LOO and O(h^2 n + h^3) per fold of h rows.
     """
     lam, U = eigh(K, check_finite=False)
-    keep = lam > 0
+    # eigenvalues within rounding of zero (|error| <= n eps lambda_max) carry
+    # no information, only noise: cut them (issue 21, item 11)
+    keep = lam > lam.size * np.finfo(float).eps * max(lam[-1], 0.0)
     return NystromFactorization(Q=np.ascontiguousarray(U[:, keep]), s2=lam[keep], Y=np.asarray(Y, dtype=float),
                                 projection=None, rank=int(keep.sum()))
 

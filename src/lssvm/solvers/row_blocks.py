@@ -315,7 +315,7 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
     R : ndarray of shape (A, b, v)
         LOO residuals (``reduce=False``); or a dict with ``"sse"`` (A, v),
         ``"wrong"`` (A,) misclassified rows (classes only), ``"tiny"`` (how
-        many rows have a hat-matrix diagonal within 1e-12 of 1) and
+        many rows have a hat-matrix diagonal within LEVERAGE_TOL = 1e-8 of 1) and
         ``"tiny_rows"`` (the first :data:`TINY_ROWS_KEPT` of them, global
         row numbers), merged by :func:`merge_sums`.
     tiny_rows : ndarray of int

@@ -186,9 +186,19 @@ class SCDPState:
         t = self._cols[:, : k + 1] @ p  # A p, O(k D)
         pAp = p @ t[order[: k + 1]]
         a_ss = self._cols[s, k]
-        if not a_ss > 0 or pAp < -self.pivot_tol * a_ss:
-            raise ValueError("A is not positive definite along the selected coordinates")
+        if not a_ss > 0 or pAp < -_INDEFINITE_TOL * a_ss:
+            raise ValueError(
+                f"A is not positive definite along the selected coordinates: coordinate {s} has "
+                + (f"diagonal entry {a_ss:.3g} <= 0" if not a_ss > 0 else
+                   f"Schur complement p^T A p = {pAp:.3g} < 0 (diagonal {a_ss:.3g})")
+                + ". SCDP needs a symmetric positive definite A; the fixed-size LS-SVM system is one "
+                "unless the kernel is not positive semi-definite (a 'poly' kernel with coef0 < 0) or the "
+                "inputs are so large that K^T K overflows its precision: scale the features, increase "
+                "alpha, or use solver='direct'"
+            )
         if pAp <= self.pivot_tol * a_ss:
+            # numerically in the span of the selected coordinates (a slightly
+            # negative pAp is rounding in a positive semi-definite K^T K)
             P[k, : k + 1] = 0.0
             B[:k, k] = 0.0
             return False
@@ -199,6 +209,13 @@ class SCDPState:
         self.step_size = float(eta)
         self.k = k + 1
         return True
+
+
+#: A Schur complement below ``-_INDEFINITE_TOL * A_ss`` means A is indefinite;
+#: between that and ``pivot_tol * A_ss`` the coordinate is numerically
+#: dependent on the selected ones (rounding of a semi-definite Gram matrix,
+#: whose error is about eps cond(A) A_ss) and is skipped.
+_INDEFINITE_TOL = 1e-6
 
 
 def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=None, tol=0.0):

@@ -141,35 +141,45 @@ class ShiftedBandSolver:
             X[lo:] = H.apply(X[lo:], transpose=not inverse)
         return X
 
-    def solve(self, alphas, b):
+    def solve(self, alphas, b, inverse_norms=False):
         """Solutions for every alpha.
 
         Parameters
         ----------
         alphas : ndarray of shape (A,)
         b : ndarray of shape (r, s)
+        inverse_norms : bool, default=False
+            Also return, per alpha, an estimate of ``||(C + alpha I)^-1||_2``
+            (two steps of inverse iteration on the banded Cholesky factor,
+            O(r w) each; a lower bound, usually within a small factor; inf
+            when ``C + alpha I`` is not numerically positive definite).  The
+            conditioning guard of ``lssvm.cv.holdout`` uses it.
 
         Returns
         -------
-        ndarray of shape (r, A * s)
+        x : ndarray of shape (r, A * s)
             Columns ``[i * s : (i + 1) * s]`` solve ``(C + alphas[i] I) x = b``.
+        inv_norms : ndarray of shape (A,)
+            Only with ``inverse_norms=True``.
         """
         b = np.asarray(b, dtype=float).reshape(self.size, -1)
         s = b.shape[1]
         rb = self.rotate(b)
         out = np.empty((self.size, len(alphas) * s))
+        norms = np.empty(len(alphas))
         for i, a in enumerate(alphas):
-            out[:, i * s : (i + 1) * s] = self._band_solve(a, rb)
-        return self.rotate(out, inverse=True)
+            out[:, i * s : (i + 1) * s], norms[i] = self._band_solve(a, rb, inverse_norms)
+        x = self.rotate(out, inverse=True)
+        return (x, norms) if inverse_norms else x
 
-    def _band_solve(self, alpha, rhs):
+    def _band_solve(self, alpha, rhs, inverse_norm=False):
         ab = np.array(self._band, order="F")
         ab[0] += alpha
         if self.bandwidth == 0:
-            return rhs / ab[0][:, None]
+            return rhs / ab[0][:, None], (1.0 / np.min(np.abs(ab[0])) if inverse_norm else np.nan)
         x = np.array(rhs, order="F")
         if pbsv_lower_(ab, x):  # banded Cholesky, LAPACK dpbsv without the GIL
-            return x
+            return x, (_inverse_norm(ab) if inverse_norm else np.nan)
         ab = self._band.copy()
         ab[0] += alpha
         # not positive definite (alpha below rounding of an indefinite C): banded LU
@@ -178,4 +188,23 @@ class ShiftedBandSolver:
         for i in range(w + 1):
             full[w + i, : r - i] = ab[i, : r - i]  # below the diagonal
             full[w - i, i:] = ab[i, : r - i]  # its mirror above
-        return linalg.solve_banded((w, w), full, rhs, check_finite=False)
+        return linalg.solve_banded((w, w), full, rhs, check_finite=False), np.inf
+
+
+def _inverse_norm(chol_band, steps=2):
+    """Estimate ``||A^-1||_2`` from the lower banded Cholesky factor of the
+    symmetric positive definite A by inverse iteration (O(r w) a step),
+    started from a fixed vector with entries of alternating sign and varying
+    size (so that it is not orthogonal to the smallest eigenvector of a
+    structured matrix by accident)."""
+    r = chol_band.shape[1]
+    x = np.cos(np.arange(1, r + 1) * 1.618)
+    x /= np.linalg.norm(x)
+    nrm = 0.0
+    for _ in range(steps):
+        x = linalg.cho_solve_banded((chol_band, True), x, check_finite=False)
+        nrm = np.linalg.norm(x)
+        if not np.isfinite(nrm) or nrm == 0:
+            return np.inf
+        x /= nrm
+    return nrm

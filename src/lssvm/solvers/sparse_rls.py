@@ -21,6 +21,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from .._threads import eigh_threads
 from ..exceptions import NumericalWarning
 
 __all__ = ["PathSolution", "SparseRLSFactorization", "LEVERAGE_TOL", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
@@ -161,7 +162,7 @@ class PathSolution:
         R : ndarray of shape (A, b, v)
         tiny_rows : ndarray of int
             Positions (into these b rows) whose hat-matrix diagonal is within
-            1e-12 of 1 for some alpha: their residuals are unreliable, and
+            ``LEVERAGE_TOL`` (1e-8) of 1 for some alpha: their residuals are unreliable, and
             inf or NaN where ``h_ii`` rounds to 1.
 
         Notes
@@ -179,8 +180,12 @@ class PathSolution:
             return (E / denom[:, :, None]).transpose(1, 0, 2), tiny_rows
 
 
-#: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable.
-LEVERAGE_TOL = 1e-12
+#: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable:
+#: ``1 - h_ii`` is formed with an absolute rounding error of a few eps, so
+#: the residual ``e_i / (1 - h_ii)`` carries a relative error of about
+#: ``eps / (1 - h_ii)``, 2e-8 here (issue 21: at 1e-12 residuals 1e-4 off
+#: passed silently).
+LEVERAGE_TOL = 1e-8
 
 
 def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
@@ -365,7 +370,10 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     KcT_y = Kc.T @ Yc
     Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     del Kc
-    lam, V = linalg.eigh(Phi.T @ Phi, driver="evd", check_finite=False)
+    G = Phi.T @ Phi
+    with eigh_threads(G.shape[0]):  # memory-bound tridiagonalisation: one thread when small
+        lam, V = linalg.eigh(G, driver="evd", check_finite=False)
+    del G
     M = Phi @ V
     del Phi
     z = M.T @ Yc

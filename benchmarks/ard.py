@@ -1,0 +1,165 @@
+"""ARD widths tuned by the gradient of the exact CV error (issue 20).
+
+Part "accuracy" (per data set, side by side in one run; inputs and target
+standardised on the training rows; test MSE reported relative to the test
+target's variance):
+
+* ``SparseLSSVRCV(kernel="ard", search="gradient")``: random basis of
+  ``--n-basis`` rows, exact LOO, L-BFGS-B from the best isotropic grid
+  point, 1 seeded restart; with and without ``hyper_penalty=True``
+  (Cawley & Talbot 2007);
+* the isotropic RBF grid ``SparseLSSVRCV(gamma=..., basis=...)``: the same
+  random basis, default width grid 2^-10 .. 2^6 and alpha path;
+* scikit-learn ``GaussianProcessRegressor``, ``C * RBF(anisotropic) +
+  WhiteKernel``, ``normalize_y``, 1 optimiser restart, on the first
+  ``--gp-m`` training rows (its gradient holds an m x m x d tensor);
+* neo-ls-svm ``NeoLSSVM()`` (its own automatic settings).
+
+Data: puma32H (32 inputs), pol (48), elevators (18), ailerons (40) from
+/work/shared/data, and Friedman #1 with 20 inputs of which 5 matter
+(``sklearn.datasets.make_friedman1``).  Training rows: a random ``--m`` of
+the training file (puma32H and Friedman: of the data), test: up to 4000
+other rows.
+
+Part "cost": one ``cv_error_and_gradient`` (LOO, d + 1 partials) against one
+``SparseLSSVR(kernel="ard")`` fit on the same basis rows, m = 5000, n = 500,
+d = 32, best of 3.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy] [--sets puma32H,friedman]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from _common import best_time
+
+from lssvm import SparseLSSVR, SparseLSSVRCV
+from lssvm.selection import cv_error_and_gradient
+
+DATA = "/work/shared/data"
+SETS = ("puma32H", "friedman", "pol", "elevators", "ailerons")
+
+
+def load(name, m, rng, n_test=4000):
+    if name == "friedman":
+        from sklearn.datasets import make_friedman1
+
+        X, y = make_friedman1(m + n_test, n_features=20, noise=1.0, random_state=0)
+        return X[:m], y[:m], X[m:], y[m:]
+    if name == "puma32H":
+        f = pd.read_csv(f"{DATA}/puma32H.csv.gz").to_numpy()
+        idx = rng.permutation(len(f))
+        tr, te = f[idx[:m]], f[idx[m:m + n_test]]
+    else:
+        tr = pd.read_csv(f"{DATA}/{name}_train.csv.gz").to_numpy()
+        te = pd.read_csv(f"{DATA}/{name}_test.csv.gz").to_numpy()
+        tr = tr[rng.permutation(len(tr))[:m]]
+        te = te[rng.permutation(len(te))[:n_test]]
+    return tr[:, :-1], tr[:, -1], te[:, :-1], te[:, -1]
+
+
+def standardise(Xtr, ytr, Xte, yte):
+    mu, sd = Xtr.mean(0), Xtr.std(0)
+    sd[sd == 0] = 1.0
+    ym, ys = ytr.mean(), ytr.std()
+    return (Xtr - mu) / sd, (ytr - ym) / ys, (Xte - mu) / sd, (yte - ym) / ys
+
+
+def contenders(args, d):
+    def ard(penalty):
+        return SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                             max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=penalty)
+
+    def gp():
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+        kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+        return GaussianProcessRegressor(kern, normalize_y=True, n_restarts_optimizer=1, random_state=0)
+
+    def neo():
+        from neo_ls_svm import NeoLSSVM
+
+        return NeoLSSVM()
+
+    return {
+        "ARD gradient": (lambda: ard(False), None),
+        "ARD gradient + CT penalty": (lambda: ard(True), None),
+        "isotropic grid": (lambda: SparseLSSVRCV(gamma=1.0, basis="random", n_basis=args.n_basis, random_state=0),
+                           None),
+        "GP anisotropic": (gp, args.gp_m),
+        "neo-ls-svm": (neo, None),
+    }
+
+
+def accuracy(args):
+    rows = []
+    for name in args.sets:
+        Xtr, ytr, Xte, yte = standardise(*load(name, args.m, np.random.default_rng(0)))
+        var = yte.var()
+        for label, (make, m_cap) in contenders(args, Xtr.shape[1]).items():
+            if label in args.skip:
+                continue
+            X, y = (Xtr, ytr) if m_cap is None else (Xtr[:m_cap], ytr[:m_cap])
+            est = make()
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X, y)
+            t = time.perf_counter() - t0
+            mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+            rel = getattr(est, "feature_relevance_", None)
+            top = "" if rel is None else " ".join(str(j) for j in np.argsort(rel)[::-1][:5])
+            rows.append(dict(data=name, d=Xtr.shape[1], method=label, m=X.shape[0], fit_s=round(t, 2),
+                             test_mse_rel=round(mse, 4), top5_relevance=top))
+            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    table = pd.DataFrame(rows)
+    cols = list(table.columns)
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for r in table.itertuples(index=False):
+        print("| " + " | ".join(str(v) for v in r) + " |")
+    return table
+
+
+def cost(args):
+    rng = np.random.default_rng(0)
+    m, n, d = 5000, 500, 32
+    X = rng.standard_normal((m, d))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
+    rows = rng.choice(m, n, replace=False)
+    gamma = np.full(d, 0.5 / d)
+    t_grad, _ = best_time(lambda: cv_error_and_gradient(X, y, rows, "ard", {"gamma": gamma}, 1e-2), 3)
+    t_fit, _ = best_time(lambda: SparseLSSVR(kernel="ard", gamma=gamma, alpha=1e-2, basis=rows).fit(X, y), 3)
+    print(f"m={m} n={n} d={d}: gradient {t_grad:.3f} s, fit {t_fit:.3f} s, ratio {t_grad / t_fit:.2f} "
+          f"(load {os.getloadavg()[0]:.1f})")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--part", choices=["cost", "accuracy", "all"], default="all")
+    p.add_argument("--sets", default=",".join(SETS))
+    p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
+    p.add_argument("--m", type=int, default=2000)
+    p.add_argument("--gp-m", type=int, default=2000)
+    p.add_argument("--n-basis", type=int, default=300)
+    p.add_argument("--max-evaluations", type=int, default=60)
+    args = p.parse_args()
+    args.sets = [s for s in args.sets.split(",") if s]
+    args.skip = set(s for s in args.skip.split(",") if s)
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}")
+    if args.part in ("cost", "all"):
+        cost(args)
+    if args.part in ("accuracy", "all"):
+        accuracy(args)
+
+
+if __name__ == "__main__":
+    main()

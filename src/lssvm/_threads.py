@@ -1,0 +1,304 @@
+"""How many threads lssvm uses: one rule, from the cores this process may
+use, the load other processes put on them, an outer scheduler, and the
+estimator's ``n_jobs``.
+
+Why: on a shared machine (a server, a laptop running other work, a Dask
+worker beside others) OpenBLAS threads that find no free core busy-wait for
+one, and the memory-bound and small-panel LAPACK steps (above all the
+tridiagonalisation inside ``eigh``) then run many times slower than on one
+thread (``docs/benchmarks.md``, issue 23).  So the default counts the cores
+that are free *now*, not ``os.cpu_count()``.
+
+The rule (:func:`plan_threads`, pure and unit-tested; :func:`current_plan`
+gathers its inputs from the system):
+
+* usable cores ``U``: ``len(os.sched_getaffinity(0))``, capped by the cgroup
+  CPU quota (``/sys/fs/cgroup/cpu.max``, v2, or ``cpu.cfs_quota_us`` /
+  ``cpu.cfs_period_us``, v1) rounded up;
+* ``n_jobs=None`` (the default): ``U`` minus the cores other processes keep
+  busy (runnable tasks now, from ``/proc/loadavg``, excluding the calling
+  thread, scaled by ``U / os.cpu_count()``), at least 1; divided among the
+  workers of an outer scheduler (a Dask worker's threads, Dask's threaded
+  scheduler, a joblib parallel loop: 1 thread each), and never above a BLAS
+  limit already in force (``threadpoolctl``, e.g. set by joblib's process
+  workers).  lssvm's thread pools run single-threaded BLAS, so lssvm
+  threads x BLAS threads <= ``U`` always holds for the default;
+* ``n_jobs=-1``: ``U``; ``n_jobs=k > 0``: ``k``; ``n_jobs=-k``: ``U + 1 - k``
+  (scikit-learn's meaning), at least 1.
+
+Load is read from ``/proc/loadavg``'s count of runnable tasks (an
+instantaneous count, the minimum of three reads 0.2 ms apart), not from the
+1-minute load average, which takes about a minute to notice a new busy
+process; where ``/proc`` is missing the load is taken as zero.
+
+Hand-written: no library computes this rule (``joblib.cpu_count`` knows
+affinity and quota but not load, ``threadpoolctl`` only sets limits).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import math
+import os
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from numbers import Integral
+
+__all__ = [
+    "ThreadPlan",
+    "plan_threads",
+    "current_plan",
+    "usable_cores",
+    "cgroup_cpu_quota",
+    "other_runnable",
+    "thread_scope",
+    "uses_threads",
+    "eigh_threads",
+    "check_n_jobs",
+    "EIGH_SERIAL_BELOW",
+]
+
+#: ``eigh`` of an n x n matrix runs on one BLAS thread below this n (the
+#: tridiagonalisation is memory-bound; measured in ``docs/benchmarks.md``).
+EIGH_SERIAL_BELOW = 700
+
+
+@dataclass(frozen=True)
+class ThreadPlan:
+    """Threads for one call.
+
+    Attributes
+    ----------
+    threads : int
+        Workers of lssvm's own thread pools (each on one BLAS thread), and
+        BLAS threads for the compute-bound products outside them.
+    usable : int
+        Cores this process may use.
+    """
+
+    threads: int
+    usable: int
+
+
+def check_n_jobs(n_jobs):
+    """Validate ``n_jobs`` (None or a non-zero integer); returns it."""
+    if n_jobs is None or (isinstance(n_jobs, Integral) and not isinstance(n_jobs, bool) and n_jobs != 0):
+        return n_jobs
+    raise ValueError(
+        f"n_jobs must be None (lssvm's rule: the free cores), -1 (all usable cores) or a non-zero "
+        f"integer; got {n_jobs!r}"
+    )
+
+
+def plan_threads(n_jobs=None, *, usable=1, online=None, busy=0.0, outer=1, blas_limit=None):
+    """The thread count for given circumstances (pure; see the module notes).
+
+    Parameters
+    ----------
+    n_jobs : None or int
+    usable : int
+        Cores this process may use (affinity and quota).
+    online : int, optional
+        Cores of the machine (default ``usable``); ``busy`` is spread over them.
+    busy : float
+        Runnable tasks of other processes (and other threads of this one).
+    outer : int
+        Workers of an outer scheduler sharing ``usable``.
+    blas_limit : int, optional
+        A BLAS thread limit already in force.
+
+    Returns
+    -------
+    ThreadPlan
+    """
+    check_n_jobs(n_jobs)
+    usable = max(1, int(usable))
+    if n_jobs is not None:
+        threads = n_jobs if n_jobs > 0 else usable + 1 + n_jobs
+        return ThreadPlan(max(1, int(threads)), usable)
+    online = max(usable, int(online or usable))
+    busy_here = max(0.0, float(busy)) * usable / online
+    free = max(1, math.floor(usable - busy_here + 0.5))
+    threads = min(free, max(1, usable // max(1, int(outer))))
+    if blas_limit is not None:
+        threads = min(threads, max(1, int(blas_limit)))
+    return ThreadPlan(threads, usable)
+
+
+def cgroup_cpu_quota(root="/sys/fs/cgroup"):
+    """CPU quota of this process's cgroup in cores (float), or None.
+
+    Reads ``{root}/cpu.max`` (cgroup v2: ``"quota period"`` or ``"max
+    period"``), else ``{root}/cpu/cpu.cfs_quota_us`` and ``cpu.cfs_period_us``
+    (v1; quota -1 means none).
+    """
+    try:
+        with open(os.path.join(root, "cpu.max")) as f:
+            quota, period = f.read().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us")) as f:
+            quota = int(f.read())
+        with open(os.path.join(root, "cpu", "cpu.cfs_period_us")) as f:
+            period = int(f.read())
+        return None if quota <= 0 or period <= 0 else quota / period
+    except (OSError, ValueError):
+        return None
+
+
+def usable_cores(*, affinity=None, quota=None, root="/sys/fs/cgroup"):
+    """Cores this process may use: its CPU affinity, capped by the cgroup
+    quota (rounded up).  ``affinity`` (a set) and ``quota`` (cores) override
+    the system's values."""
+    if affinity is None:
+        try:
+            affinity = os.sched_getaffinity(0)
+        except AttributeError:  # pragma: no cover - macOS, Windows
+            affinity = range(os.cpu_count() or 1)
+    n = max(1, len(affinity))
+    if quota is None:
+        quota = cgroup_cpu_quota(root)
+    if quota is not None and quota > 0:
+        n = min(n, max(1, math.ceil(quota)))
+    return n
+
+
+def other_runnable(path="/proc/loadavg", reads=3):
+    """Runnable tasks other than the calling thread, now: the minimum over
+    ``reads`` reads of the running count in ``/proc/loadavg`` (fourth field,
+    ``running/total``), minus one; 0.0 where the file is missing."""
+    best = None
+    for i in range(reads):
+        if i:
+            time.sleep(2e-4)
+        try:
+            with open(path) as f:
+                running = int(f.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0.0
+        best = running if best is None else min(best, running)
+    return float(max(0, best - 1))
+
+
+def _outer_workers():
+    """Workers of an outer scheduler running this call: a Dask worker's
+    threads, Dask's threaded scheduler, or a joblib parallel loop (taken as
+    sharing every core); 1 outside them."""
+    dist = sys.modules.get("distributed")
+    if dist is not None:
+        try:
+            return max(1, int(dist.get_worker().state.nthreads))
+        except (ValueError, AttributeError):
+            pass
+    threaded = sys.modules.get("dask.threaded")
+    if threaded is not None:
+        # a pool's threads are named after it (its ``_threads`` set is
+        # filled only after a thread has started, too late to look in)
+        me = threading.current_thread().name
+        pools = [getattr(threaded, "default_pool", None)]
+        pools += [p for d in list(getattr(threaded, "pools", {}).values()) for p in list(d.values())]
+        for pool in pools:
+            prefix = getattr(pool, "_thread_name_prefix", None)
+            if prefix and me.startswith(prefix + "_"):
+                return max(1, int(pool._max_workers))
+    jl = sys.modules.get("joblib.parallel")
+    if jl is not None:
+        try:
+            backend, _ = jl.get_active_backend()
+            if getattr(backend, "nesting_level", 0) >= 1:
+                return 1 << 16  # a worker of a joblib loop: one thread
+        except Exception:  # pragma: no cover - other joblib versions
+            pass
+    return 1
+
+
+@functools.lru_cache(maxsize=1)
+def _controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _blas_threads_now():
+    """The smallest BLAS thread count now in force, or None."""
+    counts = [lib.num_threads for lib in _controller().select(user_api="blas").lib_controllers]
+    return min(counts) if counts else None
+
+
+def current_plan(n_jobs=None):
+    """:func:`plan_threads` with this process's circumstances (the active
+    :func:`thread_scope`'s plan if there is one)."""
+    active = _active.get()
+    if active is not None:
+        return active
+    if n_jobs is not None:
+        return plan_threads(n_jobs, usable=usable_cores())
+    usable = usable_cores()
+    return plan_threads(
+        None, usable=usable, online=os.cpu_count(), busy=other_runnable(), outer=_outer_workers(),
+        blas_limit=_blas_threads_now(),
+    )
+
+
+_active = contextvars.ContextVar("lssvm_thread_plan", default=None)
+_lock = threading.Lock()
+_scopes = 0
+_limits = None
+
+
+@contextmanager
+def thread_scope(n_jobs=None):
+    """Decide the threads once for a whole call and set the BLAS limit once.
+
+    Inside, :func:`current_plan` returns this plan (lssvm's thread pools use
+    it); nested scopes keep the outer plan.  The BLAS limit (process-wide)
+    is set by the first scope to enter and restored by the last to leave,
+    and only if it differs from the limit in force.
+    """
+    global _scopes, _limits
+    if _active.get() is not None:
+        yield _active.get()
+        return
+    plan = current_plan(check_n_jobs(n_jobs))
+    token = _active.set(plan)
+    with _lock:
+        _scopes += 1
+        if _scopes == 1 and _blas_threads_now() != plan.threads:
+            _limits = _controller().limit(limits=plan.threads, user_api="blas")
+    try:
+        yield plan
+    finally:
+        _active.reset(token)
+        with _lock:
+            _scopes -= 1
+            if _scopes == 0 and _limits is not None:
+                _limits.restore_original_limits()
+                _limits = None
+
+
+def uses_threads(method):
+    """Run an estimator method inside :func:`thread_scope` of its ``n_jobs``."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with thread_scope(getattr(self, "n_jobs", None)):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+@contextmanager
+def eigh_threads(n):
+    """One BLAS thread for an ``eigh`` of order ``n`` below
+    :data:`EIGH_SERIAL_BELOW`; else leave the limit (the call's plan) alone."""
+    if n >= EIGH_SERIAL_BELOW or _blas_threads_now() == 1:
+        yield
+        return
+    with _controller().limit(limits=1, user_api="blas"):
+        yield

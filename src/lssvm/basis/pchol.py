@@ -1,0 +1,177 @@
+"""Pivoted (incomplete) Cholesky basis selection: the default basis.
+
+Written by hand (SciPy's ``lapack.dpstrf`` needs the whole m x m kernel
+matrix): the factor is grown one column at a time, each kernel column
+computed on demand, with the next pivot the point of largest relative
+residual diagonal ``R_jj / k_jj``, ``R_jj = k_jj - K_Sj^T K_SS^{-1} K_Sj``
+(the same as the absolute one for RBF and Laplacian kernels).  That is the
+point the current basis reconstructs worst, so the greedy choice of feature-vector
+selection (:mod:`lssvm.basis.fvs`) with its O(m) scoring of every
+candidate replaced by an O(1) look-up: O(m (d + k)) per added point
+instead of O(m^2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+from scipy.linalg import lapack
+from sklearn.utils import check_random_state
+
+from ..kernels import Kernel
+from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
+
+__all__ = ["DEFAULT_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis", "pivoted_cholesky"]
+
+#: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.
+DEFAULT_BASIS_CAP = 1000
+#: Default basis size per square root of the number of rows.
+DEFAULT_BASIS_PER_SQRT_M = 10.0
+
+
+def default_n_basis(m: int) -> int:
+    """The default basis size for ``m`` training rows:
+    ``min(DEFAULT_BASIS_CAP, ceil(10 sqrt(m)), m)``.
+
+    Sub-linear and capped, so the default fit costs O(m n^2) = O(m^2) at
+    most while m < 10,000 and O(m) beyond: 317 points at m = 1,000, 448 at
+    2,000, 708 at 5,000, 1,000 from m = 10,000 (chosen with
+    ``benchmarks/defaults_speed.py``, ``docs/benchmarks.md``).
+    """
+    if not isinstance(m, Integral) or m < 1:
+        raise ValueError(f"m must be a positive integer; got {m!r}")
+    return int(min(DEFAULT_BASIS_CAP, math.ceil(DEFAULT_BASIS_PER_SQRT_M * math.sqrt(m)), m))
+
+
+@dataclass(frozen=True)
+class PivotedCholeskyResult:
+    """Outcome of :func:`pivoted_cholesky`.
+
+    Attributes
+    ----------
+    indices : ndarray of shape (n,)
+        Selected rows, in pivot order.
+    error_curve : ndarray of shape (n + 1,)
+        Mean relative residual ``mean_i R_ii / k_ii`` (rows with
+        ``k_ii = 0`` count 0) before any point and after each: the same
+        quantity as FVS's reconstruction error ``1 - J(S)``.
+    stop_reason : str
+        ``"n_basis"``, ``"tol"`` or ``"singular"`` (no residual above
+        ``pivot_tol``, or ``K_SS`` would become too ill-conditioned).
+    """
+
+    indices: np.ndarray
+    error_curve: np.ndarray
+    stop_reason: str
+
+
+def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6, rcond=1e-10,
+                     random_state=None) -> PivotedCholeskyResult:
+    """Basis points by pivoted incomplete Cholesky factorisation of the kernel matrix.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix of shape (m, d)
+    kernel : Kernel
+    n_basis : int, optional
+        Most points to select; default :func:`default_n_basis` (m).
+    tol : float in [0, 1), default=0.0
+        Stop once the mean relative residual is at most this.
+    pivot_tol : float in (0, 1), default=1e-6
+        Stop when no point has relative residual ``R_jj / k_jj`` above this.
+    rcond : float in (0, 1), default=1e-10
+        Stop, without adding it, when the next point would bring LAPACK's
+        reciprocal condition estimate of ``K_SS`` below this.
+    random_state : int, RandomState or None
+        Breaks ties for the first pivot (all ``k_jj`` equal for RBF and
+        Laplacian kernels); later pivots are deterministic.
+
+    Returns
+    -------
+    PivotedCholeskyResult
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
+    ValueError
+        For invalid ``X`` or parameters, or when every ``k(x, x)`` is 0.
+
+    Notes
+    -----
+    Cost O(m (d + k)) for the k-th point: one kernel column k(X, x_j)
+    (m kernel values, O(m d)) and its O(m k) Cholesky update, so
+    O(m n (d + n)) and m n kernel values in all, O(m n) memory for the
+    factor; no m x m matrix is formed.  Exact FVS, which scores every
+    candidate, costs O(m^2 n).
+
+    References
+    ----------
+    S. Fine and K. Scheinberg, Efficient SVM training using low-rank kernel
+    representations, JMLR 2 (2001).  F. R. Bach and M. I. Jordan, Kernel
+    independent component analysis, JMLR 3 (2002), §4.
+    """
+    X = check_input(X)
+    kernel = check_kernel(kernel, X)
+    kern = unchecked(kernel)
+    m = X.shape[0]
+    n_basis = check_count("n_basis", n_basis, allow_none=True)
+    tol = check_fraction("tol", tol, low_open=False, meaning=" (the mean relative residual at which to stop)")
+    pivot_tol = check_fraction("pivot_tol", pivot_tol, meaning=" (a relative residual, e.g. 1e-6)")
+    rcond = check_fraction("rcond", rcond, meaning=" (a reciprocal condition number, e.g. 1e-10)")
+    n_max = default_n_basis(m) if n_basis is None else min(n_basis, m)
+    kdiag = np.asarray(kernel.diag(X), dtype=float)
+    scale = kdiag.max()
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError("pivoted Cholesky needs at least one point with k(x, x) > 0; "
+                         "every training point has zero norm in feature space")
+    nonzero = kdiag > 1e-14 * scale
+    w = np.where(nonzero, 1.0 / np.where(nonzero, kdiag, 1.0), 0.0)
+    resid = np.where(nonzero, kdiag, 0.0)
+    L = np.zeros((min(n_max, 64),) * 2)
+    Gt = np.zeros((min(n_max, 64), m))  # the factor, transposed: contiguous rows for the O(m k) update
+    selected: list[int] = []
+    curve = [float(w @ resid / m)]
+    col_norms = np.zeros(0)
+    stop_reason = "n_basis"
+    rel = resid * w
+    top = np.flatnonzero(rel >= rel.max() * (1 - 1e-12))
+    j = int(check_random_state(random_state).choice(top))
+    while len(selected) < n_max:
+        if curve[-1] <= tol:
+            stop_reason = "tol"
+            break
+        if rel[j] <= pivot_tol:
+            stop_reason = "singular"
+            break
+        k = len(selected)
+        col = kern(X, X[j : j + 1])[:, 0]  # the only kernel values: m per point
+        k_SS = col[selected + [j]]
+        norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())
+        if k == Gt.shape[0]:
+            Gt = np.vstack([Gt, np.zeros((min(Gt.shape[0], n_max - k), m))])
+        g = (col - Gt[:k, j] @ Gt[:k]) / np.sqrt(resid[j])
+        g[j] = np.sqrt(resid[j])
+        g[selected] = 0.0  # selected points are reconstructed exactly
+        if k == L.shape[0]:
+            L = np.pad(L, ((0, min(k, n_max - k)), (0, min(k, n_max - k))))
+        L[k, :k] = Gt[:k, j]  # K_SS = L L^T, lower triangular in pivot order
+        L[k, k] = g[j]
+        est, info = lapack.dpocon(L[: k + 1, : k + 1], norms_new.max(), uplo="L")
+        if info != 0 or est < rcond:
+            stop_reason = "singular"
+            break
+        col_norms = norms_new
+        Gt[k] = g
+        resid = np.maximum(resid - g**2, 0.0)
+        resid[j] = 0.0
+        selected.append(j)
+        curve.append(float(w @ resid / m))
+        rel = resid * w
+        j = int(np.argmax(rel))
+    if not selected:
+        raise ValueError(f"pivoted Cholesky chose no point (stop reason {stop_reason!r}); lower tol or pivot_tol")
+    return PivotedCholeskyResult(np.asarray(selected, dtype=np.intp), np.asarray(curve), stop_reason)

@@ -1,0 +1,78 @@
+"""Options shared by ``lssvm fit`` and ``lssvm select``, defined once so
+both commands take the same names and choices."""
+
+from __future__ import annotations
+
+import click
+
+from ..basis import BASIS_METHODS
+from ..io.tabular import DEFAULT_MIN_FREQUENCY
+
+__all__ = ["table_options", "kernel_options", "basis_options", "verbose_option", "CATEGORICAL_HELP"]
+
+CATEGORICAL_HELP = ("auto: one-hot encode the non-numeric columns; none: refuse them; COL,COL,...: encode these "
+                    "columns (numeric or not).  Levels rarer than --min-frequency share one column; a level "
+                    "unseen in training is counted with them, or encoded as no level when there are none.")
+
+
+def _apply(options):
+    def decorate(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
+
+
+def _categorical(ctx, param, value):
+    if value in ("auto", "none"):
+        return value
+    cols = [c.strip() for c in value.split(",") if c.strip()]
+    if not cols:
+        raise click.BadParameter("give auto, none, or a comma-separated list of columns")
+    return cols
+
+
+def _min_frequency(ctx, param, value):
+    if not value > 0 or (value >= 1 and not float(value).is_integer()):
+        raise click.BadParameter(f"give a fraction in (0, 1) or a whole count >= 1; got {value}")
+    return float(value) if value < 1 else int(value)
+
+
+#: --target, --drop, --task, --categorical, --impute, --min-frequency, --scale
+table_options = _apply([
+    click.option("--target", "-t", default=None, help="Target column (default: the last column)."),
+    click.option("--drop", multiple=True, help="Input column to ignore (repeatable)."),
+    click.option("--task", type=click.Choice(["auto", "regression", "classification"]), default="auto",
+                 show_default=True, help="auto: classification for non-numeric or two-valued targets."),
+    click.option("--categorical", default="auto", show_default=True, callback=_categorical,
+                 help=CATEGORICAL_HELP),
+    click.option("--impute/--no-impute", default=True, show_default=True,
+                 help="Fill missing inputs (median; most frequent level) and add a 0/1 missing indicator per "
+                      "column that had any; --no-impute refuses missing values."),
+    click.option("--min-frequency", type=float, default=DEFAULT_MIN_FREQUENCY, show_default=True,
+                 callback=_min_frequency, help="Rarer levels (fraction of rows, or a count if >= 1) are grouped."),
+    click.option("--scale", type=click.Choice(["standard", "minmax", "none"]), default="standard",
+                 show_default=True, help="Input scaling, stored with the model."),
+])
+
+#: --kernel, --degree, --coef0, --normalize-kernel
+kernel_options = _apply([
+    click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
+                 show_default=True),
+    click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel."),
+    click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel."),
+    click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z))."),
+])
+
+#: --basis, --n-basis
+basis_options = _apply([
+    click.option("--basis", type=click.Choice(list(BASIS_METHODS)), default=None,
+                 help="Basis of the sparse model: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
+                      "per point), random (the default with --chunk-rows), greedy, kcenter or renyi."),
+    click.option("--n-basis", type=int, default=None,
+                 help="Basis size of the sparse model (pchol, fvs: at most).  Default min(1000, 10 sqrt(rows))."),
+])
+
+verbose_option = click.option("--verbose", "-v", is_flag=True,
+                              help="Print every distinct warning in full (default: a one-line summary).")

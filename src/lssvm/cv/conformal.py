@@ -1,0 +1,302 @@
+"""Leave-one-out and hold-out models evaluated at new points, and the
+conformal intervals built from them (jackknife, jackknife+, CV+).
+
+Notation as in :mod:`lssvm.cv.holdout` and math.md §2-3: augmented rows
+``z_i = [Kc_i, 1]`` (centred kernel row, intercept), ``P = sum_i z_i z_i^T +
+alpha blockdiag(K_BB, 0)`` with ``P^-1 = blockdiag(Q D Q^T, 1/m)``, ``D =
+(Lambda + alpha)^-1``, ``c = sum_i y_i z_i`` and ``theta = P^-1 c`` the
+full model: ``f(x) = z_x^T theta = y_mean + m_x^T D z`` with ``m_x = (k_x -
+mu)^T Q`` the new point's row in the eigenbasis.
+
+**Leave-one-out model at a new point.**  Dropping row i changes ``P`` by
+``-z_i z_i^T`` and ``c`` by ``-y_i z_i``.  Sherman-Morrison gives
+
+    theta_{-i} = theta - P^-1 z_i (y_i - z_i^T theta) / (1 - h_ii),
+    h_ii = z_i^T P^-1 z_i = 1/m + m_i^T D m_i,
+
+so with ``R_i = e_i / (1 - h_ii)`` the exact LOO residual,
+
+    f_{-i}(x) = f(x) - u_i(x) R_i,   u_i(x) = z_x^T P^-1 z_i = 1/m + m_x^T D m_i.
+
+The basis (and the centring ``mu``, absorbed by the unpenalised intercept)
+stays fixed, as in :meth:`lssvm.solvers.SparseRLSFactorization.loo_residuals`.
+Cost: O(n^2) per new point for ``m_x`` (one triangular solve and one
+product with V), then O(m r) per point and output for all m LOO values;
+nothing is refitted.
+
+**Hold-out model at a new point.**  Leaving out rows ``H'`` and removing
+basis points ``E``, the hold-out model is ``theta_H = W (c - Z_H'^T w)``
+with ``W`` the restricted inverse of :meth:`HoldoutEngine._h_side` and
+``w = y_H' - (I - U_H'H')^-1 r`` its solution on the held-out rows (the
+hold-out formula ``f_H = yL_H - U_HH' w`` read at any row).  In the
+eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept
+``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+from scipy import linalg
+
+from .._parallel import single_threaded_blas
+from ..solvers import check_alphas
+from ..solvers.sparse_rls import whiten_rows
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine
+
+__all__ = [
+    "INTERVAL_METHODS",
+    "check_coverage",
+    "conformal_ranks",
+    "eigen_rows",
+    "fold_models",
+    "interval_from_values",
+    "loo_values",
+]
+
+INTERVAL_METHODS = ("jackknife+", "jackknife", "cv+")
+
+#: floor/ceil of alpha_c (m + 1) are taken with this relative slack, so that
+#: 1 - 0.9 = 0.09999999999999998 times 100 still counts as 10.
+_RANK_SLACK = 1e-9
+
+
+def check_coverage(coverage):
+    """Validate a coverage level; returns it as float.
+
+    Raises
+    ------
+    ValueError
+        Unless ``coverage`` is a real number strictly between 0 and 1.
+    """
+    ok = isinstance(coverage, Real) and not isinstance(coverage, bool) and np.isfinite(coverage)
+    if not ok or not 0.0 < coverage < 1.0:
+        raise ValueError(
+            f"coverage must be a number strictly between 0 and 1 (e.g. 0.9 for 90% intervals); got {coverage!r}"
+        )
+    return float(coverage)
+
+
+def conformal_ranks(coverage, n):
+    """The order statistics (1-based) of jackknife+ / CV+ (Barber et al.
+    2021): lower ``floor(alpha_c (n + 1))``, upper ``ceil((1 - alpha_c)(n +
+    1))`` with ``alpha_c = 1 - coverage``; outside 1..n the bound is -inf /
+    +inf.
+
+    Returns
+    -------
+    k_lo, k_hi : int
+    """
+    a = 1.0 - coverage
+    x_lo, x_hi = a * (n + 1), (1.0 - a) * (n + 1)
+    k_lo = math.floor(x_lo + _RANK_SLACK * (n + 1))
+    k_hi = math.ceil(x_hi - _RANK_SLACK * (n + 1))
+    return k_lo, k_hi
+
+
+def min_rows_for(coverage):
+    """Smallest number of calibration rows m for which the jackknife+ bounds
+    at ``coverage`` are finite: ``ceil((1 - a) (m + 1)) <= m`` and
+    ``floor(a (m + 1)) >= 1`` with ``a = 1 - coverage``."""
+    m = 1
+    while True:
+        k_lo, k_hi = conformal_ranks(coverage, m)
+        if k_lo >= 1 and k_hi <= m:
+            return m
+        m = max(m + 1, int(m * 1.5)) if m < 10**9 else m + 1
+        if m > 10**9:  # coverage so close to 1 that no data set reaches it
+            return m
+
+
+def kth_smallest(V, k, axis=1):
+    """The k-th smallest (1-based) along ``axis``; -inf for k < 1 and +inf
+    for k > the axis length."""
+    n = V.shape[axis]
+    shape = list(V.shape)
+    del shape[axis]
+    if k < 1:
+        return np.full(shape, -np.inf)
+    if k > n:
+        return np.full(shape, np.inf)
+    return np.take(np.partition(V, k - 1, axis=axis), k - 1, axis=axis)
+
+
+def eigen_rows(fac, K_x):
+    """New points' centred kernel rows in the eigenbasis, ``(k_x - mu) W V``.
+
+    Parameters
+    ----------
+    fac : PathSolution
+    K_x : ndarray of shape (t, n)
+        ``k(x, Z)`` for the new points.
+
+    Returns
+    -------
+    ndarray of shape (t, r); O(t n^2).
+    """
+    return whiten_rows(np.asarray(K_x, dtype=float) - fac.kernel_mean, fac.whitener, fac.method) @ fac.V
+
+
+def loo_values(fac, Mx, alpha, R):
+    """The m leave-one-out models at new points, ``f_{-i}(x) = f(x) - u_i(x) R_i``.
+
+    Parameters
+    ----------
+    fac : SparseRLSFactorization
+    Mx : ndarray of shape (t, r)
+        New points in the eigenbasis (:func:`eigen_rows`).
+    alpha : float
+    R : ndarray of shape (m, v)
+        Exact LOO residuals at ``alpha``.
+
+    Returns
+    -------
+    full : ndarray of shape (t, v)
+        The full model ``f(x)``.
+    values : ndarray of shape (t, m, v)
+        ``f_{-i}(x)``.  O(t m r + t m v).
+    """
+    d = 1.0 / (fac.eigenvalues + float(alpha))
+    full = fac.y_mean + Mx @ (d[:, None] * fac.z)
+    U = (Mx * d) @ fac.M.T + 1.0 / fac.n_samples  # (t, m)
+    return full, full[:, None, :] - U[:, :, None] * R[None, :, :]
+
+
+def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+    """Each fold's hold-out model as coefficients in the eigenbasis.
+
+    Parameters
+    ----------
+    engine : HoldoutEngine
+    folds : list of ndarray
+        Test indices of each fold (a partition, from
+        :func:`lssvm.cv.resolve_folds`).
+    alpha : float
+    basis_in_holdout : {"remove", "keep", "train"}
+
+    Returns
+    -------
+    list of callables ``(Mx, K_x) -> ndarray (t, v)``
+        Fold k's model at new points, from their eigenbasis rows ``Mx`` (and
+        their raw kernel rows ``K_x``, used only when a fold is refitted:
+        basis points removed from a numerically singular K_BB).
+
+    Notes
+    -----
+    O(h^2 r + h^3 + h |E| r + |E|^2 r) per fold (see the module docstring).
+    """
+    alphas, _ = check_alphas(alpha)
+    a = float(alphas[0])
+    if basis_in_holdout not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+    d = 1.0 / (engine.fac.eigenvalues + a)
+    sq = np.sqrt(d)
+    with single_threaded_blas():  # small dense systems: threaded BLAS only adds contention
+        return [_fold_model(engine, np.asarray(H, dtype=np.intp), a, sq, basis_in_holdout) for H in folds]
+
+
+def _fold_model(engine, H, a, sq, basis_in_holdout):
+    """One fold's hold-out model (see :func:`fold_models`)."""
+    fac = engine.fac
+    m = fac.n_samples
+    n = fac.whitener.shape[0]
+    in_basis = engine.row_to_basis[H]
+    E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+    if E.size and E.size == n:
+        raise ValueError(
+            f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
+            "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
+        )
+    Hp = H[in_basis < 0] if basis_in_holdout == "train" else H
+    if E.size and fac.method != "cholesky":
+        return _RefitModel(engine, Hp, E, a)
+    Y_p = engine.Y[Hp]
+    Ms = fac.M[Hp] * sq
+    gs = sq[:, None] * fac.z
+    Qp = None
+    if E.size:
+        Qp, _ = linalg.qr((fac.Q[E] * sq).T, mode="economic", check_finite=False)
+        gs = gs - Qp @ (Qp.T @ gs)
+        MsQ = Ms @ Qp
+    w = np.zeros((0, fac.z.shape[1]))
+    if Hp.size:
+        U = Ms @ Ms.T + 1.0 / m
+        if Qp is not None:
+            U -= MsQ @ MsQ.T
+        r = Ms @ gs + fac.y_mean - U @ Y_p
+        A = -U
+        A[np.diag_indices_from(A)] += 1.0
+        try:
+            sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
+        except linalg.LinAlgError:
+            raise ValueError(
+                "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
+                "exactly (leverage ~ 1) at this alpha; increase alpha"
+            ) from None
+        w = Y_p - sol
+    t = sq[:, None] * (fac.z - fac.M[Hp].T @ w)
+    if Qp is not None:
+        t -= Qp @ (Qp.T @ t)
+    beta = sq[:, None] * t
+    b0 = fac.y_mean - w.sum(axis=0) / m
+    return _LinearModel(beta, b0)
+
+
+class _LinearModel:
+    def __init__(self, beta, b0):
+        self.beta, self.b0 = beta, b0
+
+    def __call__(self, Mx, K_x):
+        return Mx @ self.beta + self.b0
+
+
+class _RefitModel:
+    """A fold refitted on the remaining basis (singular K_BB; see
+    :func:`lssvm.cv.holdout._refit_fold`), evaluated on raw kernel rows."""
+
+    def __init__(self, engine, Hp, E, alpha):
+        from ..solvers import factorize_sparse_rls
+
+        fac = engine.fac
+        m, n = fac.n_samples, fac.kernel_mean.size
+        train = np.setdiff1d(np.arange(m), Hp)
+        self.keep = np.setdiff1d(np.arange(n), E)
+        refit = factorize_sparse_rls(
+            engine._kernel_block(train, self.keep), engine._basis_kernel(self.keep), engine.Y[train],
+            rcond=engine._rcond, warn=False,
+        )
+        self.a, self.b = refit.coef(alpha)
+
+    def __call__(self, Mx, K_x):
+        return K_x[:, self.keep] @ self.a + self.b
+
+
+def interval_from_values(centres, scores, coverage, symmetric_centre=None):
+    """Conformal bounds from per-row model values and non-conformity scores.
+
+    Parameters
+    ----------
+    centres : ndarray of shape (t, N, v)
+        ``mu_{-i}(x)``: the model without row i's fold, at each new point.
+    scores : ndarray of shape (N, v)
+        ``|R_i|``, the out-of-fold absolute residuals.
+    coverage : float
+    symmetric_centre : ndarray of shape (t, v), optional
+        For the plain jackknife: the interval is ``centre +- q`` with ``q``
+        the ``ceil(coverage (N + 1))``-th smallest score (``centres`` is
+        then ignored).
+
+    Returns
+    -------
+    ndarray of shape (t, 2, v)
+    """
+    N = scores.shape[0]
+    k_lo, k_hi = conformal_ranks(coverage, N)
+    if symmetric_centre is not None:
+        q = kth_smallest(scores, k_hi, axis=0)  # (v,)
+        return np.stack([symmetric_centre - q, symmetric_centre + q], axis=1)
+    lo = kth_smallest(centres - scores[None], k_lo, axis=1)
+    hi = kth_smallest(centres + scores[None], k_hi, axis=1)
+    return np.stack([lo, hi], axis=1)

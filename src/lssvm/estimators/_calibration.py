@@ -1,0 +1,181 @@
+"""Class probabilities for the sparse classifiers, calibrated on the exact
+leave-one-out (or k-fold) decision values: no extra training.
+
+Platt's sigmoid is hand-written (scikit-learn keeps its own private); the
+isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from scipy import optimize
+from scipy.special import expit
+from sklearn.isotonic import IsotonicRegression
+from sklearn.utils.metaestimators import available_if
+
+__all__ = ["CALIBRATIONS", "ProbaMixin", "fit_platt", "signature_with"]
+
+CALIBRATIONS = ("sigmoid", "isotonic")
+
+
+def signature_with(init, **extra):
+    """The signature of ``init`` with keyword-only parameters ``extra`` (name:
+    default) appended: lets a subclass add parameters to a shared
+    constructor without copying its list (scikit-learn reads parameters from
+    ``inspect.signature``, which honours ``__signature__``)."""
+    sig = inspect.signature(init)
+    params = list(sig.parameters.values())
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in extra.items()]
+    return sig.replace(parameters=params)
+
+
+def fit_platt(f, t):
+    """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``.
+
+    Parameters
+    ----------
+    f : ndarray of shape (m,)
+        Decision values (out-of-sample: LOO or k-fold).
+    t : ndarray of shape (m,) of bool
+        Whether each row belongs to the positive class.
+
+    Returns
+    -------
+    A, B : float
+
+    Notes
+    -----
+    Maximum likelihood with Platt's smoothed targets ``(N+ + 1)/(N+ + 2)``
+    and ``1/(N- + 2)`` (J. Platt 1999; H.-T. Lin, C.-J. Lin and R. Weng 2007),
+    which keep ``A`` finite on separable data.  With ``z = A f + B`` the
+    loss is ``sum log(1 + e^z) - (1 - t) z`` and its gradient in z is
+    ``t - p``: a smooth convex problem in two unknowns, solved by L-BFGS;
+    O(m) per iteration.
+    """
+    f = np.asarray(f, dtype=float)
+    pos = np.asarray(t, dtype=bool)
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    target = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    scale = max(float(np.std(f)), 1e-12)  # optimise in a unit-scale variable
+    g = f / scale
+
+    def loss(ab):
+        z = ab[0] * g + ab[1]
+        p = expit(-z)
+        grad_z = target - p
+        return np.sum(np.logaddexp(0.0, z) - (1.0 - target) * z), np.array([grad_z @ g, grad_z.sum()])
+
+    x0 = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    res = optimize.minimize(loss, x0, jac=True, method="L-BFGS-B")
+    return float(res.x[0] / scale), float(res.x[1])
+
+
+class _Calibrator:
+    """One class's map from decision value to probability: Platt's ``(A, B)``
+    or the isotonic fit's thresholds (evaluated as scikit-learn's
+    ``IsotonicRegression(out_of_bounds="clip").predict``: linear
+    interpolation, constant outside)."""
+
+    def __init__(self, method, f=None, t=None, *, params=None):
+        self.method = method
+        if params is not None:  # restored from a model file
+            self.params = np.asarray(params, dtype=float)
+        elif method == "sigmoid":
+            self.params = np.array(fit_platt(f, t))
+        else:
+            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
+            self.params = np.vstack([iso.X_thresholds_, iso.y_thresholds_])
+
+    def __call__(self, f):
+        if self.method == "sigmoid":
+            return expit(-(self.params[0] * f + self.params[1]))
+        return np.interp(f, self.params[0], self.params[1])
+
+
+def _calibrated(est):
+    return getattr(est, "calibration", None) is not None
+
+
+class ProbaMixin:
+    """``predict_proba`` for :class:`SparseLSSVC` (a mixin; needs its
+    ``classes_``, ``calibration``, ``calibration_cv`` and CV methods)."""
+
+    def _check_calibration_params(self):
+        if self.calibration is not None and self.calibration not in CALIBRATIONS:
+            raise ValueError(
+                f"calibration must be None or one of {list(CALIBRATIONS)}; got {self.calibration!r}"
+            )
+
+    def _fit_calibration(self):
+        """Calibrators on the out-of-sample decision values of the fitted
+        alpha: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
+        the exact k-fold ``cv_decision_function(calibration_cv)``."""
+        if self.calibration is None or self._dask is not None:
+            self.calibrators_ = None  # no predict_proba, or it says why (Dask)
+            return
+        if self.calibration_cv is None:
+            F = self.loo_decision_function()
+        else:
+            F = self.cv_decision_function(self.calibration_cv)
+        F = F.reshape(F.shape[0], -1)
+        codes = self._codes
+        ok = np.all(np.isfinite(F), axis=1)  # rows with leverage ~ 1 (warned about) carry no information
+        if self.classes_.size == 2:
+            self.calibrators_ = [_Calibrator(self.calibration, F[ok, 0], codes[ok] == 1)]
+        else:
+            self.calibrators_ = [_Calibrator(self.calibration, F[ok, k], codes[ok] == k)
+                                 for k in range(self.classes_.size)]
+
+    @available_if(_calibrated)
+    def predict_proba(self, X):
+        """Class probabilities calibrated on out-of-sample decision values.
+
+        Parameters
+        ----------
+        X : array-like of shape (t, d)
+
+        Returns
+        -------
+        ndarray of shape (t, n_classes)
+            Columns in ``classes_`` order; rows sum to 1.
+
+        Notes
+        -----
+        Each class's calibration map (``calibration``: Platt's sigmoid, or
+        isotonic regression) is fitted at ``fit`` on the exact leave-one-out
+        decision values (or the exact k-fold ones with ``calibration_cv``),
+        so the map sees the decision values of models that did not train on
+        the row, as Platt recommends, without any refit.  Two classes: the
+        map of ``classes_[1]``, and 1 - p for ``classes_[0]``.  More: one
+        map per one-vs-rest output, rows normalised (uniform where every map
+        gives 0).  The sigmoid is strictly increasing in the decision value;
+        the isotonic map is non-decreasing.  O(t n d) like ``decision_function``.
+
+        Only with ``calibration`` set (as ``SVC(probability=True)``): the
+        calibrated probabilities need not cross 1/2 (binary) or peak
+        (one-vs-rest) where the decision values do, so ``argmax`` of the
+        probabilities may differ from :meth:`predict` near the boundary.
+        """
+        if getattr(self, "calibrators_", 1) is None:  # fitted on Dask
+            raise ValueError(
+                "predict_proba is not available for a model fitted on Dask collections; use "
+                "decision_function, or fit on a NumPy sample to get calibrated probabilities"
+            )
+        F = self._decision_2d(X)
+        if self.classes_.size == 2:
+            p1 = self.calibrators_[0](F[:, 0])
+            return np.column_stack([1.0 - p1, p1])
+        P = np.column_stack([cal(F[:, k]) for k, cal in enumerate(self.calibrators_)])
+        total = P.sum(axis=1, keepdims=True)
+        zero = total[:, 0] <= 0
+        P[zero] = 1.0
+        total[zero] = P.shape[1]
+        return P / total
+
+    @available_if(_calibrated)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, shape (t, n_classes)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))

@@ -1,0 +1,262 @@
+"""Conformal prediction intervals for the sparse regressors, from the exact
+leave-one-out and hold-out models (:mod:`lssvm.cv.conformal`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.metaestimators import available_if
+
+from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
+from ..cv.conformal import (
+    INTERVAL_METHODS,
+    check_coverage,
+    conformal_ranks,
+    eigen_rows,
+    fold_models,
+    interval_from_values,
+    loo_values,
+    min_rows_for,
+)
+from ..exceptions import NotFittedError
+from ..kernels._distances import iter_row_blocks
+from ..solvers import check_alphas
+from ._validation import validate_input
+
+__all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
+
+#: test rows per block are chosen so a block's (t, m, v) values stay near this many floats
+_BLOCK_FLOATS = 1 << 22
+
+
+def check_interval_request(coverage, method, n_rows, methods=INTERVAL_METHODS):
+    """Validate ``coverage``, ``method`` and whether ``n_rows`` calibration
+    rows suffice for finite bounds; returns the coverage as float."""
+    coverage = check_coverage(coverage)
+    if method not in methods:
+        raise ValueError(f"method must be one of {list(methods)} for this model; got {method!r}")
+    k_lo, k_hi = conformal_ranks(coverage, n_rows)
+    if k_lo < 1 or k_hi > n_rows:
+        raise ValueError(
+            f"{n_rows} training rows are too few for {coverage:g} coverage: the conformal bounds would be "
+            f"infinite (they need ceil(coverage (m + 1)) <= m, i.e. m >= {min_rows_for(coverage)}); "
+            "lower the coverage or train on more rows"
+        )
+    return coverage
+
+
+class SparseIntervalMixin:
+    """``predict_interval`` for :class:`SparseLSSVR` (a mixin; needs the
+    attributes of :class:`lssvm.estimators._base.BaseSparseLSSVM`)."""
+
+    def predict_interval(self, X, coverage=0.9, method="jackknife+", alpha=None, cv=10, groups=None,
+                         basis_in_holdout="remove"):
+        """Conformal prediction intervals from the exact LOO or hold-out models.
+
+        Parameters
+        ----------
+        X : array-like of shape (t, d)
+        coverage : float in (0, 1), default=0.9
+            Target coverage ``1 - alpha_c``.
+        method : {"jackknife+", "jackknife", "cv+"}, default="jackknife+"
+            "jackknife+" (Barber, Candes, Ramdas & Tibshirani 2021, Ann.
+            Statist. 49): lower bound the ``floor(alpha_c (m + 1))``-th
+            smallest of ``f_{-i}(x) - |R_i|``, upper bound the ``ceil((1 -
+            alpha_c)(m + 1))``-th smallest of ``f_{-i}(x) + |R_i|``, with
+            ``f_{-i}`` the model trained without row i and ``R_i`` its exact
+            LOO residual.  "jackknife": ``f(x) +- q``, ``q`` the ``ceil((1 -
+            alpha_c)(m + 1))``-th smallest ``|R_i|``.  "cv+": as jackknife+
+            with the k hold-out models of :meth:`cv_predict` and the
+            out-of-fold residuals.
+        alpha : float, optional
+            Regularisation; default the fitted ``alpha``.
+        cv, groups, basis_in_holdout
+            Folds for "cv+" (ignored otherwise), as in :meth:`cv_predict`.
+
+        Returns
+        -------
+        ndarray of shape (t, 2) or (t, 2, v)
+            Lower and upper bounds (per output).
+
+        Raises
+        ------
+        ValueError
+            For a coverage outside (0, 1), an unknown method, or too few
+            training rows for finite bounds (the message says how many
+            are needed).
+
+        Notes
+        -----
+        The LOO model at a new point is the full model minus a rank-one
+        correction, ``f_{-i}(x) = f(x) - (1/m + m_x^T D m_i) R_i`` with
+        ``m_x = (k(x, Z) - mu)^T Q`` and ``D = (Lambda + alpha)^-1``
+        (Sherman-Morrison on the training factorisation; derivation in
+        :mod:`lssvm.cv.conformal`).  Cost: O(n^2) per new point for
+        ``m_x``, then O(m r v) per point for the m LOO values, and an
+        O(m log m) selection; "cv+" adds O(h^2 r + h^3) per fold of h rows
+        (the folds' models, once per call).  Nothing is refitted.  The
+        basis is held fixed for "jackknife+"; "cv+" follows
+        ``basis_in_holdout``.
+        """
+        if self._dask is not None:
+            raise ValueError(
+                "predict_interval is not available for a model fitted on Dask collections; fit on a "
+                "NumPy sample, or use cv_predict/loo_residuals and the conformal ranks yourself"
+            )
+        if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
+            return self._saved_interval(X, coverage, method, alpha)
+        fac = self._factorization()
+        m = fac.n_samples
+        coverage = check_interval_request(coverage, method, m)
+        alpha = self.alpha if alpha is None else alpha
+        if np.ndim(alpha) != 0:
+            raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
+        a = float(check_alphas(alpha)[0][0])
+        X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        Y = fac.y_centered + fac.y_mean
+        v = Y.shape[1]
+        if method == "cv+":
+            engine = HoldoutEngine.from_kernel(fac, self._X_fit, self.basis_vectors_, self.kernel_,
+                                               self.basis_indices_, self.rcond)
+            folds = resolve_folds(cv, m, y=self._split_labels(), groups=groups, classifier=False)
+            scores = np.abs(Y - cross_val_predictions(engine, folds, a, basis_in_holdout))
+            models = fold_models(engine, folds, a, basis_in_holdout)
+            fold_of = np.empty(m, dtype=np.intp)
+            for k, f in enumerate(folds):
+                fold_of[f] = k
+        else:
+            R = fac.loo_residuals(a)
+            scores = np.abs(R)
+        out = np.empty((X.shape[0], 2, v))
+        step = max(1, _BLOCK_FLOATS // (m * v))
+        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            Mx = eigen_rows(fac, K_x)
+            if method == "cv+":
+                per_fold = np.stack([model(Mx, K_x) for model in models], axis=1)  # (t, K, v)
+                out[rows] = interval_from_values(per_fold[:, fold_of], scores, coverage)
+            elif method == "jackknife":
+                full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
+                out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
+            else:
+                _, values = loo_values(fac, Mx, a, R)
+                out[rows] = interval_from_values(values, scores, coverage)
+        return out[:, :, 0] if self._single_output else out
+
+
+    def _saved_interval(self, X, coverage, method, alpha):
+        """Jackknife(+) intervals of a model loaded from a file, from its stored
+        LOO data (:mod:`lssvm.io.uncertainty`), at the fitted alpha."""
+        G, R, mu = self._saved_loo
+        m = R.shape[0]
+        coverage = check_interval_request(coverage, method, m, methods=("jackknife+", "jackknife"))
+        if alpha is not None and float(alpha) != float(self.alpha):
+            raise ValueError(
+                f"a model loaded from a file gives intervals at its fitted alpha={self.alpha:g} only; "
+                "refit on the training data for other alphas"
+            )
+        X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        out = np.empty((X.shape[0], 2, R.shape[1]))
+        scores = np.abs(R)
+        step = max(1, _BLOCK_FLOATS // (m * R.shape[1]))
+        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            full = K_x @ self._dual_coef_2d + self._intercept_2d
+            if method == "jackknife":
+                out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
+            else:
+                U = (K_x - mu) @ G + 1.0 / m
+                out[rows] = interval_from_values(full[:, None, :] - U[:, :, None] * R[None], scores, coverage)
+        return out[:, :, 0] if self._single_output else out
+
+
+class SearchIntervalMixin:
+    """``predict_interval`` of the ``*CV`` regressors: their ``best_estimator_``'s.
+
+    ``_path_scorings`` are the extra alpha-path criteria the search accepts
+    (:mod:`lssvm.selection.evidence`; computed by the sparse criterion only).
+    """
+
+    @property
+    def _path_scorings(self):
+        return ("gcv", "evidence") if hasattr(self._estimator_class, "log_evidence") else ()
+
+    @available_if(lambda self: hasattr(self._estimator_class, "predict_interval"))
+    def predict_interval(self, X, coverage=0.9, method="jackknife+", **kwargs):
+        """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``)."""
+        return self._best().predict_interval(X, coverage, method, **kwargs)
+
+
+class RefitIntervalMixin:
+    """``predict_interval(method="cv+")`` by refitting the k folds, for the
+    fixed-size and Nyström regressors (needs ``_interval_data()``).
+
+    Their exact CV models are not cheap to evaluate at new points: the
+    fixed-size LS-SVM chooses its model size by an inner CV in every fold
+    (SCDP, paper 002), and the Nyström LS-SVM's hold-out formulas live in
+    the dual on the training rows (paper 003), so their jackknife+ would
+    need a model per training row.  They offer "cv+" only, from k
+    explicit trainings on the folds' training rows.
+    """
+
+    def _interval_data(self):
+        """The training inputs and 2-D targets the folds are refitted on."""
+        X = getattr(self, "_X_fit", None)
+        Y = getattr(self, "_Y_fit", None)
+        if Y is None:
+            Y = getattr(getattr(self, "factorization_", None), "Y", None)
+        if X is None or Y is None:
+            raise NotFittedError(
+                "this model keeps no training data (it was loaded from a file); fit it on the training data "
+                "to get prediction intervals"
+            )
+        return X, Y
+
+    def predict_interval(self, X, coverage=0.9, method="cv+", cv=10, groups=None):
+        """CV+ prediction intervals (Barber et al. 2021) from k refitted folds.
+
+        Parameters
+        ----------
+        X : array-like of shape (t, d)
+        coverage : float in (0, 1), default=0.9
+        method : {"cv+"}
+            The only method of this family (see the class notes).
+        cv : int, scikit-learn splitter or iterable of (train, test), default=10
+        groups : array-like of shape (m,), optional
+            Group labels for a group splitter (also handed to the refits
+            of estimators whose ``fit`` takes them).
+
+        Returns
+        -------
+        ndarray of shape (t, 2) or (t, 2, v)
+
+        Notes
+        -----
+        k trainings on (k - 1)/k of the rows, plus their predictions; the
+        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``.
+        """
+        from sklearn.base import clone
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        X_fit, Y = self._interval_data()
+        m, v = Y.shape
+        if method != "cv+":
+            raise ValueError(
+                f"{type(self).__name__} offers method='cv+' only (its exact CV models are not cheap to evaluate "
+                f"at new points, so jackknife variants would need {m} refits); got {method!r}"
+            )
+        coverage = check_interval_request(coverage, method, m)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
+        folds = resolve_folds(cv, m, groups=groups)
+        takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
+        scores = np.empty((m, v))
+        centres = np.empty((X.shape[0], m, v))
+        target = Y[:, 0] if self._single_output else Y
+        for H in folds:
+            train = np.setdiff1d(np.arange(m), H)
+            kw = {"groups": np.asarray(groups)[train]} if groups is not None and takes_groups else {}
+            model = clone(self).fit(X_fit[train], target[train], **kw)
+            scores[H] = np.abs(Y[H] - model.predict(X_fit[H]).reshape(H.size, v))
+            centres[:, H] = model.predict(X).reshape(X.shape[0], 1, v)
+        out = interval_from_values(centres, scores, coverage)
+        return out[:, :, 0] if self._single_output else out

@@ -1,0 +1,121 @@
+"""Generalised cross-validation and the Bayesian evidence of the sparse
+LS-SVM along a path of alphas, in O(r) per alpha from the training
+eigendecomposition; the noise level and posterior variance that go with
+them (MacKay 1992; Van Gestel, Suykens et al. 2002).
+
+Notation (math.md §2): centred targets ``Yc`` (m x v), the whitened
+centred kernel ``Phi = Kc W`` with ``Phi^T Phi = V Lambda V^T``, ``M = Phi
+V`` (``M^T M = Lambda``), ``z = M^T Yc`` and ``r`` the rank.
+
+**GCV.**  The hat matrix is ``H = 11^T/m + M D M^T``, ``D = (Lambda +
+alpha)^-1``, so ``tr H = 1 + sum_j lambda_j / (lambda_j + alpha)``.  The
+fitted centred values are ``M D z`` and, since ``M^T M = Lambda``,
+
+    ||e||^2 = ||Yc||^2 - 2 sum_j z_j^2 / (lambda_j + alpha)
+              + sum_j lambda_j z_j^2 / (lambda_j + alpha)^2,
+
+    GCV(alpha) = (||e||^2 / m) / (1 - tr H / m)^2      (per output).
+
+**Evidence.**  The Bayesian reading of the model: weights ``a ~ N(0, (mu
+K_BB)^-1)``, noise precision ``zeta``, a flat prior on the intercept ``b``
+(``alpha = mu / zeta``), i.e. a Gaussian process with the
+subset-of-regressors kernel ``k_B(x)^T K_BB^-1 k_B(x') / mu`` plus noise
+``1 / zeta``.  With ``C`` the m x m covariance and ``N`` an orthonormal basis
+of the complement of ``1``, integrating ``b`` out gives the restricted
+likelihood
+
+    log p(y) = -1/2 [(m - 1) log 2 pi + log m + log det(N^T C N)
+                     + y^T N (N^T C N)^-1 N^T y].
+
+``N^T C N = N^T Phi Phi^T N / mu + I / zeta`` has eigenvalues ``lambda_j /
+mu + 1 / zeta`` (j <= r) and ``1 / zeta`` (m - 1 - r times), because
+``Phi`` has zero column sums.  Expanding the inverse on the same
+eigenvectors (``U = N^T M Lambda^-1/2``, ``U^T N^T y = Lambda^-1/2 z``) the
+quadratic form collapses to ``zeta S(alpha)`` with
+
+    S(alpha) = ||Yc||^2 - sum_j z_j^2 / (lambda_j + alpha)
+             = min_a ||Yc - Kc a||^2 + alpha a^T K_BB a,
+
+the ridge objective at its minimum.  So, per output,
+
+    log p(y) = -1/2 [(m - 1) log 2 pi + log m + sum_j log(lambda_j + alpha)
+                     - r log alpha - (m - 1) log zeta + zeta S(alpha)],
+
+and maximising over the noise precision at fixed alpha gives ``zeta =
+(m - 1) / S(alpha)``: the noise level "estimated from the evidence" that
+:func:`noise_precision` returns and the profile that ``scoring="evidence"``
+scores.  Both criteria cost O(r) per alpha and output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..solvers import check_alphas
+
+__all__ = ["gcv_path", "log_evidence_path", "noise_precision", "ridge_objective"]
+
+
+def _parts(fac, alphas):
+    lam = fac.eigenvalues[:, None]  # (r, 1)
+    shift = lam + alphas[None, :]  # (r, A)
+    z2 = fac.z**2  # (r, v)
+    yy = (fac.y_centered**2).sum(axis=0)  # (v,)
+    return lam, shift, z2, yy
+
+
+def ridge_objective(fac, alpha):
+    """``S(alpha) = ||Yc||^2 - sum_j z_j^2 / (lambda_j + alpha)``, shape (A, v); O(r v) per alpha."""
+    alphas, _ = check_alphas(alpha)
+    _, shift, z2, yy = _parts(fac, alphas)
+    return np.maximum(yy[None, :] - (1.0 / shift).T @ z2, 0.0)
+
+
+def gcv_path(fac, alpha):
+    """Generalised cross-validation score for every alpha (module docstring).
+
+    Parameters
+    ----------
+    fac : SparseRLSFactorization
+    alpha : float or array-like of shape (A,)
+
+    Returns
+    -------
+    ndarray of shape (A, v)
+    """
+    alphas, _ = check_alphas(alpha)
+    lam, shift, z2, yy = _parts(fac, alphas)
+    m = fac.n_samples
+    sse = yy[None, :] - 2.0 * (1.0 / shift).T @ z2 + (lam / shift**2).T @ z2
+    sse = np.maximum(sse, 0.0)
+    tr = 1.0 + (lam / shift).sum(axis=0)  # (A,)
+    return (sse / m) / ((1.0 - tr / m) ** 2)[:, None]
+
+
+def noise_precision(fac, alpha):
+    """The evidence's noise precision at ``alpha``, ``zeta = (m - 1) / S(alpha)``, shape (A, v)."""
+    return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
+
+
+def log_evidence_path(fac, alpha, zeta=None):
+    """Log marginal likelihood (intercept integrated out) for every alpha.
+
+    Parameters
+    ----------
+    fac : SparseRLSFactorization
+    alpha : float or array-like of shape (A,)
+    zeta : float or ndarray broadcastable to (A, v), optional
+        Noise precision; default the maximiser :func:`noise_precision`
+        (the profile likelihood).
+
+    Returns
+    -------
+    ndarray of shape (A, v)
+    """
+    alphas, _ = check_alphas(alpha)
+    lam, shift, z2, yy = _parts(fac, alphas)
+    m, r = fac.n_samples, lam.shape[0]
+    S = ridge_objective(fac, alphas)
+    zeta = noise_precision(fac, alphas) if zeta is None else np.broadcast_to(np.asarray(zeta, float), S.shape)
+    logdet = np.log(shift).sum(axis=0) - r * np.log(alphas)  # (A,)
+    return -0.5 * ((m - 1) * np.log(2 * np.pi) + np.log(m) + logdet[:, None] - (m - 1) * np.log(zeta) + zeta * S)

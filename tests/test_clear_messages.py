@@ -1,0 +1,44 @@
+"""Issue 21 item 10: unclear messages made clear."""
+
+import gzip
+import warnings
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from lssvm import FixedSizeLSSVC, NumericalWarning, NystromLSSVR, SparseLSSVC
+from lssvm.cli.main import cli
+from lssvm.io import read_table
+
+
+def test_item10_truncated_gzip_is_reported_by_name(tmp_path):
+    data = b"a,b,y\n" + b"".join(f"{i},{2 * i},{i % 3}\n".encode() for i in range(5000))
+    blob = gzip.compress(data)
+    path = tmp_path / "cut.csv.gz"
+    path.write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(ValueError, match="cut.csv.gz: the compressed file is truncated or corrupt"):
+        read_table(path)
+    res = CliRunner().invoke(cli, ["fit", str(path), "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 1 and "cut.csv.gz" in res.output and "truncated" in res.output
+    assert "Aborted" not in res.output
+
+
+def test_item10_nystrom_rank_above_distinct_columns():
+    X = np.tile([[1.0, 2.0]], (20, 1))
+    X[10:] += 1.0  # two distinct rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        with pytest.raises(ValueError, match=r"rank=3 is more than the \d distinct column\(s\) sampled"):
+            NystromLSSVR(gamma=0.5, alpha=1.0, n_components=5, rank=3, random_state=0).fit(X, np.arange(20.0))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SparseLSSVC(gamma=0.5, alpha=1.0, basis=np.arange(5)),
+    lambda: FixedSizeLSSVC(gamma=0.5, alpha=1.0, n_prototypes=5),
+])
+def test_item10_mixed_int_and_str_labels(make):
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = np.array([1, "a"] * 10, dtype=object)
+    with pytest.raises(ValueError, match=r"class labels mix strings with other types \(int, str\)"):
+        make().fit(X, y)
