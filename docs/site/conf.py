@@ -172,7 +172,7 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
-    "subsection_order": [str(ROOT / "examples" / d) for d in ("sparse", "fixed_size", "nystrom")] + ["*"],
+    "subsection_order": [f"../../examples/{d}" for d in ("sparse", "fixed_size", "nystrom")] + ["*"],
     "within_subsection_order": "FileNameSortKey",
     "reference_url": {"lssvm": None},
     "matplotlib_animations": False,

@@ -57,7 +57,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
     n_prototypes : int, float or None
         A count, a fraction of N (capped at the distinct rows), or None:
         ``min(distinct rows, default_n_basis(N))`` (sub-linear in N, capped
-        at 1,000; paper 002 used 2,000).
+        at 1,000; Karsmakers et al. 2011 used 2,000).
     random_state : RandomState
 
     Returns
@@ -135,7 +135,7 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
         rows themselves (``n_components`` is then ignored).
     n_components : int, float or None
         c: a count or a fraction of n; default :func:`lssvm.basis.default_n_basis`
-        (sub-linear in n, capped at 1,000; paper 003 used 0.1 n).
+        (sub-linear in n, capped at 1,000; Ding & Liao 2012 used 0.1 n).
     random_state : int, RandomState or None
 
     Returns

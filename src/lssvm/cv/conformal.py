@@ -1,7 +1,7 @@
 """Leave-one-out and hold-out models evaluated at new points, and the
 conformal intervals built from them (jackknife, jackknife+, CV+).
 
-Notation as in :mod:`lssvm.cv.holdout` and math.md §2-3: augmented rows
+Notation as in :mod:`lssvm.cv.holdout` and the documentation's Mathematics page, §2-3: augmented rows
 ``z_i = [Kc_i, 1]`` (centred kernel row, intercept), ``P = sum_i z_i z_i^T +
 alpha blockdiag(K_BB, 0)`` with ``P^-1 = blockdiag(Q D Q^T, 1/m)``, ``D =
 (Lambda + alpha)^-1``, ``c = sum_i y_i z_i`` and ``theta = P^-1 c`` the

@@ -192,8 +192,8 @@ class RefitIntervalMixin:
 
     Their exact CV models are not cheap to evaluate at new points: the
     fixed-size LS-SVM chooses its model size by an inner CV in every fold
-    (SCDP, paper 002), and the Nyström LS-SVM's hold-out formulas live in
-    the dual on the training rows (paper 003), so their jackknife+ would
+    (SCDP, Karsmakers et al. 2011), and the Nyström LS-SVM's hold-out formulas live in
+    the dual on the training rows (Ding & Liao 2012), so their jackknife+ would
     need a model per training row.  They offer "cv+" only, from k
     explicit trainings on the folds' training rows.
     """

@@ -51,7 +51,7 @@ _DOC = """
     n_components : int or float, optional
         c, columns sampled: a count or a fraction of n; default
         ``min(1000, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
-        paper 003 used c = 0.1 n).
+        Ding & Liao 2012 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
     sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
@@ -62,7 +62,7 @@ _DOC = """
         "low-rank": the Nyström model itself, ``k(x, X_S) W_k^+ C^T a + b``
         -- O(c d) per point, and the model whose LOO / CV residuals the
         ``cv_*`` methods give; "exact": ``f(x) = sum_i a_i k(x, x_i) + b``
-        with the true kernel to all n training points, as paper 003 assumes
+        with the true kernel to all n training points, as Ding & Liao 2012 assume
         -- O(n d) per point and the training inputs are kept.  The exact
         predictor departs from the Nyström model by up to
         ``||K - K~|| / alpha^2`` (Ding & Liao 2012, Thm. 3): with a small alpha the

@@ -3,7 +3,7 @@ LS-SVM along a path of alphas, in O(r) per alpha from the training
 eigendecomposition; the noise level and posterior variance that go with
 them (MacKay 1992; Van Gestel, Suykens et al. 2002).
 
-Notation (math.md §2): centred targets ``Yc`` (m x v), the whitened
+Notation (the documentation's Mathematics page, §2): centred targets ``Yc`` (m x v), the whitened
 centred kernel ``Phi = Kc W`` with ``Phi^T Phi = V Lambda V^T``, ``M = Phi
 V`` (``M^T M = Lambda``), ``z = M^T Yc`` and ``r`` the rank.
 

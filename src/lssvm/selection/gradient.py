@@ -92,7 +92,7 @@ def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis
     -----
     **Model.** ``C = K_mn - 1 mu^T`` (centred kernel columns), ``P = C^T C +
     alpha K_BB = K_BB^{1/2}``-whitened as ``Q (Lambda + alpha)^{-1} Q^T =
-    P^{-1}`` with ``Q^T K_BB Q = I`` and ``M = C Q`` (math.md §2); ``D =
+    P^{-1}`` with ``Q^T K_BB Q = I`` and ``M = C Q`` (the documentation's Mathematics page, §2); ``D =
     (Lambda + alpha)^{-1}``, coefficients ``beta = Q D z`` (``z = M^T Yc``),
     training residuals ``e = Yc - M D z``.
 
