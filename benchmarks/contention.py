@@ -116,8 +116,11 @@ def contention(args):
                 X, y, Z = data[n]
                 row = {"condition": cond, "n": n, "load1": round(os.getloadavg()[0], 2), "runnable": _runnable(),
                        "default_threads": current_plan().threads}
-                for name, f in [("default", _ours(X, y, Z, "default")), ("1 thread", _ours(X, y, Z, 1)),
-                                ("2 threads", _ours(X, y, Z, 2)), ("sklearn", _sklearn(X, y, n))]:
+                runs = [("default", _ours(X, y, Z, "default")), ("1 thread", _ours(X, y, Z, 1)),
+                        ("2 threads", _ours(X, y, Z, 2)), ("sklearn", _sklearn(X, y, n))]
+                if args.sklearn_max_n is not None and n > args.sklearn_max_n:
+                    runs, row["sklearn"] = runs[:3], np.nan
+                for name, f in runs:
                     reps = args.sklearn_repeats if name == "sklearn" else args.repeats
                     row[name] = _timed(f, reps, args.cap)
                 best = min(row["1 thread"], row["2 threads"])
@@ -192,6 +195,7 @@ def main(argv=None):
     ap.add_argument("--conditions", nargs="+", default=["idle", "one", "two"], choices=["idle", "one", "two"])
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--sklearn-repeats", type=int, default=1)
+    ap.add_argument("--sklearn-max-n", type=int, default=None, help="skip scikit-learn above this n (slow under load)")
     ap.add_argument("--cap", type=float, default=5.0, help="do not repeat a run longer than this (s)")
     ap.add_argument("--efficiency", action="store_true")
     ap.add_argument("--compare", help="a tree (git worktree) whose src/ holds the lssvm to compare with")
