@@ -14,6 +14,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -30,8 +31,10 @@ from ..estimators import (
     SparseLSSVRCV,
 )
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
+from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
 from ._common import load_frame, parse_log_values, prepare_xy
+from ._cost import estimate_cost
 from ._stream import expand_paths, pass_progress, stream_xy
 
 __all__ = ["select"]
@@ -187,17 +190,25 @@ def select(data, target, drop, task, model_kind, cv_text, search, kernel, gammas
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
+        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=basis,
+                             n_basis=n_basis, n_components=n_components, n_prototypes=n_prototypes)
+        for line in cost.lines():
+            click.echo(line)
         t0 = time.perf_counter()
-        if streaming:
-            from ..backends.dask import report_passes
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SearchEdgeWarning)
+            if streaming:
+                from ..backends.dask import report_passes
 
-            with report_passes(pass_progress):
-                est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
-        else:
-            with click.progressbar(length=expected, label="evaluating", file=sys.stderr,
-                                   show_pos=True) as bar:
-                est.fit(Xs, y, groups=groups, callback=lambda params, path: bar.update(1))
+                with report_passes(pass_progress):
+                    est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
+            else:
+                with click.progressbar(length=expected, label="evaluating", file=sys.stderr, show_pos=True,
+                                       show_eta=True, item_show_func=lambda _: f"{time.perf_counter() - t0:.0f} s "
+                                       "elapsed") as bar:
+                    est.fit(Xs, y, groups=groups, callback=lambda params, path: bar.update(1))
         elapsed = time.perf_counter() - t0
+        _echo_warnings(caught)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -267,6 +278,16 @@ def _group_cv(n_groups, group_col):
     if n_groups < 2:
         raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
     return LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
+
+
+def _echo_warnings(caught):
+    """Search-edge warnings as lines naming the options to widen; others re-issued."""
+    for w in caught:
+        if issubclass(w.category, SearchEdgeWarning):
+            msg = str(w.message).replace("param_space={'gamma': ...}", "--gammas").replace("alphas=...", "--alphas")
+            click.echo(f"warning    {msg}", err=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _echo_evaluation(params, path):
