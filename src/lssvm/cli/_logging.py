@@ -30,7 +30,9 @@ class Progress:
     def __enter__(self):
         self._t0 = time.perf_counter()
         if self.tty:
-            self._bar = click.progressbar(length=self.expected, label=self.label, file=self.stream, show_pos=True)
+            self._bar = click.progressbar(
+                length=self.expected, label=self.label, file=self.stream, show_pos=True, show_eta=True,
+                item_show_func=lambda _: f"{time.perf_counter() - self._t0:.0f} s elapsed")
             self._bar.__enter__()
         else:
             click.echo(f"{self.label} (about {self.expected} evaluation(s))", file=self.stream)
@@ -56,7 +58,9 @@ class Progress:
             i = int(np.argmin(scores))
             what = "MSE" if path.error_rate is None else "error rate"
             best = f": best alpha {path.alphas[i]:.4g}, CV {what} {scores[i]:.4g}"
-        click.echo(f"[{self.count}/{self.expected} {elapsed:.1f} s] {shown}{best}", file=self.stream)
+        left = self.expected - self.count
+        eta = f", ETA {elapsed / self.count * left:.0f} s" if left > 0 else ""
+        click.echo(f"[{self.count}/{self.expected} {elapsed:.1f} s{eta}] {shown}{best}", file=self.stream)
 
 
 @contextmanager

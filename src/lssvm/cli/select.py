@@ -30,9 +30,11 @@ from ..estimators import (
     SparseLSSVRCV,
 )
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
+from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
 from ..selection import MAX_EVALUATIONS
 from ._common import load_frame, parse_log_values
+from ._cost import estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
@@ -213,6 +215,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
+        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=basis,
+                             n_basis=n_basis, n_components=n_components, n_prototypes=n_prototypes)
+        for line in cost.lines():
+            click.echo(line)
         t0 = time.perf_counter()
         with collect_warnings() as caught:
             if streaming:
@@ -224,6 +230,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                 with Progress(expected) as progress:
                     est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
+        caught[:] = _echo_edge_warnings(caught)
         model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
         test_values = None
         if test_frame is not None:
@@ -349,6 +356,20 @@ def _group_cv(n_groups, group_col):
     if n_groups < 2:
         raise ValueError(f"group column {group_col!r} has a single group: nothing to hold out")
     return LeaveOneGroupOut() if n_groups <= MAX_LEAVE_ONE_GROUP_OUT else GroupKFold(10)
+
+
+def _echo_edge_warnings(caught):
+    """Print search-edge warnings as lines naming the options to widen (the
+    search's result depends on them); returns the other warnings, for the
+    one-line summary."""
+    rest = []
+    for w in caught:
+        if issubclass(w.category, SearchEdgeWarning):
+            msg = str(w.message).replace("param_space={'gamma': ...}", "--gammas").replace("alphas=...", "--alphas")
+            click.echo(f"warning    {msg}", err=True)
+        else:
+            rest.append(w)
+    return rest
 
 
 def _echo_evaluation(params, path):

@@ -1,0 +1,151 @@
+"""Issue 17: the defaults' speed and accuracy on real data, side by side.
+
+Every contender is run with its defaults on standardised inputs
+(``StandardScaler`` in a pipeline, as a user would), in one process, and
+timed over ``fit`` (search + refit) with test error on held-out rows:
+
+* ``SparseLSSVRCV()`` / ``SparseLSSVCCV()``, ``NystromLSSVRCV()``,
+  ``FixedSizeLSSVRCV()`` (and the classifiers), lssvm's defaults;
+* neo-ls-svm's ``NeoLSSVM()`` (PyPI ``neo-ls-svm``);
+* ``GridSearchCV(KernelRidge(kernel="rbf"), 5 gammas x 5 alphas, cv=5)`` and
+  ``GridSearchCV(SVR(), same grid, cv=5)`` for regression with m <= 5,000.
+
+Data: ``make_friedman1`` (noise 1, 2,000 test rows) at the requested sizes;
+MAGIC and adult (random 2/3 splits; adult encoded as in
+``paper002_large.py``); elevators, ailerons and pol (their train/test files).
+
+Run:  python benchmarks/defaults_speed.py [--sets friedman1:2000 magic ...] [--splits 1]
+      [--contenders sparse neo krr ...]
+
+Prints one table (seconds, test MSE or error rate, ratios to neo-ls-svm)
+and ``os.getloadavg()``: the machine may be shared, so compare within a
+data set; the process CPU time (all BLAS threads) is printed as well, as
+it depends less on other work than the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import make_friedman1
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVR
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from lssvm import (  # noqa: E402
+    FixedSizeLSSVCCV,
+    FixedSizeLSSVRCV,
+    NystromLSSVCCV,
+    NystromLSSVRCV,
+    SparseLSSVCCV,
+    SparseLSSVRCV,
+)
+
+DATA = Path(os.environ.get("LSSVM_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+if not DATA.is_dir():
+    DATA = Path("/work/shared/data")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paper002_large import load as load_large  # noqa: E402
+
+#: The GridSearchCV peers' 5 x 5 grid on standardised inputs (gamma around 1 / n_features).
+PEER_GAMMAS = np.logspace(-3, 1, 5)
+PEER_ALPHAS = np.logspace(-3, 1, 5)
+PEER_MAX_M = 5000
+
+
+def datasets(specs, splits, seed=0):
+    """Yield (name, split, X_train, y_train, X_test, y_test, classification)."""
+    for spec in specs:
+        if spec.startswith("friedman1:"):
+            m = int(spec.split(":")[1])
+            for s in range(splits):
+                X, y = make_friedman1(n_samples=m + 2000, noise=1.0, random_state=seed + s)
+                yield f"friedman1 m={m}", s, X[:m], y[:m], X[m:], y[m:], False
+        elif spec in ("magic", "adult"):
+            X, y, _ = load_large(spec)
+            for s in range(splits):
+                Xa, Xb, ya, yb = train_test_split(X, y, train_size=2 / 3, random_state=seed + s, stratify=y)
+                yield spec, s, Xa, ya, Xb, yb, True
+        else:
+            tr = pd.read_csv(DATA / f"{spec}_train.csv.gz")
+            te = pd.read_csv(DATA / f"{spec}_test.csv.gz")
+            Xa, ya = tr.iloc[:, :-1].to_numpy(float), tr.iloc[:, -1].to_numpy(float)
+            Xb, yb = te.iloc[:, :-1].to_numpy(float), te.iloc[:, -1].to_numpy(float)
+            keep = Xa.std(axis=0) > 0  # pol has constant columns
+            yield spec, 0, Xa[:, keep], ya, Xb[:, keep], yb, False
+
+
+def contenders(names, classification, m):
+    from neo_ls_svm import NeoLSSVM
+
+    out = {}
+    for name in names:
+        if name == "sparse":
+            out[name] = SparseLSSVCCV() if classification else SparseLSSVRCV()
+        elif name == "nystrom":
+            out[name] = NystromLSSVCCV() if classification else NystromLSSVRCV()
+        elif name == "fixed-size":
+            out[name] = FixedSizeLSSVCCV() if classification else FixedSizeLSSVRCV()
+        elif name == "neo":
+            out[name] = NeoLSSVM()
+        elif name in ("krr", "svr") and not classification and m <= PEER_MAX_M:
+            if name == "krr":
+                out[name] = GridSearchCV(KernelRidge(kernel="rbf"), {"gamma": PEER_GAMMAS, "alpha": PEER_ALPHAS},
+                                         cv=5, n_jobs=1)
+            else:
+                out[name] = GridSearchCV(SVR(), {"gamma": PEER_GAMMAS, "C": 1.0 / PEER_ALPHAS}, cv=5, n_jobs=1)
+    return {k: make_pipeline(StandardScaler(), v) for k, v in out.items()}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sets", nargs="+", default=["friedman1:1000", "friedman1:2000", "friedman1:5000",
+                                                 "friedman1:20000", "magic", "adult", "elevators", "ailerons",
+                                                 "pol"])
+    p.add_argument("--splits", type=int, default=5, help="random splits of friedman1, MAGIC and adult")
+    p.add_argument("--contenders", nargs="+", default=["sparse", "nystrom", "fixed-size", "neo", "krr", "svr"])
+    args = p.parse_args(argv)
+    rows = []
+    print(f"load before: {os.getloadavg()}", flush=True)
+    for name, split, Xa, ya, Xb, yb, clf in datasets(args.sets, args.splits):
+        for cname, est in contenders(args.contenders, clf, Xa.shape[0]).items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t0, c0 = time.perf_counter(), time.process_time()
+                est.fit(Xa, ya)
+                secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+                pred = est.predict(Xb)
+            err = float(np.mean(pred != yb)) if clf else float(np.mean((pred - yb) ** 2))
+            final = est[-1]
+            size = getattr(getattr(final, "best_estimator_", None), "n_basis_", "")
+            rows.append(dict(data=name, split=split, m=Xa.shape[0], contender=cname, seconds=secs, cpu=cpu,
+                             error=err, metric="error rate" if clf else "MSE", n_basis=size))
+            print(f"{name:22s} split {split} {cname:10s} {secs:8.2f} s ({cpu:.2f} s CPU)  {rows[-1]['metric']} {err:.5g}  "
+                  f"basis {size}  load {os.getloadavg()[0]:.1f}", flush=True)
+    df = pd.DataFrame(rows)
+    mean = df.groupby(["data", "contender"], sort=False)[["m", "seconds", "cpu", "error"]].mean()
+    neo = mean.xs("neo", level="contender") if "neo" in args.contenders else None
+    if neo is not None:
+        ref = mean.index.get_level_values(0)
+        mean["time/neo"] = mean["seconds"] / neo["seconds"].reindex(ref).to_numpy()
+        mean["cpu/neo"] = mean["cpu"] / neo["cpu"].reindex(ref).to_numpy()
+        mean["error/neo"] = mean["error"] / neo["error"].reindex(ref).to_numpy()
+    print()
+    print(mean.to_string(float_format=lambda v: f"{v:.4g}"))
+    print(f"\nsplits: {args.splits}; load after: {os.getloadavg()}")
+    return df
+
+
+if __name__ == "__main__":
+    main()
