@@ -116,7 +116,7 @@ def test_non_tty_progress_and_small_numbers(runner, tmp_path, rng):
                               "-o", str(tmp_path / "m.npz"), "--report", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
     lines = [ln for ln in res.stderr.splitlines() if ln.startswith("[")]
-    assert len(lines) == 3 and all(re.match(r"\[\d/3 [0-9.]+ s\] gamma=", ln) for ln in lines)
+    assert len(lines) == 3 and all(re.match(r"\[\d/3 [0-9.]+ s(, ETA [0-9]+ s)?\] gamma=", ln) for ln in lines)
     assert "0.000000" not in res.stdout and re.search(r"\de-\d\d", res.stdout)  # %.4g, not %f
     assert (tmp_path / "rep" / "curve.png").exists()
     page = (tmp_path / "rep" / "index.html").read_text()
