@@ -174,7 +174,7 @@ def gp(args):
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
     rows = []
-    for name in ("boston", "puma32H"):
+    for name in args.gp_sets:
         X, y = load(name)
         y = y.astype(float)
         rng = np.random.default_rng(1)
@@ -258,12 +258,14 @@ def main():
     p.add_argument("--splits", type=int, default=20)
     p.add_argument("--sets", default=",".join(REG_SETS))
     p.add_argument("--neo-sets", default="boston,puma32H")
+    p.add_argument("--gp-sets", default="boston,puma32H")
     p.add_argument("--n-basis", type=int, default=200)
     p.add_argument("--sizes", default="500,1000,2000,5000")
     p.add_argument("--jk-max", type=int, default=1000, help="largest m for a full MAPIE jackknife+ (m refits)")
     args = p.parse_args()
     args.sets = args.sets.split(",")
     args.neo_sets = args.neo_sets.split(",")
+    args.gp_sets = args.gp_sets.split(",")
     args.sizes = [int(s) for s in args.sizes.split(",")]
     print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), loadavg())
     for section in args.sections:
