@@ -50,7 +50,7 @@ def _retrain(X, y, Z, H, mode):
 
 @pytest.mark.parametrize("mode", ["remove", "keep", "train"])
 @pytest.mark.parametrize("given", ["points", "indices", "duplicate_indices"])
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_item8_holdout_equals_retraining(seed, given, mode):
     X, y = _data(seed)
     rows = np.array([0, 3, 5, 9, 14, 20, 33])
