@@ -118,7 +118,9 @@ class _LSSVMCV:
             if isinstance(cv, int) and not isinstance(cv, bool) and 2 <= cv <= n:
                 # one fixed, shuffled partition for every candidate (Remark 7)
                 seed = self.random_state.randint(2**31 - 1)
-                cv = (StratifiedKFold if self.classification else KFold)(cv, shuffle=True, random_state=seed)
+                # stratified unless no class has cv members (tiny data): then plain shuffled folds
+                stratify = self.classification and np.bincount(self.codes).max() >= cv
+                cv = (StratifiedKFold if stratify else KFold)(cv, shuffle=True, random_state=seed)
             self.folds = resolve_folds(cv, n, y=self.codes, groups=groups, classifier=self.classification)
         else:
             self.folds = None
