@@ -38,7 +38,8 @@ def cli():
 @click.argument("data")
 @table_options
 @kernel_options
-@click.option("--gamma", type=float, default=1.0, show_default=True, help="Kernel width (exp(-gamma |x-z|^2) for rbf).")
+@click.option("--gamma", "gamma_text", default="scale", show_default=True,
+              help="Kernel width (exp(-gamma |x-z|^2) for rbf): a number > 0, or scale = 1 / (inputs x variance).")
 @click.option("--alpha", "alpha_text", default="best", show_default=True,
               help="Regularisation of the saved model: a number (used as given), or best (the lowest LOO error "
                    "on --alphas).")
@@ -48,7 +49,7 @@ def cli():
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Model file (default: NAME.lssvm.npz).")
 @verbose_option
 def fit(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0, normalize_kernel,
-        gamma, alpha_text, alphas, basis, n_basis, random_state, output, verbose):
+        gamma_text, alpha_text, alphas, basis, n_basis, random_state, output, verbose):
     """Fit a sparse LS-SVM on DATA (CSV/Parquet path or bundled data set name),
     print the exact LOO error over an alpha path and save the model."""
     if output and not Path(output).parent.is_dir():
@@ -56,6 +57,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     frame, name = _load_frame(data)
     alpha_path = _parse_log_values(alphas, "--alphas")
     alpha = _parse_alpha(alpha_text)
+    gamma = _parse_gamma(gamma_text)
     try:
         with collect_warnings() as caught:
             t = prepare_table(frame, target, drop, task, scale, categorical, impute, min_frequency)
@@ -89,7 +91,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     for note in t["notes"]:
         click.echo(f"encoded    {note}")
     click.echo(f"task       {task} ({t['chosen']})")
-    click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={gamma:.4g}, inputs scaled: {scale}")
+    click.echo(f"model      {cls.__name__}, kernel {kernel}, gamma={_gamma_text(gamma, est)}, inputs scaled: {scale}")
     click.echo(f"basis      {basis_text}")
     click.echo(f"time       fit {t_fit:.3g} s; exact LOO for {len(table)} alphas {t_loo:.3g} s")
     click.echo("")
@@ -124,6 +126,26 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     except OSError as exc:
         raise click.ClickException(f"cannot write model file {output}: {exc}") from None
     click.echo(f"model saved to {output}")
+
+
+def _parse_gamma(text):
+    """``scale`` -> "scale", else a positive number."""
+    if text.strip().lower() == "scale":
+        return "scale"
+    try:
+        value = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give a number > 0 or scale", param_hint="--gamma") from None
+    if not np.isfinite(value) or value <= 0:
+        raise click.BadParameter(f"{text!r}: gamma must be finite and > 0", param_hint="--gamma")
+    return value
+
+
+def _gamma_text(gamma, est):
+    """The width as printed: the number used, and where it came from."""
+    used = np.asarray(getattr(est, "gamma_", gamma), dtype=float)
+    shown = f"{float(used):.4g}" if used.ndim == 0 else "[" + ", ".join(f"{g:.3g}" for g in used) + "]"
+    return f"{shown} (scale)" if isinstance(gamma, str) else shown
 
 
 def _parse_alpha(text):
