@@ -83,13 +83,30 @@ def test_cgroup_quota_v2_and_v1(tmp_path):
     assert usable_cores(affinity={0}, quota=4.0) == 1  # affinity caps the quota
 
 
+def _tasks(tmp_path, states):
+    """A fake /proc/self/task with one thread per state letter."""
+    d = tmp_path / "task"
+    for tid, state in enumerate(states, start=100):
+        (d / str(tid)).mkdir(parents=True)
+        (d / str(tid) / "stat").write_text(f"{tid} (python3 (x) y) {state} 1 2 3\n")
+    return d
+
+
 def test_other_runnable(tmp_path):
     f = tmp_path / "loadavg"
+    alone = _tasks(tmp_path / "a", "RSS")  # the caller runs, two threads sleep
     f.write_text("0.50 0.40 0.30 3/512 12345\n")
-    assert other_runnable(f) == 2.0  # the calling thread is not "other"
+    assert other_runnable(f, tasks=alone) == 2.0  # the calling thread is not "other"
     f.write_text("0.00 0.00 0.00 1/512 12345\n")
-    assert other_runnable(f) == 0.0
+    assert other_runnable(f, tasks=alone) == 0.0
     assert other_runnable(tmp_path / "missing") == 0.0
+    # this process's own BLAS threads still spinning after a product are not other processes' load
+    spinning = _tasks(tmp_path / "b", "RRS")
+    f.write_text("2.00 0.40 0.30 2/512 12345\n")
+    assert other_runnable(f, tasks=spinning) == 0.0
+    f.write_text("2.00 0.40 0.30 3/512 12345\n")
+    assert other_runnable(f, tasks=spinning) == 1.0
+    assert other_runnable(f, tasks=tmp_path / "no-tasks") == 2.0  # unreadable: only the caller is ours
 
 
 def test_thread_scope_sets_blas_once_and_restores():

@@ -169,21 +169,47 @@ def usable_cores(*, affinity=None, quota=None, root="/sys/fs/cgroup"):
     return n
 
 
-def other_runnable(path="/proc/loadavg", reads=3):
-    """Runnable tasks other than the calling thread, now: the minimum over
-    ``reads`` reads of the running count in ``/proc/loadavg`` (fourth field,
-    ``running/total``), minus one; 0.0 where the file is missing."""
+def other_runnable(path="/proc/loadavg", reads=3, tasks="/proc/self/task"):
+    """Runnable tasks of *other processes*, now: the minimum over ``reads``
+    reads of the running count in ``/proc/loadavg`` (fourth field,
+    ``running/total``) minus this process's own running threads (the
+    calling thread, and BLAS threads that still spin after a product: they
+    would otherwise read as another busy process and halve the next call's
+    threads), from the states in ``tasks/*/stat``; 0.0 where ``path`` is
+    missing."""
     best = None
     for i in range(reads):
         if i:
             time.sleep(2e-4)
+        own = _own_running(tasks)  # before and after: a spinning thread may sleep or wake between the reads
         try:
             with open(path) as f:
                 running = int(f.read().split()[3].split("/")[0])
         except (OSError, ValueError, IndexError):
             return 0.0
-        best = running if best is None else min(best, running)
-    return float(max(0, best - 1))
+        others = running - max(1, own, _own_running(tasks))
+        best = others if best is None else min(best, others)
+    return float(max(0, best))
+
+
+def _own_running(tasks):
+    """Threads of this process in state R (running or runnable), from
+    ``tasks/<tid>/stat``; 1 (the caller) where they cannot be read."""
+    try:
+        names = os.listdir(tasks)
+    except OSError:
+        return 1
+    count = 0
+    for tid in names:
+        try:
+            with open(os.path.join(tasks, tid, "stat")) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # "pid (comm) S ...": the state follows the last ")" (comm may hold spaces and parentheses)
+        if stat[stat.rfind(")") + 2: stat.rfind(")") + 3] == "R":
+            count += 1
+    return count
 
 
 def _outer_workers():
