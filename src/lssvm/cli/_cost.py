@@ -108,7 +108,8 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     if model == "sparse":
         n = size(n_basis)
         select = {"pchol": m * n * (d + 2 * n), "fvs": m * m * n, "kcenter": m * n * d}.get(basis, 0)
-        per_eval = 2 * m * n * d + 20 * m * n + m * n * n + 10 * n**3 + 2 * n_alphas * m * n
+        # the factorisation: whitening TRSM (m n^2), Gram SYRK (m n^2), M = Phi V GEMM (2 m n^2), eigh
+        per_eval = 2 * m * n * d + 20 * m * n + 4 * m * n * n + 10 * n**3 + 2 * n_alphas * m * n
         if folds:
             h = m / folds
             per_eval += n_alphas * folds * (h * h * n + h**3 / 3)
