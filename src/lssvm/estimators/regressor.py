@@ -25,23 +25,31 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
 
     Parameters
     ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0, default=1.0
+    kernel : {"rbf", "laplacian", "linear", "poly", "ard"} or lssvm.kernels.Kernel, default="rbf"
+    gamma : float > 0, array of shape (n_features,) for "ard", or "scale", default="scale"
         Kernel width: ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
         give narrower kernels and more flexible fits (other names: Notes).
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC``; the number used is ``gamma_``.
     alpha : float > 0, default=1.0
         Regularisation: the weight of the penalty ``a^T K_BB a`` against the
         sum of squared errors; larger values give smoother fits.
-    basis : {"fvs", "random", "greedy"} or array-like of shape (n_basis, n_features), default="fvs"
-        "fvs": greedy feature-vector selection (Cawley & Talbot 2004, §2.4.1);
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or array-like of shape (n_basis, n_features), default="pchol"
+        "pchol": pivoted incomplete Cholesky on the largest residual
+        diagonal, O(m (d + k)) for the k-th point (the default);
+        "fvs": greedy feature-vector selection (Cawley & Talbot 2004, §2.4.1),
+        O(m^2) per point (``basis_candidates`` makes it near-linear);
         "random": uniform sample of distinct training points; "greedy":
         randomized greedy forward selection by training error at ``alpha``
-        (Pahikkala et al. 2012, Algorithm 1); the basis points themselves; or a 1-D
-        integer array of training-row indices.
+        (Pahikkala et al. 2012, Algorithm 1); "kcenter": farthest points;
+        "renyi": maximal quadratic Rényi entropy; the basis points
+        themselves; or a 1-D integer array of training-row indices.
     n_basis : int, optional
-        Number of basis points: an upper bound for "fvs" (default: stop by
-        ``basis_tol``/``pivot_tol`` only), the sample size for "random" and "greedy"
-        (default ``min(200, number of distinct training rows)``).
+        Number of basis points: an upper bound for "pchol" and "fvs" (which
+        also stop by ``basis_tol``/``pivot_tol``), the sample size for the
+        others.  Default for m training rows: ``min(1000, ceil(10 sqrt(m)), m)``
+        for "pchol"; ``min(200, m)`` for "random", "greedy", "kcenter" and
+        "renyi"; no bound for "fvs".
     random_state : int, RandomState or None
         Seeds "random" and ``basis_candidates``.
     degree, coef0 : int, float
