@@ -179,18 +179,24 @@ class PathSolution:
         denom = (1.0 - 1.0 / self.n_samples) - M2 @ D  # (b, A)
         with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
             R = E / denom[:, :, None]
-            # conditioning guard (issue 21): the eigenvalues carry an absolute
-            # rounding error of about eps lambda_max, which moves the fitted
-            # value by sum_j |M_ij z_j| / (lambda_j + alpha)^2 and h_ii by
-            # sum_j M_ij^2 / (lambda_j + alpha)^2 per unit, both divided by
-            # 1 - h_ii; O(b r (A v + A)), as the residuals themselves
-            D2 = D * D
-            dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * D2[:, :, None]).reshape(r, A * v)).reshape(-1, A, v)
-            absR = np.abs(R)
-            err = _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0) * (
-                dF + absR * (M2 @ D2)[:, :, None]) / np.abs(denom)[:, :, None]
+            # guard (issue 21): eigenvalue rounding (eps lambda_max) moves the fit by sum_j |M_ij z_j| D_j^2
+            # and h_ii by sum_j M_ij^2 D_j^2 per unit, over 1 - h_ii.  That costs as much as the residuals,
+            # so only alphas where a free bound trips get it: sum_j M_ij^2 D_j^2 <= max_j D_j (M2 D)_i and,
+            # by Cauchy-Schwarz, sum_j |M_ij z_j| D_j^2 <= sqrt(max_j D_j (M2 D)_i sum_j z_j^2 D_j^2).
+            absR, scale = np.abs(R), _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0)
             y_scale = np.sqrt(np.mean(Yc * Yc, axis=0)) if Yc.shape[0] else np.ones(v)
-            unreliable = (err > LOO_RTOL * np.maximum(absR, y_scale)).any(axis=(1, 2))
+            limit = LOO_RTOL * np.maximum(absR, y_scale)  # (b, A, v)
+            D2, Dmax = D * D, D.max(axis=0, initial=0.0)  # (r, A), (A,)
+            H = np.maximum(1.0 - 1.0 / self.n_samples - denom, 0.0) * Dmax  # >= sum_j M_ij^2 D_j^2, (b, A)
+            Sz = D2.T @ (self.z * self.z)  # (A, v)
+            bound = scale * (np.sqrt(H[:, :, None] * Sz[None]) + absR * H[:, :, None]) / np.abs(denom)[:, :, None]
+            suspect = np.flatnonzero((bound > limit).any(axis=(0, 2)))  # alphas that need the estimate
+            unreliable = np.zeros(R.shape[0], dtype=bool)
+            if suspect.size:
+                Ds = D2[:, suspect]
+                dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * Ds[:, :, None]).reshape(r, -1)).reshape(M.shape[0], -1, v)
+                err = scale * (dF + absR[:, suspect] * (M2 @ Ds)[:, :, None]) / np.abs(denom[:, suspect])[:, :, None]
+                unreliable = (err > limit[:, suspect]).any(axis=(1, 2))
         tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable)
         return R.transpose(1, 0, 2), tiny_rows
 
