@@ -1,0 +1,125 @@
+"""Hostile-user review of the merged tree (defaults, intervals, ARD gradient,
+guards, mixed CLI tables, n_jobs): regression tests for what it found, and a
+brute-force check of jackknife+ against explicit leave-one-out refits."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from lssvm import SparseLSSVC, SparseLSSVR, SparseLSSVRCV
+from lssvm.cli.main import cli
+from lssvm.selection import cv_error_and_gradient
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _data(m=40, d=2, seed=1):
+    r = np.random.default_rng(seed)
+    X = r.normal(size=(m, d))
+    return X, np.sin(X[:, 0]) + 0.3 * r.normal(size=m), r.normal(size=(7, d))
+
+
+def test_jackknife_plus_matches_explicit_loo_refits():
+    X, y, Xt = _data()
+    m = len(y)
+    model = SparseLSSVR(gamma=0.5, basis="random", n_basis=15, alpha=0.1, random_state=0).fit(X, y)
+    got = model.predict_interval(Xt, 0.8, method="jackknife+")
+    B = model.basis_vectors_
+    R = np.empty(m)
+    P = np.empty((m, len(Xt)))
+    for i in range(m):
+        keep = np.arange(m) != i
+        fi = SparseLSSVR(gamma=0.5, basis=B, alpha=0.1).fit(X[keep], y[keep])
+        R[i] = abs(y[i] - fi.predict(X[i:i + 1])[0])
+        P[i] = fi.predict(Xt)
+    a = 0.2  # Barber et al. 2021: floor(a (m+1))-th / ceil((1-a)(m+1))-th smallest
+    lo = np.sort(P - R[:, None], axis=0)[int(np.floor(a * (m + 1))) - 1]
+    hi = np.sort(P + R[:, None], axis=0)[int(np.ceil((1 - a) * (m + 1))) - 1]
+    np.testing.assert_allclose(got[:, 0], lo, atol=1e-10)
+    np.testing.assert_allclose(got[:, 1], hi, atol=1e-10)
+
+
+def test_cv_error_and_gradient_refuses_a_single_row():
+    # was: (nan, [nan, nan]) returned silently
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        cv_error_and_gradient(np.ones((1, 3)), np.ones(1), [0], "rbf", {"gamma": 1.0}, 0.1)
+    with pytest.raises(ValueError, match="2-D"):
+        cv_error_and_gradient(np.ones(5), np.ones(5), [0], "rbf", {"gamma": 1.0}, 0.1)
+
+
+def test_cv_error_and_gradient_constant_data_is_finite():
+    value, grad = cv_error_and_gradient(np.ones((10, 3)), np.ones(10), [0, 1, 2], "ard", {"gamma": [1.0] * 3}, 0.1)
+    assert value == 0.0 and np.all(np.isfinite(grad))
+
+
+def test_uncalibrated_predict_proba_says_why():
+    X, y, Xt = _data()
+    clf = SparseLSSVC().fit(X, np.where(y > 0, "a", "b"))
+    assert not hasattr(clf, "predict_proba")  # sklearn's convention is kept
+    with pytest.raises(AttributeError) as info:
+        clf.predict_proba(Xt)
+    assert "calibration='sigmoid'" in str(info.value.__cause__)  # was: only "has no attribute 'predict_proba'"
+
+
+def test_pickled_calibrated_classifier_predicts_the_same():
+    X, y, Xt = _data()
+    clf = SparseLSSVC(calibration="sigmoid").fit(X, np.where(y > 0, "a", "b"))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(Xt), clf.predict_proba(Xt))
+
+
+def test_search_cv_regressor_has_predict_std():
+    # was: AttributeError, though SparseLSSVRCV forwards predict_interval to best_estimator_
+    X, y, Xt = _data()
+    cv = SparseLSSVRCV(n_basis=10).fit(X, y)
+    np.testing.assert_allclose(cv.predict_std(Xt), cv.best_estimator_.predict_std(Xt))
+    np.testing.assert_allclose(cv.predict_std(Xt, noise=False), cv.best_estimator_.predict_std(Xt, noise=False))
+
+
+def test_predict_std_noise_must_be_bool():
+    # was: noise="no" silently meant noise=True
+    X, y, Xt = _data()
+    with pytest.raises(TypeError, match="noise"):
+        SparseLSSVR(n_basis=10).fit(X, y).predict_std(Xt, noise="no")
+
+
+@pytest.mark.parametrize("coverage", [0, 1, float("nan"), 0.999])
+def test_interval_coverage_refused(coverage):
+    X, y, Xt = _data(m=20)
+    with pytest.raises(ValueError, match="coverage"):
+        SparseLSSVR(n_basis=10).fit(X, y).predict_interval(Xt, coverage)
+
+
+@pytest.mark.parametrize("n_jobs", [0, 2.5, "x"])
+def test_bad_n_jobs(n_jobs):
+    X, y, _ = _data(m=20)
+    with pytest.raises(ValueError, match="n_jobs"):
+        SparseLSSVRCV(n_jobs=n_jobs).fit(X, y)
+
+
+def test_cli_garbage_leaves_nothing_behind(tmp_path):
+    X, y, _ = _data(m=30, d=3)
+    data = tmp_path / "reg.csv"
+    pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "y"]).to_csv(data, index=False)
+    runner = CliRunner()
+    model = tmp_path / "reg.npz"
+    assert runner.invoke(cli, ["fit", str(data), "--n-basis", "10", "-o", str(model)]).exit_code == 0
+    out = tmp_path / "out"
+    out.mkdir()
+    for args in (["predict", str(model), str(data), "--proba", "-o", str(out / "p.csv")],
+                 ["predict", str(model), str(data), "--interval", "nan", "-o", str(out / "p.csv")],
+                 ["predict", str(model), str(data), "--keep", "nosuchcol", "-o", str(out / "p.csv")],
+                 ["select", str(data), "--alphas", "1:2:99999999", "--no-report", "-o", str(out / "m.npz")],
+                 ["select", str(data), "--test-size", "1.5", "--no-report", "-o", str(out / "m.npz")]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code in (1, 2), (args, res.output)
+        assert "Traceback" not in res.output and not isinstance(res.exception, (ValueError, TypeError))
+    assert list(out.iterdir()) == []
