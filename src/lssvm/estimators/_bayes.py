@@ -80,6 +80,8 @@ class BayesMixin:
         :mod:`lssvm.cv.conformal`), so ``var f(x) = (1/m + m_x^T D m_x) /
         zeta`` with ``m_x = (k(x, Z) - mu)^T Q``; O(n^2) per point.
         """
+        if not isinstance(noise, (bool, np.bool_)):
+            raise TypeError(f"noise must be True or False; got {noise!r}")
         fac = self._in_memory_factorization("predict_std")
         zeta = noise_precision(fac, self.alpha)[0]  # (v,)
         d = 1.0 / (fac.eigenvalues + float(self.alpha))
