@@ -123,3 +123,20 @@ def test_cli_garbage_leaves_nothing_behind(tmp_path):
         assert res.exit_code in (1, 2), (args, res.output)
         assert "Traceback" not in res.output and not isinstance(res.exception, (ValueError, TypeError))
     assert list(out.iterdir()) == []
+
+
+def test_select_checks_the_test_table_before_the_search(tmp_path):
+    # was: the whole search ran, then "input column(s) not found: b"
+    X, y, _ = _data(m=20, d=3)
+    frame = pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "y"])
+    frame.to_csv(tmp_path / "tr.csv", index=False)
+    frame.drop(columns="b").to_csv(tmp_path / "te.csv", index=False)
+    frame.drop(columns="y").to_csv(tmp_path / "te_noy.csv", index=False)
+    for test, message in (("te.csv", "not found: b"), ("te_noy.csv", "no target column 'y'")):
+        res = CliRunner().invoke(cli, ["select", str(tmp_path / "tr.csv"), "--test", str(tmp_path / test),
+                                       "--no-report", "-o", str(tmp_path / "m.npz")])
+        assert res.exit_code == 1 and message in res.output and "evaluating" not in res.output, res.output
+    assert not (tmp_path / "m.npz").exists()
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "tr.csv"),
+                                   "--n-basis", "10", "--no-report", "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 0 and "on 20 rows (CV MSE" in res.output, res.output
