@@ -140,3 +140,15 @@ def test_select_checks_the_test_table_before_the_search(tmp_path):
     res = CliRunner().invoke(cli, ["select", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "tr.csv"),
                                    "--n-basis", "10", "--no-report", "-o", str(tmp_path / "m.npz")])
     assert res.exit_code == 0 and "on 20 rows (CV MSE" in res.output, res.output
+
+
+@pytest.mark.parametrize("args, option", [(["--n-basis", "0"], "--n-basis"), (["--random-state", "-1"], "--random-state"),
+                                          (["--kernel", "poly", "--degree", "0"], "--degree")])
+def test_select_refuses_bad_counts_as_usage_errors(tmp_path, args, option):
+    # was: --n-basis 0 / --degree 0 / --random-state -1 passed the parser, printed a cost line
+    # ("model size 0") and failed only inside the fit (the seed with NumPy's own message)
+    X, y, _ = _data(m=20, d=3)
+    pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "y"]).to_csv(tmp_path / "tr.csv", index=False)
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "tr.csv"), *args, "--no-report",
+                                   "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 2 and option in res.output and "evaluating" not in res.output, res.output

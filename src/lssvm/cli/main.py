@@ -45,7 +45,7 @@ def cli():
                    "on --alphas).")
 @click.option("--alphas", default="1e-6:1e3:19", show_default=True, help="Alpha path for the LOO table: START:STOP:NUM (log) or a list.")
 @basis_options
-@click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Model file (default: NAME.lssvm.npz).")
 @verbose_option
 def fit(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0, normalize_kernel,

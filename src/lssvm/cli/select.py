@@ -112,7 +112,7 @@ def _results_table(search, top):
               help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
               help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
-@click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
 @click.option("--test-size", type=float, default=None,
