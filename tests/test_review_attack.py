@@ -152,3 +152,19 @@ def test_select_refuses_bad_counts_as_usage_errors(tmp_path, args, option):
     res = CliRunner().invoke(cli, ["select", str(tmp_path / "tr.csv"), *args, "--no-report",
                                    "-o", str(tmp_path / "m.npz")])
     assert res.exit_code == 2 and option in res.output and "evaluating" not in res.output, res.output
+
+
+def test_loaded_model_predict_std_names_itself(tmp_path):
+    # was: "... call fit on the training data to get cross-validation results" for predict_std
+    from sklearn.exceptions import NotFittedError
+
+    from lssvm.io import SavedModel, load_model, save_model
+
+    X, y, Xt = _data(d=3)
+    model = SparseLSSVR(n_basis=12, alpha=0.05).fit(X, y)
+    save_model(tmp_path / "m.npz", SavedModel(model, np.zeros(3), np.ones(3), list("abc"), "y"))
+    loaded = load_model(tmp_path / "m.npz").estimator
+    np.testing.assert_allclose(loaded.predict_interval(Xt, 0.8), model.predict_interval(Xt, 0.8), atol=1e-12)
+    for call in (lambda: loaded.predict_std(Xt), lambda: loaded.log_evidence(), lambda: loaded.gcv()):
+        with pytest.raises(NotFittedError, match="loaded from a file"):
+            call()
