@@ -168,3 +168,21 @@ def test_loaded_model_predict_std_names_itself(tmp_path):
     for call in (lambda: loaded.predict_std(Xt), lambda: loaded.log_evidence(), lambda: loaded.gcv()):
         with pytest.raises(NotFittedError, match="loaded from a file"):
             call()
+
+
+def test_predict_keep_never_repeats_a_column(tmp_path):
+    # was: --keep a --keep a wrote "a,a,..."; --keep predicted_y beside the prediction wrote two predicted_y
+    X, y, _ = _data(m=20, d=3)
+    frame = pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "y"])
+    frame.to_csv(tmp_path / "tr.csv", index=False)
+    runner = CliRunner()
+    model = tmp_path / "m.npz"
+    assert runner.invoke(cli, ["fit", str(tmp_path / "tr.csv"), "--n-basis", "10", "-o", str(model)]).exit_code == 0
+    res = runner.invoke(cli, ["predict", str(model), str(tmp_path / "tr.csv"), "--keep", "a", "--keep", "a",
+                              "-o", str(tmp_path / "p.csv")])
+    assert res.exit_code == 0, res.output
+    assert list(pd.read_csv(tmp_path / "p.csv").columns) == ["a", "predicted_y"]
+    frame.assign(predicted_y=1.0).to_csv(tmp_path / "again.csv", index=False)
+    res = runner.invoke(cli, ["predict", str(model), str(tmp_path / "again.csv"), "--keep", "predicted_y",
+                              "-o", str(tmp_path / "q.csv")])
+    assert res.exit_code == 2 and "predicted_y" in res.output and not (tmp_path / "q.csv").exists()

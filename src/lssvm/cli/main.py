@@ -192,6 +192,7 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.ClickException(str(exc)) from None
     frame, _ = _load_frame(data)
     frame.columns = [str(c) for c in frame.columns]
+    keep = list(dict.fromkeys(keep))  # --keep ID --keep ID: one column
     absent = [c for c in keep if c not in frame.columns]
     if absent:
         raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
@@ -211,7 +212,11 @@ def predict(model_file, data, output, keep, interval, proba):
             for j, c in enumerate(est.classes_):
                 out[f"decision_{c}"] = F[:, j]
     out = uncertainty_columns(out, model, X, interval, proba)
-    out = pd.concat([frame[list(keep)].reset_index(drop=True), out], axis=1)
+    clash = [c for c in keep if c in out.columns]
+    if clash:
+        raise click.BadParameter(f"column(s) {', '.join(clash)} would repeat an output column's name; rename them "
+                                 "in DATA", param_hint="--keep")
+    out = pd.concat([frame[keep].reset_index(drop=True), out], axis=1)
     unseen = getattr(model.preprocessing, "unseen", None)
     if unseen:
         click.echo("unseen     levels absent from training (counted with the rare levels, or as no level): "
