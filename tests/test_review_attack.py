@@ -186,3 +186,16 @@ def test_predict_keep_never_repeats_a_column(tmp_path):
     res = runner.invoke(cli, ["predict", str(model), str(tmp_path / "again.csv"), "--keep", "predicted_y",
                               "-o", str(tmp_path / "q.csv")])
     assert res.exit_code == 2 and "predicted_y" in res.output and not (tmp_path / "q.csv").exists()
+
+
+@pytest.mark.parametrize("task", [[], ["--task", "regression"]])
+def test_numeric_target_with_stray_text_names_the_value(tmp_path, task):
+    # was: "target 'y' is not numeric; use --task classification" (even with --task regression), or with
+    # the auto task "... 20 distinct values in 20 rows, so it does not look like class labels"
+    X, y, _ = _data(m=20, d=3)
+    frame = pd.DataFrame(np.c_[X, y], columns=["a", "b", "c", "y"]).astype({"y": object})
+    frame.loc[3, "y"] = "oops"
+    frame.to_csv(tmp_path / "tr.csv", index=False)
+    res = CliRunner().invoke(cli, ["fit", str(tmp_path / "tr.csv"), *task, "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 1 and "data row 4: 'oops'" in res.output, res.output
+    assert not (tmp_path / "m.npz").exists()
