@@ -199,3 +199,22 @@ def test_numeric_target_with_stray_text_names_the_value(tmp_path, task):
     res = CliRunner().invoke(cli, ["fit", str(tmp_path / "tr.csv"), *task, "-o", str(tmp_path / "m.npz")])
     assert res.exit_code == 1 and "data row 4: 'oops'" in res.output, res.output
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_cv_plus_keep_matches_explicit_fold_refits():
+    from sklearn.model_selection import KFold
+
+    X, y, Xt = _data(seed=3)
+    m = len(y)
+    model = SparseLSSVR(gamma=0.5, basis="random", n_basis=15, alpha=0.1, random_state=0).fit(X, y)
+    folds = list(KFold(5).split(X))
+    got = model.predict_interval(Xt, 0.8, method="cv+", cv=folds, basis_in_holdout="keep")
+    R = np.empty(m)
+    P = np.empty((m, len(Xt)))
+    for tr, te in folds:
+        f = SparseLSSVR(gamma=0.5, basis=model.basis_vectors_, alpha=0.1).fit(X[tr], y[tr])
+        R[te] = np.abs(y[te] - f.predict(X[te]))
+        P[te] = f.predict(Xt)
+    lo = np.sort(P - R[:, None], axis=0)[int(np.floor(0.2 * (m + 1))) - 1]
+    hi = np.sort(P + R[:, None], axis=0)[int(np.ceil(0.8 * (m + 1))) - 1]
+    np.testing.assert_allclose(got, np.c_[lo, hi], atol=1e-10)
