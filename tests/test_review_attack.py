@@ -142,7 +142,8 @@ def test_select_checks_the_test_table_before_the_search(tmp_path):
     assert res.exit_code == 0 and "on 20 rows (CV MSE" in res.output, res.output
 
 
-@pytest.mark.parametrize("args, option", [(["--n-basis", "0"], "--n-basis"), (["--random-state", "-1"], "--random-state"),
+@pytest.mark.parametrize("args, option", [(["--n-basis", "0"], "--n-basis"),
+                                          (["--random-state", "-1"], "--random-state"),
                                           (["--kernel", "poly", "--degree", "0"], "--degree")])
 def test_select_refuses_bad_counts_as_usage_errors(tmp_path, args, option):
     # was: --n-basis 0 / --degree 0 / --random-state -1 passed the parser, printed a cost line

@@ -60,7 +60,8 @@ table_options = _apply([
 kernel_options = _apply([
     click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
                  show_default=True),
-    click.option("--degree", type=click.IntRange(min=1), default=3, show_default=True, help="Degree of the poly kernel."),
+    click.option("--degree", type=click.IntRange(min=1), default=3, show_default=True,
+                 help="Degree of the poly kernel."),
     click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel."),
     click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z))."),
 ])
