@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..datasets import DATASETS, load_dataset
 from ..io import infer_task, read_table, split_xy
+from ..io.tables import stray_text_in_target
 
 __all__ = ["load_frame", "parse_log_values", "prepare_xy", "scaling"]
 
@@ -113,6 +114,6 @@ def prepare_xy(frame, target, drop, task, scale):
     chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
     task = infer_task(y) if task == "auto" else task
     if task == "regression" and not pd.api.types.is_numeric_dtype(y):
-        raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
+        raise ValueError(stray_text_in_target(y) or f"target {y.name!r} is not numeric; use --task classification")
     center, scale_ = scaling(X, scale)
     return (X - center) / scale_, y, features, task, chosen, center, scale_

@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from ..io import infer_task
+from ..io.tables import stray_text_in_target
 from ..io.tabular import TabularEncoding, categorical_columns, make_tabular_preprocessor
 from ._common import prepare_xy
 
@@ -63,7 +64,7 @@ def prepare_table(frame, target, drop, task, scale, categorical="auto", impute=T
     chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
     task = infer_task(y) if task == "auto" else task
     if task == "regression" and not pd.api.types.is_numeric_dtype(y):
-        raise ValueError(f"target {y.name!r} is not numeric; use --task classification")
+        raise ValueError(stray_text_in_target(y) or f"target {y.name!r} is not numeric; use --task classification")
     ct = make_tabular_preprocessor(cat, numeric=num, impute=impute, scale=scale, min_frequency=min_frequency)
     X = np.asarray(ct.fit_transform(frame[inputs]), dtype=float)
     enc = TabularEncoding.from_fitted(ct)

@@ -60,7 +60,8 @@ table_options = _apply([
 kernel_options = _apply([
     click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
                  show_default=True),
-    click.option("--degree", type=int, default=3, show_default=True, help="Degree of the poly kernel."),
+    click.option("--degree", type=click.IntRange(min=1), default=3, show_default=True,
+                 help="Degree of the poly kernel."),
     click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel."),
     click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z))."),
 ])
@@ -70,7 +71,7 @@ basis_options = _apply([
     click.option("--basis", type=click.Choice(list(BASIS_METHODS)), default=None,
                  help="Basis of the sparse model: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
                       "per point), random (the default with --chunk-rows), greedy, kcenter or renyi."),
-    click.option("--n-basis", type=int, default=None,
+    click.option("--n-basis", type=click.IntRange(min=1), default=None,
                  help="Basis size of the sparse model (pchol, fvs: at most).  Default min(1000, 10 sqrt(rows))."),
 ])
 

@@ -45,7 +45,7 @@ def cli():
                    "on --alphas).")
 @click.option("--alphas", default="1e-6:1e3:19", show_default=True, help="Alpha path for the LOO table: START:STOP:NUM (log) or a list.")
 @basis_options
-@click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Model file (default: NAME.lssvm.npz).")
 @verbose_option
 def fit(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0, normalize_kernel,
@@ -192,6 +192,7 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.ClickException(str(exc)) from None
     frame, _ = _load_frame(data)
     frame.columns = [str(c) for c in frame.columns]
+    keep = list(dict.fromkeys(keep))  # --keep ID --keep ID: one column
     absent = [c for c in keep if c not in frame.columns]
     if absent:
         raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
@@ -211,7 +212,11 @@ def predict(model_file, data, output, keep, interval, proba):
             for j, c in enumerate(est.classes_):
                 out[f"decision_{c}"] = F[:, j]
     out = uncertainty_columns(out, model, X, interval, proba)
-    out = pd.concat([frame[list(keep)].reset_index(drop=True), out], axis=1)
+    clash = [c for c in keep if c in out.columns]
+    if clash:
+        raise click.BadParameter(f"column(s) {', '.join(clash)} would repeat an output column's name; rename them "
+                                 "in DATA", param_hint="--keep")
+    out = pd.concat([frame[keep].reset_index(drop=True), out], axis=1)
     unseen = getattr(model.preprocessing, "unseen", None)
     if unseen:
         click.echo("unseen     levels absent from training (counted with the rare levels, or as no level): "

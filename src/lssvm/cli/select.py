@@ -112,7 +112,7 @@ def _results_table(search, top):
               help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
               help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
-@click.option("--random-state", type=int, default=0, show_default=True)
+@click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
 @click.option("--test-size", type=float, default=None,
@@ -219,6 +219,17 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                              n_basis=n_basis, n_components=n_components, n_prototypes=n_prototypes)
         for line in cost.lines():
             click.echo(line)
+        X_test = y_test = None
+        if test_frame is not None:  # checked and encoded before the search, not after it
+            with collect_warnings() as caught_test:
+                test_frame = test_frame.set_axis([str(c) for c in test_frame.columns], axis=1)
+                if str(target_name) not in test_frame.columns:
+                    raise ValueError(f"the test table has no target column {str(target_name)!r}")
+                y_test = test_frame[str(target_name)]
+                if y_test.isna().any():
+                    raise ValueError(f"the test table's target has {int(y_test.isna().sum())} missing value(s)")
+                X_test = SavedModel(None, center, scale_, features, str(target_name),
+                                    preprocessing=encoding).encode(test_frame)
         t0 = time.perf_counter()
         with collect_warnings() as caught:
             if streaming:
@@ -234,15 +245,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
         test_values = None
         if test_frame is not None:
-            with collect_warnings() as caught_test:
-                test_frame = test_frame.set_axis([str(c) for c in test_frame.columns], axis=1)
-                if str(target_name) not in test_frame.columns:
-                    raise ValueError(f"the test table has no target column {str(target_name)!r}")
-                y_test = test_frame[str(target_name)]
-                if y_test.isna().any():
-                    raise ValueError(f"the test table's target has {int(y_test.isna().sum())} missing value(s)")
-                test_values = evaluate(est, model.encode(test_frame), y_test.to_numpy(), task)
-            caught.extend(caught_test)
+            with collect_warnings() as caught_eval:
+                test_values = evaluate(est, X_test, y_test.to_numpy(), task)
+            caught.extend(caught_test + caught_eval)
     except ValueError as exc:
         echo_warnings(caught, verbose)
         raise click.ClickException(str(exc)) from None

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from ..cv.conformal import eigen_rows
 from ..kernels._distances import iter_row_blocks
@@ -19,6 +20,11 @@ class BayesMixin:
     """``predict_std``, ``log_evidence`` and ``gcv`` for :class:`SparseLSSVR`."""
 
     def _in_memory_factorization(self, what):
+        if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
+            raise NotFittedError(
+                f"{what} needs the training factorisation, which a model loaded from a file does not keep; fit "
+                "it on the training data (predict_interval works on a loaded model at its fitted alpha)"
+            )
         fac = self._factorization()
         if self._dask is not None:
             raise ValueError(f"{what} is not available for a model fitted on Dask collections; fit on a NumPy sample")
@@ -80,6 +86,8 @@ class BayesMixin:
         :mod:`lssvm.cv.conformal`), so ``var f(x) = (1/m + m_x^T D m_x) /
         zeta`` with ``m_x = (k(x, Z) - mu)^T Q``; O(n^2) per point.
         """
+        if not isinstance(noise, (bool, np.bool_)):
+            raise TypeError(f"noise must be True or False; got {noise!r}")
         fac = self._in_memory_factorization("predict_std")
         zeta = noise_precision(fac, self.alpha)[0]  # (v,)
         d = 1.0 / (fac.eigenvalues + float(self.alpha))

@@ -95,7 +95,13 @@ class _Calibrator:
 
 
 def _calibrated(est):
-    return getattr(est, "calibration", None) is not None
+    if getattr(est, "calibration", None) is None:
+        # available_if turns this into its generic AttributeError, chained to this one (hasattr stays False)
+        raise AttributeError(
+            f"class probabilities need a calibrated classifier: this {type(est).__name__} has calibration=None; "
+            "fit it with calibration='sigmoid' or 'isotonic', or use decision_function"
+        )
+    return True
 
 
 class ProbaMixin:

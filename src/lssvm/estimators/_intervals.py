@@ -185,6 +185,11 @@ class SearchIntervalMixin:
         """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``)."""
         return self._best().predict_interval(X, coverage, method, **kwargs)
 
+    @available_if(lambda self: hasattr(self._estimator_class, "predict_std"))
+    def predict_std(self, X, noise=True):
+        """Posterior predictive standard deviation of ``best_estimator_`` (see its ``predict_std``)."""
+        return self._best().predict_std(X, noise=noise)
+
 
 class RefitIntervalMixin:
     """``predict_interval(method="cv+")`` by refitting the k folds, for the

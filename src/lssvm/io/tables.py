@@ -96,6 +96,21 @@ def split_xy(frame: pd.DataFrame, target=None, drop=()):
 MAX_AUTO_CLASSES = 20
 
 
+def stray_text_in_target(y: pd.Series):
+    """For a non-numeric target whose values are mostly numbers: a message
+    naming the (first three) values that are not, with their 1-based data
+    rows; else None.  O(m)."""
+    if pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return None
+    bad = pd.to_numeric(y, errors="coerce").isna().to_numpy()
+    if not 0 < bad.sum() <= y.size // 2:
+        return None
+    rows = np.flatnonzero(bad)
+    shown = ", ".join(f"data row {i + 1}: {y.iloc[i]!r}" for i in rows[:3]) + (", ..." if rows.size > 3 else "")
+    return (f"target {y.name!r} is numeric except {rows.size} value(s) that are not numbers ({shown}); fix or "
+            "remove those rows (or pass --task classification if it really holds class labels)")
+
+
 def infer_task(y: pd.Series) -> str:
     """"classification" for non-numeric or boolean targets and for numeric
     targets with exactly two integer values; otherwise "regression" (numeric
@@ -108,13 +123,17 @@ def infer_task(y: pd.Series) -> str:
             "choose another target column"
         )
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        stray = stray_text_in_target(y)
+        numbers = pd.to_numeric(y, errors="coerce").dropna().to_numpy()
+        if stray is not None and np.any(numbers != np.round(numbers)):  # measurements, not class codes
+            raise ValueError(stray)
         n_classes = y.nunique()
         if not pd.api.types.is_bool_dtype(y) and n_classes > max(MAX_AUTO_CLASSES, y.size // 2):
-            raise ValueError(
+            raise ValueError(stray_text_in_target(y) or (
                 f"target {y.name!r} is not numeric and has {n_classes} distinct values in {y.size} rows, "
                 "so it does not look like class labels; choose a numeric target column, or pass "
                 "--task classification if these really are classes"
-            )
+            ))
         return "classification"
     with np.errstate(invalid="ignore"):  # scikit-learn casts to int to test integrality (huge values warn)
         kind = type_of_target(y.to_numpy())

@@ -189,6 +189,9 @@ def _resolve_kernel(kernel, params, X):
 
 def _check_inputs(X, y, basis, classification):
     X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError("X must be a 2-D array of at least 2 rows (the CV error leaves rows out); "
+                         f"got shape {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity; remove or impute those values")
     if classification:
