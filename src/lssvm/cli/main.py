@@ -137,7 +137,7 @@ def _parse_gamma(text):
     except ValueError:
         raise click.BadParameter(f"{text!r}: give a number > 0 or scale", param_hint="--gamma") from None
     if not np.isfinite(value) or value <= 0:
-        raise click.BadParameter(f"{text!r}: gamma must be finite and > 0", param_hint="--gamma")
+        raise click.BadParameter(f"{text!r}: gamma must be a finite number > 0, or scale", param_hint="--gamma")
     return value
 
 
