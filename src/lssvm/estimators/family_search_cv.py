@@ -1,0 +1,204 @@
+"""The fixed-size (Karsmakers et al. 2011) and Nyström (Ding & Liao 2012)
+members of the self-tuning estimators: the search itself, its parameters and
+its results are those of :mod:`lssvm.estimators.search_cv`; this module adds
+each family's criterion, model parameters and refit rows.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from .._labels import encode_classes
+from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..selection import FixedSizeCV, NystromCV
+from ._intervals import SearchIntervalMixin
+from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
+from .nystrom import NystromLSSVC, NystromLSSVR
+from .search_cv import _RESULT_DOC, _SEARCH_DOC, _BaseSearchCV, _ClassifierSearchMixin
+
+__all__ = ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV", "NystromLSSVRCV", "NystromLSSVCCV"]
+
+
+# ------------------------------------------------------------ fixed size
+class _FixedSizeSearchCV(_BaseSearchCV):
+    _default_cv = 10
+
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
+                 max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
+                 max_size=None, random_state=None, *, gamma="scale", n_candidates=59, nu=1e-8, stop_window=10,
+                 stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.param_space = param_space
+        self.cv = cv
+        self.search = search
+        self.scoring = scoring
+        self.max_evaluations = max_evaluations
+        self.refit = refit
+        self.prototypes = prototypes
+        self.n_prototypes = n_prototypes
+        self.solver = solver
+        self.max_size = max_size
+        self.random_state = random_state
+        self.gamma = gamma
+        self.n_candidates = n_candidates
+        self.nu = nu
+        self.stop_window = stop_window
+        self.stop_tol = stop_tol
+        self.size_rule = size_rule
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize_kernel = normalize_kernel
+        self.block_size = block_size
+        self.n_jobs = n_jobs
+
+    def _criterion(self, X, y, scoring, **kw):
+        if isinstance(kw["cv"], str):
+            raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
+                             f"or (train, test) pairs; got cv={kw['cv']!r}")
+        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
+            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
+        return FixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes, solver=self.solver,
+                           max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
+                           stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
+                           size_metric=scoring, **kw)
+
+    def _model_params(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, solver=self.solver, max_size=self.max_size,
+                    n_candidates=self.n_candidates, nu=self.nu, stop_window=self.stop_window,
+                    stop_tol=self.stop_tol, size_rule=self.size_rule, degree=self.degree, coef0=self.coef0,
+                    normalize_kernel=self.normalize_kernel, block_size=self.block_size)
+
+    def _refit_params(self, criterion, rows, scoring):
+        n = criterion.X.shape[0]
+        folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
+        return {"prototypes": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
+
+
+_FIXED_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : int, splitter or iterable of (train, test), default=10
+        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int draws one shuffled
+        (stratified for classifiers) partition for every candidate.
+    prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
+        The pool, drawn once ("renyi" depends on the kernel: per candidate).
+    n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
+    degree, coef0, normalize_kernel, block_size, n_jobs
+        As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
+        model size ``size_rule`` picks, with the search's ``scoring``.
+    random_state : int, RandomState or None
+    gamma : float or "scale", default="scale"
+        Used only when "gamma" is not searched.
+""" + _SEARCH_DOC + _RESULT_DOC
+
+
+class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM regression (SCDP, Karsmakers et al. 2011) with built-in
+    selection of kernel parameters, alpha and (by its own CV) model size.
+""" + _FIXED_DOC
+
+    _estimator_class = FixedSizeLSSVR
+
+
+class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
+    selection of kernel parameters, alpha and model size.  With more than two
+    classes the criterion is the MSE of the coded outputs.
+""" + _FIXED_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""
+
+    _estimator_class = FixedSizeLSSVC
+
+    def _n_classes(self, y):
+        return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
+
+    def _default_scoring(self, y):
+        # with more classes each one-vs-rest output picks its own size: only the MSE is defined
+        return "error_rate" if self._n_classes(y) == 2 else "mse"
+
+    def _check_search_params(self, y):
+        scoring, alphas = super()._check_search_params(y)
+        if scoring == "error_rate" and self._n_classes(y) > 2:
+            raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
+                             "output picks its own size); use scoring='mse'")
+        return scoring, alphas
+
+
+# --------------------------------------------------------------- Nyström
+class _NystromSearchCV(_BaseSearchCV):
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
+                 max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
+                 predictor="low-rank", random_state=None, *, gamma="scale", degree=3, coef0=1.0,
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.param_space = param_space
+        self.cv = cv
+        self.search = search
+        self.scoring = scoring
+        self.max_evaluations = max_evaluations
+        self.refit = refit
+        self.n_components = n_components
+        self.rank = rank
+        self.sampling = sampling
+        self.predictor = predictor
+        self.random_state = random_state
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize_kernel = normalize_kernel
+        self.block_size = block_size
+        self.n_jobs = n_jobs
+
+    def _criterion(self, X, y, scoring, **kw):
+        return NystromCV(X, y, n_components=self.n_components,
+                         rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
+
+    def _model_params(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, rank=self.rank, predictor=self.predictor,
+                    degree=self.degree, coef0=self.coef0, normalize_kernel=self.normalize_kernel,
+                    block_size=self.block_size)
+
+    def _refit_params(self, criterion, rows, scoring):
+        return {"sampling": rows}
+
+
+_NYSTROM_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : "loo", int, splitter or iterable of (train, test), default="loo"
+        Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
+    n_components, rank, sampling
+        As for :class:`lssvm.NystromLSSVR`; uniform and k-center columns
+        are drawn once for the whole search, FVS columns per candidate.
+    predictor : {"low-rank", "exact"}, default="low-rank"
+        Predictor of the refitted model; "low-rank" is the model the CV
+        criterion scores.
+    random_state : int, RandomState or None
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs
+        As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
+""" + _SEARCH_DOC + _RESULT_DOC
+
+
+class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
+    selection on the approximate model's exact CV.
+""" + _NYSTROM_DOC
+
+    _estimator_class = NystromLSSVR
+
+
+class NystromLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
+    hyper-parameter selection on the approximate model's exact CV.
+""" + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""
+
+    _estimator_class = NystromLSSVC
