@@ -37,6 +37,7 @@ from ..solvers.fixed_size import (
     solve_guarded,
 )
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -353,16 +354,7 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         + """
     Notes
     -----
-    Parameter names differ between papers and toolboxes: Cawley & Talbot
-    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
-    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
-    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
-    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
-    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
-    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
-    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
-    from other libraries" and "Mathematics" pages have the details.
-
+""" + PARAMETER_NAMES_NOTE + """
     Examples
     --------
     >>> from lssvm import FixedSizeLSSVR
@@ -430,16 +422,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
 
     Notes
     -----
-    Parameter names differ between papers and toolboxes: Cawley & Talbot
-    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
-    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
-    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
-    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
-    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
-    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
-    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
-    from other libraries" and "Mathematics" pages have the details.
-
+""" + PARAMETER_NAMES_NOTE + """
     Examples
     --------
     >>> from lssvm import FixedSizeLSSVC

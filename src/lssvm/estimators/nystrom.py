@@ -27,6 +27,7 @@ from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
+from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -99,16 +100,7 @@ _DOC = """
     orthogonalised features; memory O(n c).  Each further alpha (LOO path,
     k-fold) costs O(n k).
 
-    Parameter names differ between papers and toolboxes: Cawley & Talbot
-    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
-    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
-    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
-    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
-    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
-    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
-    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
-    from other libraries" and "Mathematics" pages have the details.
-"""
+""" + PARAMETER_NAMES_NOTE + """"""
 
 
 class _BaseNystromLSSVM(BaseEstimator):

@@ -9,6 +9,7 @@ from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._bayes import BayesMixin
+from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import SparseIntervalMixin
 from ._validation import validate_input
 
@@ -16,7 +17,7 @@ __all__ = ["SparseLSSVR"]
 
 
 class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSSVM):
-    """Sparse least-squares support vector regression (sparse kernel ridge
+    __doc__ = """Sparse least-squares support vector regression (sparse kernel ridge
     regression / subset-of-regressors) with exact fast leave-one-out.
 
     Minimises ``||y - K_B^T a - b||^2 + alpha * a^T K_BB a`` over the dual
@@ -109,16 +110,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     Sparse input (scipy CSR) is accepted with the dot-product kernels
     ("linear", "poly"), as for high-dimensional sparse features such as bags of words.
 
-    Parameter names differ between papers and toolboxes: Cawley & Talbot
-    (2004) write the RBF kernel ``exp(-sigma^-2 ||x - z||^2)`` and the
-    regularisation ``gamma = 1 / (2 alpha)``; Karsmakers et al. (2011) and
-    Ding & Liao (2012) use ``gamma = 1 / alpha`` with
-    ``exp(-||x - z||^2 / sigma^2)``, so ``sigma^2 = 1 / gamma``; LS-SVMlab
-    1.8 has ``gam = 1 / alpha`` and ``exp(-||x - z||^2 / (2 sig2))``, so
-    ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
-    ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
-    from other libraries" and "Mathematics" pages have the details.
-
+""" + PARAMETER_NAMES_NOTE + """
     References
     ----------
     G. C. Cawley and N. L. C. Talbot, Fast exact leave-one-out
