@@ -395,11 +395,10 @@ class _SparseSearchCV(_BaseSearchCV):
         return fit_gradient_search(self, X, y, groups, alphas, cv, rng, callback)
 
     def _criterion(self, X, y, scoring, **kw):
-        if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask import DaskSparseCV
+        if is_dask_collection(X) or is_dask_collection(y):  # the rows as a row source of the same criterion
+            from ..backends.dask import DaskRows
 
-            return DaskSparseCV(X, y, basis=self.basis, n_basis=self.n_basis,
-                                basis_in_holdout=self.basis_in_holdout, rcond=self.rcond, **kw)
+            X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
                              basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)

@@ -16,7 +16,7 @@ from .passes import run_pass
 __all__ = ["fold_spec"]
 
 
-def fold_spec(cv, data, y_labels=None):
+def fold_spec(cv, data, y_labels=None, classifier=False):
     """Fold assignment for ``cv`` on ``data`` (see :mod:`lssvm.backends.dask`).
 
     Parameters
@@ -25,6 +25,8 @@ def fold_spec(cv, data, y_labels=None):
     data : RowData
     y_labels : callable, optional
         Returns the targets in memory, for splitters that need them.
+    classifier : bool, default=False
+        An int ``cv`` stratifies on the class labels ``data.y``.
 
     Returns
     -------
