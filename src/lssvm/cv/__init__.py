@@ -10,7 +10,7 @@ of any size, with or without removing held-out basis points, come from
 
 from .engine import ErrorSums, MemorySparseEngine, SparseEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
-from .folds import FoldSpec, cross_val_predictions, resolve_folds
+from .folds import FoldSpec, cross_val_predictions, resolve_folds, stratifiable
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = [
@@ -26,4 +26,5 @@ __all__ = [
     "explicit_holdout_predict",
     "explicit_loo_residuals",
     "resolve_folds",
+    "stratifiable",
 ]

@@ -433,8 +433,8 @@ _SPARSE_DOC = """
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
         "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
-        treated by ``basis_in_holdout``.  An int draws one shuffled
-        (stratified for classifiers) partition used for every candidate.
+        treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
+        (``StratifiedKFold(k)`` for classifiers), used for every candidate.
     basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
         "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).

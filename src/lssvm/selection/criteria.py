@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
@@ -116,12 +115,8 @@ class _LSSVMCV:
         if isinstance(cv, str) and not self.loo:
             raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
         if not self.loo:
-            if isinstance(cv, int) and not isinstance(cv, bool) and 2 <= cv <= n:
-                # one fixed, shuffled partition for every candidate (Remark 7)
-                seed = self.random_state.randint(2**31 - 1)
-                # stratified unless no class has cv members (tiny data): then plain shuffled folds
-                stratify = self.classification and np.bincount(self.codes).max() >= cv
-                cv = (StratifiedKFold if stratify else KFold)(cv, shuffle=True, random_state=seed)
+            # one fixed partition for every candidate (Remark 7); an int is scikit-learn's
+            # check_cv rule, unshuffled (Stratified)KFold, as everywhere in lssvm
             self.folds = resolve_folds(cv, n, y=self.codes, groups=groups, classifier=self.classification)
         else:
             self.folds = None
@@ -232,8 +227,10 @@ class DenseLSSVMCV(_LSSVMCV):
         one-vs-rest for more than two classes).
     kernel : str, default="rbf"
     cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=5
-        An int draws one shuffled (stratified for classification) partition
-        at construction, kept for every candidate.
+        Resolved once at construction and kept for every candidate.  An
+        int k is unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for
+        classification (scikit-learn's ``check_cv``); pass a splitter
+        (e.g. ``KFold(k, shuffle=True, random_state=0)``) to shuffle.
     alphas : array-like of float, optional
         Default: that of Ding & Liao 2012, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
         its 11 RBF widths are ``PAPER003_GAMMAS``.

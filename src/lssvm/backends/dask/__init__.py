@@ -35,10 +35,10 @@ Passes over the data:
   out-of-fold predictions.
 
 Folds on Dask data (:func:`fold_spec`), computed block by block: an int
-``k`` or ``KFold(k)`` is scikit-learn's unshuffled ``KFold(k)``, contiguous
-row ranges, also for classifiers (in memory an int stratifies classifiers'
-CV methods, and the searches draw one shuffled partition; shuffle the rows
-when writing the data if they are ordered);
+``k`` is the in-memory rule (scikit-learn's ``check_cv``): unshuffled
+``KFold(k)``, contiguous row ranges, for regressors and unshuffled
+``StratifiedKFold(k)`` for classifiers (one pass of per-block class
+counts); ``KFold(k)`` and ``StratifiedKFold(k)`` unshuffled likewise;
 ``GroupKFold(k)`` with ``groups`` assigns whole groups as scikit-learn does
 (largest first, each to the lightest fold) and ``LeaveOneGroupOut()``
 gives a fold per group.  Any other splitter (shuffled, stratified, ...)

@@ -36,7 +36,7 @@ from ...solvers.row_blocks import (
     solution_from_moments,
 )
 from ...solvers.sparse_rls import warn_tiny_leverage
-from .folds import fold_spec
+from .folds import fold_spec, labels_as_groups
 from .passes import run_pass, shared, tree_reduce
 from .rows import RowData, as_row_data, take_rows
 
@@ -113,7 +113,8 @@ class DaskFolds:
 def resolve_dask_cv(cv, data, classifier=False):
     """:class:`DaskFolds` of ``cv`` on ``data`` (:func:`fold_spec`)."""
     y1 = None if data.y is None else (data.y if data.y.ndim == 1 else data.y[:, 0])
-    return DaskFolds(fold_spec(cv, data, None if y1 is None else y1.compute, classifier=classifier), data)
+    spec = fold_spec(cv, data, None if y1 is None else y1.compute, classifier=classifier)
+    return DaskFolds(spec, labels_as_groups(spec, data))
 
 
 @dataclass
@@ -230,7 +231,8 @@ class DaskSparseFit:
         train_only = None
         removed = {}
         if self.basis_indices is not None and basis_in_holdout != "keep":
-            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(self.data.groups, rows))
+            g = self.data.groups
+            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(g, rows), lambda lo, hi: g[lo:hi].compute())
             if basis_in_holdout == "train":
                 train_only = np.sort(self.basis_indices)
             else:
