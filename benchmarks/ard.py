@@ -25,7 +25,13 @@ Part "cost": one ``cv_error_and_gradient`` (LOO, d + 1 partials) against one
 ``SparseLSSVR(kernel="ard")`` fit on the same basis rows, m = 5000, n = 500,
 d = 32, best of 3.
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy] [--sets puma32H,friedman]
+Part "gp": the GP and ours on the same ``--gp-m`` rows of one data set
+(``--sets``, first name), ours before and after the GP (the machine is
+shared, so its load drifts).  The GP runs one L-BFGS-B start (no restart)
+capped at ``--gp-maxiter`` iterations; each of its evaluations (value and
+gradient of the log marginal likelihood) is timed and printed.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp] [--sets puma32H,friedman]
 """
 
 from __future__ import annotations
@@ -128,6 +134,62 @@ def accuracy(args):
     return table
 
 
+def gp_at_scale(args):
+    """The GP (one start, capped iterations) and ours on the same ``--gp-m`` rows."""
+    from scipy.optimize import minimize
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    name = args.sets[0]
+    Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(0)))
+    var, d = yte.var(), Xtr.shape[1]
+    log = {"n": 0, "t": time.perf_counter(), "nit": 0}
+
+    def optimizer(obj_func, theta0, bounds):
+        def fun(theta):
+            out = obj_func(theta)
+            log["n"] += 1
+            now = time.perf_counter()
+            print(f"  GP evaluation {log['n']}: {now - log['t']:.1f} s, -lml {out[0]:.2f}, "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            log["t"] = now
+            return out
+
+        res = minimize(fun, theta0, method="L-BFGS-B", jac=True, bounds=bounds,
+                       options={"maxiter": args.gp_maxiter})
+        log["nit"], log["msg"] = res.nit, res.message
+        return res.x, res.fun
+
+    def ours(tag):
+        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                            max_evaluations=args.max_evaluations, n_restarts=1)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(Xtr, ytr)
+        t = time.perf_counter() - t0
+        mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+        print(f"ours ({tag}), m={len(ytr)}: fit {t:.1f} s, test MSE/var {mse:.4f}, "
+              f"{est.n_evaluations_} evaluations, load {os.getloadavg()[0]:.1f}", flush=True)
+        return t, mse
+
+    ours("before the GP")
+    kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+    gp = GaussianProcessRegressor(kern, normalize_y=True, n_restarts_optimizer=0, random_state=0,
+                                  optimizer=optimizer)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp.fit(Xtr, ytr)
+    t = time.perf_counter() - t0
+    mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+    print(f"GP, m={len(ytr)}, d={d}: fit {t:.1f} s, test MSE/var {mse:.4f}, {log['n']} evaluations, "
+          f"{log['nit']} iterations (cap {args.gp_maxiter}): {log.get('msg')}, load {os.getloadavg()[0]:.1f}",
+          flush=True)
+    print(f"  kernel: {gp.kernel_}", flush=True)
+    ours("after the GP")
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -143,11 +205,12 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
     p.add_argument("--gp-m", type=int, default=2000)
+    p.add_argument("--gp-maxiter", type=int, default=15000, help="cap on the GP optimiser's iterations (part gp)")
     p.add_argument("--n-basis", type=int, default=300)
     p.add_argument("--max-evaluations", type=int, default=60)
     args = p.parse_args()
@@ -159,6 +222,8 @@ def main():
         cost(args)
     if args.part in ("accuracy", "all"):
         accuracy(args)
+    if args.part == "gp":
+        gp_at_scale(args)
 
 
 if __name__ == "__main__":
