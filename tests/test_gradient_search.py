@@ -146,3 +146,26 @@ def test_friedman_relevant_inputs_rank_first_linear_ones_included():
     assert rel.shape == (20,) and rel.sum() == pytest.approx(1.0)
     assert set(np.argsort(rel)[::-1][:5]) == {0, 1, 2, 3, 4}
     assert rel[[3, 4]].min() > 3 * np.delete(rel, range(5)).max()  # a clear gap, not a near tie
+
+
+def test_cawley_talbot_objective_and_its_gradient():
+    from lssvm.estimators.gradient_search import search_objective
+    from lssvm.selection import cv_error_and_gradient
+
+    X, y = _data(m=60, d=3)
+    rows = np.arange(0, 60, 3)
+
+    def objective(theta, penalty):
+        g = np.exp(theta[:3])
+        value, grad = cv_error_and_gradient(X, y, rows, "ard", {"gamma": g}, float(np.exp(theta[-1])))
+        return search_objective(value, grad, g, 60, penalty), value
+
+    theta = np.log([0.3, 0.1, 0.05, 1e-2])
+    for penalty in (False, True):
+        (obj, gobj), value = objective(theta, penalty)
+        omega = 0.5 * np.sum(np.exp(2 * theta[:3]))
+        # (N/2) log PRESS + (p/2) log Omega, divided by N/2 = 30, up to a constant
+        assert obj == pytest.approx(np.log(value) + penalty * (3 / 60) * np.log(omega), rel=1e-12)
+        fd = [(objective(theta + h, penalty)[0][0] - objective(theta - h, penalty)[0][0]) / 2e-6
+              for h in 1e-6 * np.eye(4)]
+        np.testing.assert_allclose(gobj, fd, rtol=1e-5, atol=1e-9)

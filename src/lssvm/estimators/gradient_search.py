@@ -15,9 +15,15 @@ L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
 minimiser; its gradient does not depend on the scale of the targets).
 
 Optionally the criterion is Cawley & Talbot's (JMLR 8, 2007, §4) Bayesian
-regularisation of the hyper-parameters with both scale parameters
-integrated out: ``(N / 2) log PRESS + (p / 2) log(sum_j gamma_j^2 / 2)``
-(N residuals, p kernel parameters), which needs no penalty strength.
+regularisation of the hyper-parameters: ``zeta Q + xi Omega`` with ``Q`` the
+PRESS, a Gaussian prior on the kernel parameters, ``Omega = sum_j gamma_j^2
+/ 2``, and both scale parameters ``zeta``, ``xi`` integrated out under
+uninformative (Jeffreys) priors, which leaves ``(N / 2) log Q + (p / 2) log
+Omega`` (N residuals, p kernel parameters; alpha is not penalised) and no
+strength to tune.  It is minimised divided by ``N / 2``: ``log MSE + (p / N)
+log Omega``.  A common rescaling of the inputs multiplies every width by one
+factor, which shifts ``log Omega`` by a constant: the penalised optimum
+follows the units of the inputs.
 
 Input relevance (``feature_relevance_``) is the derivative-based
 sensitivity of the fitted model, not the normalised widths: see
@@ -41,7 +47,7 @@ from sklearn.utils import check_random_state
 from ..exceptions import NumericalWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 
-__all__ = ["fit_gradient_search", "feature_relevance", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
+__all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
 #: Range of every width gamma_j searched (inputs on unit scale: 1e-6 is a feature
 #: switched off, 1e3 a width far below the data's resolution).
@@ -135,6 +141,29 @@ def feature_relevance(model, X, block_size=2048):
     return r / total if total > 0 else np.zeros(d)
 
 
+def search_objective(value, grad, gamma, n_residuals, hyper_penalty=False):
+    """The function L-BFGS-B minimises, and its gradient, from the CV MSE
+    ``value`` and its gradient ``grad`` (log widths, then log alpha, as
+    :func:`lssvm.selection.cv_error_and_gradient` returns them).
+
+    ``log MSE``: the same minimiser as the MSE, with gradients independent
+    of the targets' scale (L-BFGS-B's projected-gradient tolerance is
+    absolute).  With ``hyper_penalty``, Cawley & Talbot's ``(N/2) log PRESS
+    + (p/2) log Omega``, ``Omega = sum(gamma^2) / 2`` over the p widths,
+    divided by ``N / 2`` (N = ``n_residuals``): ``log MSE + (p/N) log Omega``
+    plus a constant, so that the stopping tolerances act as without it.
+    """
+    obj, gobj = np.log(value), grad / value
+    if hyper_penalty:
+        gamma = np.atleast_1d(gamma)
+        p = gamma.size
+        omega = 0.5 * np.sum(gamma**2)
+        obj = obj + (p / n_residuals) * np.log(omega)
+        gobj = gobj.copy()
+        gobj[:p] += (p / n_residuals) * gamma**2 / omega
+    return obj, gobj
+
+
 def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     """Run the gradient search for ``est`` (a sparse search estimator) on
     validated ``X``, ``y``; sets the fitted attributes and returns ``est``."""
@@ -167,14 +196,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             value, grad = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])), cv=folds,
                                                 basis_in_holdout=est.basis_in_holdout,
                                                 classification=classification, groups=groups, rcond=search_rcond)
-        # log MSE: the same minimiser, but gradients independent of the targets' scale
-        # (L-BFGS-B's stopping tolerance on the projected gradient is absolute)
-        obj, gobj = np.log(value), grad / value
-        if est.hyper_penalty:
-            omega = 0.5 * np.sum(gamma**2)
-            obj = 0.5 * n_res * np.log(value * n_res) + 0.5 * p * np.log(omega)
-            gobj = 0.5 * n_res * grad / value
-            gobj[:p] += 0.5 * p * gamma**2 / omega
+        obj, gobj = search_objective(value, grad, gamma, n_res, est.hyper_penalty)
         return value, obj, gobj
 
     trace = {"objective": [], "mse": [], "start": [], "theta": []}
