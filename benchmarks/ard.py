@@ -31,7 +31,16 @@ shared, so its load drifts).  The GP runs one L-BFGS-B start (no restart)
 capped at ``--gp-maxiter`` iterations; each of its evaluations (value and
 gradient of the log marginal likelihood) is timed and printed.
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp] [--sets puma32H,friedman]
+Part "ct": the effect of Cawley & Talbot's regularisation where they
+found over-fitting of the selection criterion, on small training sets: the
+IDA binary benchmarks (``--ida-sets``, realisations 1..``--realisations``,
+the original partitions from /work/shared/data; test error rate) and
+Friedman #1 / puma32H at ``--small-m`` rows (``--realisations`` random
+draws; test MSE / variance).  ARD gradient search with and without
+``hyper_penalty``, and the isotropic grid, on a random basis of
+``min(m, --ct-basis)`` rows; mean and standard error over realisations.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct] [--sets puma32H,friedman]
 """
 
 from __future__ import annotations
@@ -53,11 +62,11 @@ DATA = "/work/shared/data"
 SETS = ("puma32H", "friedman", "pol", "elevators", "ailerons")
 
 
-def load(name, m, rng, n_test=4000):
+def load(name, m, rng, n_test=4000, seed=0):
     if name == "friedman":
         from sklearn.datasets import make_friedman1
 
-        X, y = make_friedman1(m + n_test, n_features=20, noise=1.0, random_state=0)
+        X, y = make_friedman1(m + n_test, n_features=20, noise=1.0, random_state=seed)
         return X[:m], y[:m], X[m:], y[m:]
     if name == "puma32H":
         f = pd.read_csv(f"{DATA}/puma32H.csv.gz").to_numpy()
@@ -190,6 +199,75 @@ def gp_at_scale(args):
     ours("after the GP")
 
 
+def markdown(table):
+    """A pandas DataFrame as a Markdown table (no tabulate dependency)."""
+    cols = [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in table.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def load_ida(name, k):
+    """IDA realisation ``k`` (1-based) of ``name``: (Xtr, ytr, Xte, yte), inputs standardised on the training rows."""
+    data = pd.read_csv(f"{DATA}/ida_{name}.csv.gz").to_numpy()
+    splits = pd.read_csv(f"{DATA}/ida_{name}_splits.csv.gz")
+    part = splits[splits.realisation == k].sort_values("position")
+    tr = data[part[part.set == "train"].row.to_numpy()]
+    te = data[part[part.set == "test"].row.to_numpy()]
+    mu, sd = tr[:, :-1].mean(0), tr[:, :-1].std(0)
+    sd[sd == 0] = 1.0
+    return (tr[:, :-1] - mu) / sd, tr[:, -1], (te[:, :-1] - mu) / sd, te[:, -1]
+
+
+def cawley_talbot(args):
+    """ARD with and without hyper_penalty, and the isotropic grid, on small training sets."""
+    from lssvm import SparseLSSVCCV
+
+    rows = []
+    jobs = [(name, k, "ida") for name in args.ida_sets for k in range(1, args.realisations + 1)]
+    jobs += [(name, k, "reg") for name in ("friedman", "puma32H") for k in range(args.realisations)]
+    for name, k, kind in jobs:
+        if kind == "ida":
+            Xtr, ytr, Xte, yte = load_ida(name, k)
+            Est = SparseLSSVCCV
+        else:
+            Xtr, ytr, Xte, yte = standardise(*load(name, args.small_m, np.random.default_rng(k), n_test=4000, seed=k))
+            Est = SparseLSSVRCV
+        nb = min(len(ytr), args.ct_basis)
+        made = {
+            "ARD": Est(kernel="ard", search="gradient", basis="random", n_basis=nb, random_state=k,
+                       max_evaluations=args.max_evaluations, n_restarts=1),
+            "ARD + CT": Est(kernel="ard", search="gradient", basis="random", n_basis=nb, random_state=k,
+                            max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=True),
+            "isotropic grid": Est(gamma=1.0, basis="random", n_basis=nb, random_state=k, scoring="mse"),
+        }
+        for label, est in made.items():
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(Xtr, ytr)
+            t = time.perf_counter() - t0
+            if kind == "ida":
+                err = float(np.mean(est.predict(Xte) != yte))
+            else:
+                err = float(np.mean((est.predict(Xte) - yte) ** 2) / yte.var())
+            rows.append(dict(data=name, realisation=k, m=len(ytr), d=Xtr.shape[1], method=label, error=err,
+                             fit_s=t))
+            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    table = pd.DataFrame(rows)
+    summary = table.groupby(["data", "method"], sort=False).agg(
+        m=("m", "first"), d=("d", "first"), n=("error", "size"), error=("error", "mean"),
+        se=("error", lambda e: e.std(ddof=1) / np.sqrt(e.size)), fit_s=("fit_s", "mean"))
+    print(markdown(summary.round(4).reset_index()))
+    wide = table.pivot_table(index=["data", "realisation"], columns="method", values="error")
+    diff = (wide["ARD + CT"] - wide["ARD"]).groupby(level=0)
+    paired = pd.DataFrame({"mean": diff.mean(), "se": diff.std(ddof=1) / np.sqrt(diff.size()),
+                           "wins": (wide["ARD + CT"] < wide["ARD"]).groupby(level=0).sum(),
+                           "losses": (wide["ARD + CT"] > wide["ARD"]).groupby(level=0).sum()})
+    print("paired ARD + CT minus ARD:\n" + markdown(paired.round(4).reset_index()))
+    return table
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -205,17 +283,22 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
     p.add_argument("--gp-m", type=int, default=2000)
     p.add_argument("--gp-maxiter", type=int, default=15000, help="cap on the GP optimiser's iterations (part gp)")
     p.add_argument("--n-basis", type=int, default=300)
+    p.add_argument("--ida-sets", default="banana,breast_cancer,heart,german,ringnorm,waveform")
+    p.add_argument("--realisations", type=int, default=5)
+    p.add_argument("--small-m", type=int, default=200, help="training rows of Friedman / puma32H (part ct)")
+    p.add_argument("--ct-basis", type=int, default=200, help="largest basis (part ct)")
     p.add_argument("--max-evaluations", type=int, default=60)
     args = p.parse_args()
     args.sets = [s for s in args.sets.split(",") if s]
     args.skip = set(s for s in args.skip.split(",") if s)
+    args.ida_sets = [s for s in args.ida_sets.split(",") if s]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}")
     if args.part in ("cost", "all"):
@@ -224,6 +307,8 @@ def main():
         accuracy(args)
     if args.part == "gp":
         gp_at_scale(args)
+    if args.part == "ct":
+        cawley_talbot(args)
 
 
 if __name__ == "__main__":
