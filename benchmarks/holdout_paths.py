@@ -4,12 +4,12 @@
 For a grid of hold-out size h, rank r (basis size), removed basis points e
 and number of alphas A, each algorithm is forced through the private
 ``_side`` argument of ``HoldoutEngine.predict`` and timed on one BLAS thread
-(folds run one per core), best of ``--repeats``.  ``--src`` selects the
-source tree (e.g. an export of an older commit that still has the r-side
-path).  The table marks the fastest path and the one ``_cheapest_method``
-picks.
+(folds run one per core), best of ``--repeats``.  ``PYTHONPATH`` selects
+the source tree (e.g. an export of a commit before issue 18, which still
+has the r-side path: ``--sides h r refactor``).  The table marks the fastest
+path and the one the tree's flop-count rule picks.
 
-Run:  python benchmarks/holdout_paths.py [--sides h r refactor] [--repeats 3]
+Run:  PYTHONPATH=src python benchmarks/holdout_paths.py [--sides h refactor] [--repeats 3]
 """
 
 from __future__ import annotations

@@ -64,6 +64,8 @@ def test_fold_solver_flags_an_indefinite_system(rng):
     C[0, 0] -= 10.0  # not a scatter matrix any more: C + alpha I indefinite at small alpha
     X, est = solve_fold_path(C, rng.normal(size=(20, 1)), np.array([1e-3, 100.0]), scale=1.0)
     assert np.isinf(est[0]) and est[1] < GUARD_RTOL
+    _, est = solve_fold_path(np.array([[-1.0]]), np.ones((1, 1)), np.array([1e-3, 100.0]), scale=1.0)  # 1 x 1
+    assert np.isinf(est[0]) and est[1] < GUARD_RTOL
 
 
 def test_named_paths_agree_with_refits(rng):

@@ -178,8 +178,9 @@ class ShiftedBandSolver:
     def _band_solve(self, alpha, rhs, inverse_norm=False):
         ab = np.array(self._band, order="F")
         ab[0] += alpha
-        if self.bandwidth == 0:
-            return rhs / ab[0][:, None], (1.0 / np.min(np.abs(ab[0])) if inverse_norm else np.nan)
+        if self.bandwidth == 0:  # diagonal: positive definite iff every entry is positive
+            norm = np.inf if np.min(ab[0]) <= 0 else 1.0 / np.min(ab[0]) if inverse_norm else np.nan
+            return rhs / ab[0][:, None], norm
         x = np.array(rhs, order="F")
         if pbsv_lower_(ab, x):  # banded Cholesky, LAPACK dpbsv without the GIL
             return x, (_inverse_norm(ab) if inverse_norm else np.nan)
