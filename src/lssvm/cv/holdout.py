@@ -26,8 +26,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
-from ..solvers import SparseRLSFactorization, check_alphas
-from ..solvers._nogil import syr2k_lower_
+from ..solvers import SparseRLSFactorization, check_alphas, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector, ShiftedBandSolver
 from .holdout_guard import EPS, GUARD_RTOL, stable_fold_predictions, warn_inaccurate
 
