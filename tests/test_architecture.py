@@ -209,3 +209,12 @@ def test_checks_fail_on_a_planted_import(module, source, message):
 )
 def test_checks_pass_public_downward_imports(module, source):
     assert violations(module, source) == []
+
+
+MAX_MODULE_LINES = 500
+
+
+def test_no_module_over_500_lines():
+    """Split a module by concern before it outgrows one reading (developers' guide)."""
+    long = {module: n for module, source, _ in _all_modules() if (n := source.count("\n")) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
