@@ -97,7 +97,7 @@ class LabelCoder:
     def decode(self, F):
         """Labels of outputs ``F`` (..., v), shape (...)."""
         idx = self.index_of(F)
-        if not isinstance(idx, np.ndarray):  # a Dask array: decode block by block
+        if hasattr(idx, "map_blocks"):  # a Dask array: decode block by block
             return idx.map_blocks(self.classes.take, dtype=self.classes.dtype)
         return self.classes[idx]
 
