@@ -201,7 +201,7 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
     def _expansion_arrays(self):
         """Centres, coefficients (n, v) and intercept (v,) of ``predictor``: the
         training rows and ``a`` ("exact") or ``components_`` and ``beta``."""
-        check_is_fitted(self, "_a")
+        check_is_fitted(self, "_beta")
         if self.predictor == "exact":
             return self._X_fit, self._a, self._b
         return self.components_, self._beta, self._b
