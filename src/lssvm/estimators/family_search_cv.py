@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
-from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR

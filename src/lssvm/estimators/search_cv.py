@@ -25,7 +25,7 @@ from .._params import check_int
 from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import (
     MAX_EVALUATIONS,
     SparseLSSVMCV,
@@ -340,6 +340,10 @@ class _BaseSearchCV(BaseEstimator):
     def predict(self, X):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
+
+    def kernel_expansion(self):
+        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
+        return self._best().kernel_expansion()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
