@@ -1,12 +1,13 @@
 """Coarse-to-fine search of one kernel parameter's grid: the searches' default.
 
-Every ``step``-th value of the sorted grid (both ends included) is scored
-first; then a walk on the full grid moves from the best value to a better
-neighbour until the best value's two neighbours are scored and neither is
-better.  On a CV curve with one minimum over the grid (the usual shape over
-log-width: too wide underfits, too narrow predicts the mean) this ends on
-the grid's best value, having scored about ``size / step + 2`` of them; the
-criterion itself, and so every reported CV number, is unchanged.
+The sorted grid is walked twice.  First on the coarse grid (every
+``step``-th value, both ends included), from its middle value: the best
+value's coarse neighbours are scored until neither is better.  Then on the
+full grid: the best value's neighbours likewise.  On a CV curve with one
+minimum over the grid (the usual shape over log-width: too wide underfits,
+too narrow predicts the mean) this ends on the grid's best value, having
+scored 5 to 9 of the 13 default widths, and never the far side of the
+curve; the criterion itself, and so every reported CV number, is unchanged.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ def _coarse(size, step):
 
 def coarse_to_fine_evaluations(size, step=DEFAULT_REFINE_STEP):
     """The typical number of criterion calls of :func:`coarse_to_fine_search`
-    on a grid of ``size`` values: the coarse grid and the two neighbours of
-    its best value (an estimate: a walk that moves costs one call per move)."""
+    on a grid of ``size`` values (6 of 13): the middle coarse value, its two
+    neighbours, one move, and the two fine neighbours of the best (an
+    estimate: each further move of either walk costs one call)."""
     if size <= 2:
         return size
-    return min(size, len(_coarse(size, step)) + 2)
+    return min(size, 6)
 
 
 def coarse_to_fine_search(criterion, param_grid, scoring="mse", step=DEFAULT_REFINE_STEP, callback=None):
@@ -49,7 +51,7 @@ def coarse_to_fine_search(criterion, param_grid, scoring="mse", step=DEFAULT_REF
         other shape is searched exhaustively by :func:`grid_search`.
     scoring : {"mse", "error_rate", "gcv", "evidence"}, default="mse"
     step : int >= 1, default=3
-        Stride of the coarse grid (1: every value, an exhaustive search).
+        Stride of the coarse grid (1: a single walk on the full grid).
     callback : callable, optional
         ``callback(params, path)`` after each new evaluation.
 
@@ -66,12 +68,11 @@ def coarse_to_fine_search(criterion, param_grid, scoring="mse", step=DEFAULT_REF
 
     Notes
     -----
-    Cost: ``ceil(size / step) + 1`` criterion calls for the coarse grid, then
-    one per step of the walk (two at least, unless the best coarse value is
-    an end of the grid): 7 to 9 of the 13 default widths, where the
-    exhaustive grid makes 13.  The walk ends on a local minimum of the full
-    grid next to the best coarse value; a second, deeper minimum between
-    coarse values that are both worse is missed (an exhaustive
+    Cost: three criterion calls (the middle coarse value and its
+    neighbours), one per move of the coarse walk, and two or more for the
+    fine walk: 5 to 9 of the 13 default widths, where the exhaustive grid
+    makes 13.  The walks end on a local minimum of the full grid; a second,
+    deeper minimum behind a worse coarse value is missed (an exhaustive
     ``grid_search`` finds it at the full cost).
     """
     if not isinstance(step, int) or isinstance(step, bool) or step < 1:
@@ -87,20 +88,25 @@ def coarse_to_fine_search(criterion, param_grid, scoring="mse", step=DEFAULT_REF
         return grid_search(criterion, param_grid, scoring, callback=callback)
     rec = _Recorder(criterion, [name], scoring, callback)
     done = set()
+    coarse = _coarse(values.size, step)
 
-    def score(i):
-        done.add(i)
-        rec({name: values[i]})
+    def walk(grid):
+        """Score the best value's unscored neighbours on ``grid`` (sorted indices) until none is better."""
+        while True:
+            best = int(np.searchsorted(values, rec.result().best_params[name]))
+            at = int(np.searchsorted(grid, best))
+            todo = [grid[p] for p in (at - 1, at + 1) if 0 <= p < len(grid) and grid[p] not in done]
+            if not todo:
+                return
+            for i in todo:
+                done.add(i)
+                rec({name: values[i]})
 
-    for i in _coarse(values.size, step):
-        score(i)
-    while True:
-        best = int(np.searchsorted(values, rec.result().best_params[name]))
-        todo = [i for i in (best - 1, best + 1) if 0 <= i < values.size and i not in done]
-        if not todo:
-            break
-        for i in todo:
-            score(i)
+    middle = coarse[(len(coarse) - 1) // 2]
+    done.add(middle)
+    rec({name: values[middle]})
+    walk(coarse)
+    walk(range(values.size))
     result = rec.result()
     warn_at_edges(result, {name: (float(values[0]), float(values[-1]))})
     return result
