@@ -33,7 +33,7 @@ from ..estimators import (
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
-from ..selection import MAX_EVALUATIONS
+from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._common import load_frame, parse_log_values
 from ._cost import estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
@@ -204,7 +204,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
-        expected = {"grid": 1 if kernel == "linear" else n_gammas, "nelder-mead": max_evaluations,
+        n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
+        expected = {"grid": 1 if kernel == "linear" else n_grid, "nelder-mead": max_evaluations,
                     "csa": 2 * max_evaluations, "gradient": n_gammas}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")

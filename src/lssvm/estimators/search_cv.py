@@ -29,6 +29,7 @@ from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import (
     MAX_EVALUATIONS,
     SparseLSSVMCV,
+    coarse_to_fine_search,
     csa_search,
     grid_search,
     nelder_mead_search,
@@ -69,6 +70,7 @@ _SEARCH_DOC = """
         values, whose min and max are used), searched in log2.  Default
         ``{"gamma": s * DEFAULT_CV_GAMMA_FACTORS}`` (s 2^-6 ... s 2^6, s = gamma_scale(X)), or ``{}`` for the
         linear kernel (alpha path only); a best value on an edge warns (``lssvm.SearchEdgeWarning``).
+        The default grid is searched coarse-to-fine (``lssvm.selection.coarse_to_fine_search``), a given one in full.
     search : {"grid", "nelder-mead", "csa"}, default="grid"
         Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
         the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
@@ -202,6 +204,8 @@ class _BaseSearchCV(BaseEstimator):
     def _run_search(self, criterion, scoring, rng, callback):
         space = self._space()
         if self.search == "grid" or not space:
+            if self.param_space is None:  # the default widths: coarse-to-fine (an explicit grid is exhaustive)
+                return coarse_to_fine_search(criterion, space, scoring, callback=callback)
             return grid_search(criterion, space, scoring, callback=callback)
         if "degree" in space:
             raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with "
