@@ -29,7 +29,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ..solvers import SparseRLSFactorization
-from ..solvers._nogil import syr2k_lower_
+from ..solvers import syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
 from .fold_solver import solve_fold_path
 from .holdout_guard import EPS
