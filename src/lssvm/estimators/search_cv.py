@@ -3,12 +3,10 @@ scikit-learn's ``RidgeCV``: a search over kernel parameters (grid,
 Nelder-Mead or coupled simulated annealing + Nelder-Mead) in which every
 candidate is scored on a whole alpha path at once by an exact (or, for
 Nyström, the approximate model's exact) CV criterion, then a refit of the
-best model on all data.
-
-The criterion (:mod:`lssvm.selection.criteria`) reports the training rows a
-candidate used (basis, prototype pool, Nyström columns); the refit is given
-those rows, so ``best_estimator_`` is exactly the model whose CV score is
-``best_score_``.
+best model on all data.  The criterion (:mod:`lssvm.selection.criteria`)
+reports the training rows a candidate used (basis, prototype pool, Nyström
+columns); the refit is given those rows, so ``best_estimator_`` is exactly
+the model whose CV score is ``best_score_``.
 """
 
 from __future__ import annotations
@@ -174,8 +172,7 @@ class _BaseSearchCV(BaseEstimator):
         check_int("max_evaluations", self.max_evaluations, 2)
         if self.max_evaluations > MAX_EVALUATIONS:
             raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
-                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
-                             "stops earlier anyway)")
+                             f"calls a search may make; use at most {MAX_EVALUATIONS}")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
@@ -208,8 +205,7 @@ class _BaseSearchCV(BaseEstimator):
                 return coarse_to_fine_search(criterion, space, scoring, callback=callback)
             return grid_search(criterion, space, scoring, callback=callback)
         if "degree" in space:
-            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with "
-                             "search='grid'")
+            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with search='grid'")
         bounds = {k: (float(v.min()), float(v.max())) for k, v in space.items()}
         for k, (lo, hi) in bounds.items():
             if not 0 < lo < hi:
