@@ -130,8 +130,8 @@ def main(argv=None):
             final = est[-1]
             size = getattr(getattr(final, "best_estimator_", None), "n_basis_", "")
             rows.append(dict(data=name, split=split, m=Xa.shape[0], contender=cname, seconds=secs, cpu=cpu,
-                             error=err, metric="error rate" if clf else "MSE", n_basis=size))
-            print(f"{name:22s} split {split} {cname:10s} {secs:8.2f} s ({cpu:.2f} s CPU)  {rows[-1]['metric']} {err:.5g}  "
+                             error=err, scoring="error rate" if clf else "MSE", n_basis=size))
+            print(f"{name:22s} split {split} {cname:10s} {secs:8.2f} s ({cpu:.2f} s CPU)  {rows[-1]['scoring']} {err:.5g}  "
                   f"basis {size}  load {os.getloadavg()[0]:.1f}", flush=True)
     df = pd.DataFrame(rows)
     mean = df.groupby(["data", "contender"], sort=False)[["m", "seconds", "cpu", "error"]].mean()

@@ -35,8 +35,8 @@ WORDS = np.array(["a", "b"] * 15)
 
 
 @pytest.mark.parametrize("fit, message", [
-    (lambda: SparseLSSVRCV(basis="greedy", basis_candidates=0, param_space=GS).fit(X, Y),
-     "basis_candidates must be an integer >= 1"),
+    (lambda: SparseLSSVRCV(basis="greedy", n_candidates=0, param_space=GS).fit(X, Y),
+     "n_candidates must be an integer >= 1"),
     (lambda: SparseLSSVRCV(rcond=2, param_space=GS).fit(X, Y), r"rcond must be a number in \(0, 1\)"),
     (lambda: SparseLSSVRCV(basis_tol=1.5, param_space=GS).fit(X, Y), r"basis_tol must be a number in \[0, 1\)"),
     (lambda: SparseLSSVRCV(basis="greedy", n_basis=5, alpha=float("nan"), param_space=GS).fit(X, Y),
@@ -47,8 +47,8 @@ WORDS = np.array(["a", "b"] * 15)
     (lambda: FixedSizeLSSVRCV(solver="scdpp", n_candidates=0, param_space=GS, cv=3).fit(X, Y),
      "n_candidates must be an integer"),
     (lambda: FixedSizeLSSVRCV(nu=float("nan"), param_space=GS, cv=3).fit(X, Y), "nu must be a finite number > 0"),
-    (lambda: FixedSizeLSSVRCV(prototypes=X[:5], param_space=GS, cv=3).fit(X, Y),
-     "prototypes must come from the training rows"),
+    (lambda: FixedSizeLSSVRCV(basis=X[:5], param_space=GS, cv=3).fit(X, Y),
+     "must come from the training rows"),
     (lambda: FixedSizeLSSVRCV(cv="foo", param_space=GS).fit(X, Y), "got cv='foo'"),
     (lambda: FixedSizeLSSVR(gamma=0.1, cv=3).fit(X, Y * 1e155), "not finite .overflow.: scale the targets"),
     (lambda: NystromLSSVR(block_size=0).fit(X, Y), "block_size must be a positive integer"),
@@ -82,15 +82,15 @@ def test_a_fold_without_a_class_warns():
 
 
 def test_nystrom_loo_warns_about_leverage_and_conditioning():
-    full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30, rank=30).fit(X, Y)
+    full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30, rank=30).fit(X, Y)
     with pytest.warns(NumericalWarning, match=r"hat-matrix diagonal of training row\(s\) 0, 1, 2"):
-        full.cv_residuals()
-    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
+        full.cv_residuals("loo")
+    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
     with pytest.warns(NumericalWarning, match="condition number is 1.6e.14"):
-        low.cv_residuals()
+        low.cv_residuals("loo")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        NystromLSSVR(gamma=5.0, alpha=1e-3, n_components=30).fit(X, Y).cv_residuals()
+        NystromLSSVR(gamma=5.0, alpha=1e-3, n_basis=30).fit(X, Y).cv_residuals("loo")
 
 
 def test_model_file_without_a_metadata_field(tmp_path):
@@ -111,8 +111,8 @@ def test_model_file_without_a_metadata_field(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["fit", "CONST", "--target", "y"], "target 'y' is constant"),
     (["select", "CONST", "--target", "y"], "target 'y' is constant"),
-    (["select", "motorcycle", "--model", "nystrom", "--n-components", "nan"], "must be a whole count or a fraction"),
-    (["select", "motorcycle", "--model", "fixed-size", "--cv", "3", "--n-prototypes", "1.5"], "whole count"),
+    (["select", "motorcycle", "--model", "nystrom", "--n-basis", "nan"], "must be a whole count or a fraction"),
+    (["select", "motorcycle", "--model", "fixed-size", "--cv", "3", "--n-basis", "1.5"], "whole count"),
     (["select", "motorcycle", "--top", "-1"], "-1 is not in the range x>=1"),
     (["fit", "motorcycle", "-o", "NODIR/m.npz"], "folder"),
 ])

@@ -124,7 +124,7 @@ def test_bad_data_raises_clear_value_error(X, y, match):
         (dict(basis=np.array([[0.0, np.nan]])), "NaN"),
         (dict(basis_tol=2.0), "basis_tol"),
         (dict(rcond=0.0), "rcond"),
-        (dict(basis_candidates=0), "basis_candidates"),
+        (dict(n_candidates=0), "n_candidates"),
     ],
 )
 def test_bad_parameters_raise_clear_value_error(rng, params, match):
@@ -182,8 +182,8 @@ def test_kernel_object_clones_and_round_trips(rng, tmp_path):
     "params, match",
     [
         (dict(kernel="poly", coef0=-1.0), "coef0 must be a finite number >= 0"),
-        (dict(basis_candidates=2.5), "basis_candidates must be an integer"),
-        (dict(basis_candidates="a"), "basis_candidates must be an integer"),
+        (dict(n_candidates=2.5), "n_candidates must be an integer"),
+        (dict(n_candidates="a"), "n_candidates must be an integer"),
         (dict(alpha="1"), "alpha must be a number"),
     ],
 )

@@ -199,8 +199,8 @@ def test_criteria_take_n_jobs():
     y = X[:, 0] + 0.1 * rng.standard_normal(80)
     for make in (lambda j: DenseLSSVMCV(X, y, cv=4, random_state=0, n_jobs=j),
                  lambda j: SparseLSSVMCV(X, y, cv=4, basis="random", n_basis=20, random_state=0, n_jobs=j),
-                 lambda j: FixedSizeCV(X, y, cv=4, prototypes="random", n_prototypes=20, random_state=0, n_jobs=j),
-                 lambda j: NystromCV(X, y, cv=4, n_components=20, rank=10, random_state=0, n_jobs=j)):
+                 lambda j: FixedSizeCV(X, y, cv=4, basis="random", n_basis=20, random_state=0, n_jobs=j),
+                 lambda j: NystromCV(X, y, cv=4, n_basis=20, rank=10, random_state=0, n_jobs=j)):
         a, b = make(1)(gamma=0.5), make(2)(gamma=0.5)
         np.testing.assert_allclose(a.mse, b.mse, rtol=1e-9)
         with pytest.raises(ValueError, match="n_jobs"):

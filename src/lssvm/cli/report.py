@@ -48,7 +48,11 @@ def out_of_fold(search):
     kind = "LOO" if folds is None else f"{len(folds)}-fold"
     n = None if folds is None else sum(t.size for t in folds)
     pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
-    if hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
+    if hasattr(best, "cv_residuals"):  # Nyström
+        R = best._residuals_3d("loo" if pairs is None else pairs, alpha, None)[0][0]
+        Y = best.factorization_.Y
+        F = Y - R
+    elif hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
         fac = best.factorization_
         Y = fac.y_centered + fac.y_mean
         if pairs is None:
@@ -56,10 +60,6 @@ def out_of_fold(search):
             F = Y - R
         else:
             F = best._cv_3d(pairs, alpha, None, search.basis_in_holdout)[0][0]
-    elif hasattr(best, "components_"):  # Nyström
-        R = best._residuals_3d("loo" if pairs is None else pairs, alpha, None)[0][0]
-        Y = best.factorization_.Y
-        F = Y - R
     else:
         return None
     if hasattr(best, "classes_"):
@@ -175,7 +175,7 @@ def _figure_basis(plt, best, path):
         ax.semilogy(np.arange(1, s2.size + 1), s2, "o-", ms=3)
         ax.set_xlabel("index")
         ax.set_ylabel("eigenvalue of the Nyström kernel")
-        ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.components_.shape[0]} columns")
+        ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.n_basis_} columns")
     else:
         plt.close(fig)
         return False

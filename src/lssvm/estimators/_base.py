@@ -27,6 +27,7 @@ from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
 from ..solvers.sparse_rls import warn_tiny_leverage
 from ._validation import validate_input
+from ._vocabulary import RenamedNamesMixin
 
 __all__ = ["BaseSparseLSSVM"]
 
@@ -40,7 +41,7 @@ def _check_unit_interval(name, value, *, allow_zero=True):
     return float(value)
 
 
-class BaseSparseLSSVM(BaseEstimator):
+class BaseSparseLSSVM(RenamedNamesMixin, BaseEstimator):
     """Sparse LS-SVM on a basis, with the training factorisation kept for
     exact fast cross-validation.  Not for direct use."""
 
@@ -57,7 +58,7 @@ class BaseSparseLSSVM(BaseEstimator):
         coef0=1.0,
         basis_tol=1e-6,
         pivot_tol=1e-6,
-        basis_candidates=None,
+        n_candidates=None,
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
         normalize_kernel=False,
@@ -73,7 +74,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.coef0 = coef0
         self.basis_tol = basis_tol
         self.pivot_tol = pivot_tol
-        self.basis_candidates = basis_candidates
+        self.n_candidates = n_candidates
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
@@ -94,9 +95,9 @@ class BaseSparseLSSVM(BaseEstimator):
         _check_unit_interval("basis_tol", self.basis_tol)
         _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
         _check_unit_interval("rcond", self.rcond, allow_zero=False)
-        fc = self.basis_candidates
+        fc = self.n_candidates
         if fc is not None and (not isinstance(fc, Integral) or isinstance(fc, bool) or fc < 1):
-            raise ValueError(f"basis_candidates must be an integer >= 1 or None; got {fc!r}")
+            raise ValueError(f"n_candidates must be an integer >= 1 or None; got {fc!r}")
         if not (isinstance(self.block_size, Integral) and self.block_size >= 1):
             raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
         return kernel
@@ -121,7 +122,7 @@ class BaseSparseLSSVM(BaseEstimator):
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
-            n_candidates=self.basis_candidates,
+            n_candidates=self.n_candidates,
             random_state=self.random_state,
         )
         Z = sel.vectors

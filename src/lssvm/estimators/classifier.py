@@ -13,6 +13,7 @@ from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._calibration import ProbaMixin, signature_with
 from ._labels import encode_classes
 from ._validation import validate_input
+from ._vocabulary import CLASSIFICATION_SCORINGS, check_scoring_name, renamed_keywords
 
 __all__ = ["SparseLSSVC"]
 
@@ -28,7 +29,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel,
+    basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel,
     n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     calibration : {None, "sigmoid", "isotonic"}, default=None
@@ -215,30 +216,32 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         labels = self._labels(F)
         return labels[0] if scalar else labels
 
-    def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove", metric="error_rate"):
+    @renamed_keywords
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
         """Cross-validated error per alpha.
 
         Parameters
         ----------
-        metric : {"error_rate", "press", "mse"}, default="error_rate"
-            Misclassification rate; or PRESS / mean squared error of the
-            coded outputs, per output.
+        cv, alpha, groups, basis_in_holdout
+            As for :meth:`cv_predict`.
+        scoring : {"error_rate", "mse", "press"}, optional
+            Misclassification rate (the default, None); or mean squared error
+            / PRESS of the coded outputs, per output.
 
         Returns
         -------
         float or ndarray of shape (A,) for "error_rate"; like :meth:`press` otherwise.
         """
-        if metric not in ("error_rate", "press", "mse"):
-            raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
+        scoring = check_scoring_name(self, scoring, CLASSIFICATION_SCORINGS)
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
         if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
             sse, wrong, count = F["sse"], F["wrong"], F["count"]
         else:
             sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]
-        if metric == "error_rate":
+        if scoring == "error_rate":
             rate = wrong / count
             return float(rate[0]) if scalar else rate
-        agg = sse if metric == "press" else sse / count
+        agg = sse if scoring == "press" else sse / count
         return squeeze_outputs(agg, scalar, self._single_output)
 
     def press(self, alpha=None):

@@ -1,7 +1,7 @@
 """Nyström LS-SVMs solved by the Woodbury identity (Ding & Liao 2012).
 
-The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_components``
-sampled columns truncated to ``rank``, never forming an n x n matrix
+The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_basis``
+sampled columns (the basis) truncated to ``rank``, never forming an n x n matrix
 (:mod:`lssvm.solvers.nystrom`).  The factorisation serves every alpha, and
 gives the exact LOO and k-fold residuals of this approximate model.
 """
@@ -31,6 +31,13 @@ from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
+from ._vocabulary import (
+    CLASSIFICATION_SCORINGS,
+    REGRESSION_SCORINGS,
+    RenamedNamesMixin,
+    check_scoring_name,
+    renamed_keywords,
+)
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -49,16 +56,17 @@ _DOC = """
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
         values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
-    n_components : int or float, optional
+    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
+        The sampled columns (the basis): drawn uniformly without replacement
+        (the paper), by farthest-point clustering, by greedy feature-vector
+        selection, or given as training-row indices (``n_basis`` is then
+        ignored).
+    n_basis : int or float, optional
         c, columns sampled: a count or a fraction of n; default
         ``min(1000, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
         Ding & Liao 2012 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
-    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
-        Columns drawn uniformly without replacement (the paper), by
-        farthest-point clustering, by greedy feature-vector selection, or
-        given as training-row indices (``n_components`` is then ignored).
     predictor : {"low-rank", "exact"}, default="low-rank"
         "low-rank": the Nyström model itself, ``k(x, X_S) W_k^+ C^T a + b``
         -- O(c d) per point, and the model whose LOO / CV residuals the
@@ -74,6 +82,7 @@ _DOC = """
         (:class:`lssvm.NumericalWarning`) when it exceeds half the
         targets' standard deviation.
     random_state : int, RandomState or None
+        Seeds the "random" and "kcenter" draws.
     degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
     rcond : float in (0, 1), default=1e-10
         Eigenvalues of the sampled block W below ``rcond`` times the largest
@@ -84,9 +93,11 @@ _DOC = """
 
     Attributes
     ----------
-    components_ : ndarray of shape (c, n_features)
+    basis_vectors_ : ndarray of shape (c, n_features)
         The sampled points X_S.
-    component_indices_ : ndarray of shape (c,)
+    basis_indices_ : ndarray of shape (c,)
+    n_basis_ : int
+        c, the columns sampled (FVS may stop before ``n_basis``).
     rank_ : int
         k after dropping non-positive eigenvalues of W.
     dual_coef_ : ndarray of shape (n,) or (n, n_outputs)
@@ -103,18 +114,18 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
-class _BaseNystromLSSVM(BaseEstimator):
-    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, n_components=None, rank=None, sampling="uniform",
-                 predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
+class _BaseNystromLSSVM(RenamedNamesMixin, BaseEstimator):
+    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="random", n_basis=None, random_state=None, *,
+                 rank=None, predictor="low-rank", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
-        self.n_components = n_components
-        self.rank = rank
-        self.sampling = sampling
-        self.predictor = predictor
+        self.basis = basis
+        self.n_basis = n_basis
         self.random_state = random_state
+        self.rank = rank
+        self.predictor = predictor
         self.degree = degree
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
@@ -142,12 +153,12 @@ class _BaseNystromLSSVM(BaseEstimator):
     def _fit_targets(self, X, Y):
         kernel = self._check_params(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
-        S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
+        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
         if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
             raise ValueError(
                 f"rank={self.rank} is more than the {S.size} distinct column(s) sampled (duplicate or "
                 "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
-                "more columns (n_components), or leave rank=None"
+                "more columns (n_basis), or leave rank=None"
             )
         k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
         C = kernel(X, X[S], block_size=self.block_size)
@@ -156,8 +167,9 @@ class _BaseNystromLSSVM(BaseEstimator):
         if self.predictor == "exact":
             fac.warn_conditioning([float(self.alpha)], stacklevel=4, what="the exact predictor's coefficients")
         self.kernel_ = kernel
-        self.components_ = X[S]
-        self.component_indices_ = S
+        self.basis_vectors_ = X[S]
+        self.basis_indices_ = S
+        self.n_basis_ = int(S.size)
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X
@@ -203,7 +215,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         check_is_fitted(self, "_a")
         X = validate_input(self, X, reset=False, dtype=np.float64)
         out = np.empty((X.shape[0], self._a.shape[1]))
-        Z, coef = (self._X_fit, self._a) if self.predictor == "exact" else (self.components_, self._beta)
+        Z, coef = (self._X_fit, self._a) if self.predictor == "exact" else (self.basis_vectors_, self._beta)
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], Z) @ coef
         return out + self._b
@@ -297,7 +309,7 @@ class _BaseNystromLSSVM(BaseEstimator):
             Kx = kern(X[rows], self._X_fit)
             out[rows] = np.linalg.norm(Kx, axis=1)[:, None] * da + db
             if self.predictor == "low-rank":
-                gap = Kx @ self._a - kern(X[rows], self.components_) @ self._beta
+                gap = Kx @ self._a - kern(X[rows], self.basis_vectors_) @ self._beta
                 out[rows] += np.abs(gap)
         return out[:, 0] if self._single_output else out
 
@@ -313,12 +325,13 @@ class _BaseNystromLSSVM(BaseEstimator):
                               classifier=is_classifier(self))
         return fac.cv_residuals(folds, alphas), scalar
 
-    def cv_residuals(self, cv="loo", alpha=None, groups=None):
+    def cv_residuals(self, cv=10, alpha=None, groups=None):
         """Exact out-of-fold residuals of the (low-rank) Nyström LS-SVM.
 
         Parameters
         ----------
-        cv : "loo", int, scikit-learn splitter or iterable of (train, test)
+        cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=10
+            An int k means ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers).
         alpha : float or array of floats, optional
             Default: the fitted alpha.
         groups : array-like of shape (n,), optional
@@ -336,14 +349,38 @@ class _BaseNystromLSSVM(BaseEstimator):
             R = R[..., 0]
         return R[0] if scalar else R
 
-    def cv_error(self, cv="loo", alpha=None, groups=None):
-        """Mean squared out-of-fold residual (PRESS / n), per alpha (and output)."""
+    @renamed_keywords
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None):
+        """Out-of-fold error of the Nyström model, per alpha (and output).
+
+        Parameters
+        ----------
+        cv, alpha, groups
+            As for :meth:`cv_residuals` (``cv="loo"``: exact LOO, O(n k) per alpha).
+        scoring : {"mse", "press"} (regression) or {"error_rate", "mse", "press"} (classification), optional
+            The first is the default (None): mean squared residual (PRESS / n)
+            or the misclassification rate; "press" the sum of squares, per
+            output (of the coded +1/-1 targets for classifiers).
+
+        Returns
+        -------
+        float or ndarray of shape (v,), (A,) or (A, v); (A,) for "error_rate"
+        """
+        scoring = check_scoring_name(
+            self, scoring, CLASSIFICATION_SCORINGS if is_classifier(self) else REGRESSION_SCORINGS)
         R, scalar = self._residuals_3d(cv, alpha, groups)
-        mse = sum_squares(R, axis=1) / R.shape[1]
-        warn_if_overflow(mse, "NystromLSSVR.cv_error")
+        if scoring == "error_rate":
+            F = self.factorization_.Y[None] - R
+            idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
+            rate = (idx != self._codes[None]).mean(axis=1)
+            return float(rate[0]) if scalar else rate
+        err = sum_squares(R, axis=1)
+        if scoring == "mse":
+            err = err / R.shape[1]
+        warn_if_overflow(err, f"{type(self).__name__}.cv_error")
         if self._single_output:
-            mse = mse[:, 0]
-        return mse[0] if scalar else mse
+            err = err[:, 0]
+        return err[0] if scalar else err
 
 
 class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
@@ -393,11 +430,3 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         return self._fit_targets(X, Y)
-
-    def cv_error_rate(self, cv="loo", alpha=None, groups=None):
-        """Out-of-fold misclassification rate of the Nyström model, per alpha."""
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        F = self.factorization_.Y[None] - R
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        rate = (idx != self._codes[None]).mean(axis=1)
-        return float(rate[0]) if scalar else rate

@@ -36,6 +36,7 @@ from ..solvers import check_alphas
 from ._intervals import SearchIntervalMixin
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
+from ._vocabulary import RenamedNamesMixin
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
 
@@ -123,7 +124,7 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-class _BaseSearchCV(BaseEstimator):
+class _BaseSearchCV(RenamedNamesMixin, BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
     _classification = False
@@ -359,7 +360,7 @@ class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
-                 pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
+                 pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
         self.n_restarts = n_restarts
         self.hyper_penalty = hyper_penalty
@@ -381,7 +382,7 @@ class _SparseSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.basis_tol = basis_tol
         self.pivot_tol = pivot_tol
-        self.basis_candidates = basis_candidates
+        self.n_candidates = n_candidates
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
@@ -402,7 +403,7 @@ class _SparseSearchCV(_BaseSearchCV):
                                 basis_in_holdout=self.basis_in_holdout, rcond=self.rcond, **kw)
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
-                             basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)
+                             n_candidates=self.n_candidates, rcond=self.rcond, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
@@ -414,7 +415,7 @@ class _SparseSearchCV(_BaseSearchCV):
             # redraw by the method with the criterion's seed: the same rows, and the
             # refitted model keeps its selection record (FVS reconstruction curve)
             return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
-                    "basis_candidates": self.basis_candidates}
+                    "n_candidates": self.n_candidates}
         if rows is None:  # explicit basis points (Dask input)
             return {"basis": criterion.basis_points()}
         return {"basis": rows}
@@ -424,7 +425,7 @@ class _SparseSearchCV(_BaseSearchCV):
 
     def _validation_params(self, alphas):
         # alpha ranks greedy basis candidates; the path is searched separately
-        return {"alpha": self.alpha, "basis_candidates": self.basis_candidates}
+        return {"alpha": self.alpha, "n_candidates": self.n_candidates}
 
 
 _SPARSE_DOC = """
@@ -447,7 +448,7 @@ _SPARSE_DOC = """
         Used only when "gamma" is not searched.
     alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
-    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel, n_jobs
+    degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     n_restarts, hyper_penalty : int (default 2), bool (default False)
         ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random",
