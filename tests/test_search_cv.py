@@ -126,7 +126,7 @@ def test_in_pipeline_and_grid_search(data):
 
 def test_search_cv_input_errors(data):
     X, y = data
-    with pytest.raises(ValueError, match="search must be"):
+    with pytest.raises(ValueError, match="'search' parameter of SparseLSSVRCV must be"):
         SparseLSSVRCV(search="random").fit(X, y)
     with pytest.raises(ValueError, match="scoring must be 'mse'"):
         SparseLSSVRCV(scoring="error_rate").fit(X, y)
@@ -134,7 +134,7 @@ def test_search_cv_input_errors(data):
         SparseLSSVRCV(param_space={"alpha": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="0 < low < high"):
         SparseLSSVRCV(search="nelder-mead", param_space={"gamma": (0.0, 1.0)}).fit(X, y)
-    with pytest.raises(ValueError, match="got cv='loo'"):
+    with pytest.raises(ValueError, match="'cv' parameter of FixedSizeLSSVRCV .* Got 'loo' instead"):
         FixedSizeLSSVRCV(cv="loo").fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         FixedSizeLSSVCCV(scoring="error_rate", cv=3).fit(X, np.arange(70) % 3)

@@ -60,7 +60,7 @@ def test_bad_n_jobs(bad):
     with pytest.raises(ValueError, match="n_jobs must be None"):
         plan_threads(bad, usable=4)
     X, y = np.random.default_rng(0).standard_normal((30, 2)), np.arange(30.0)
-    with pytest.raises(ValueError, match="n_jobs must be None"):
+    with pytest.raises(ValueError, match="n_jobs must be None|'n_jobs' parameter of SparseLSSVR must be an int"):
         SparseLSSVR(gamma=1.0, basis="random", n_basis=5, n_jobs=bad).fit(X, y)
 
 

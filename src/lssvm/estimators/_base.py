@@ -9,7 +9,6 @@ LOO residuals) in scikit-learn's conventions.
 from __future__ import annotations
 
 import threading
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,24 +25,17 @@ from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
 from ..solvers.sparse_rls import warn_tiny_leverage
+from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin
 from ._validation import validate_input
-from ._vocabulary import RenamedNamesMixin
 
 __all__ = ["BaseSparseLSSVM"]
 
 
-def _check_unit_interval(name, value, *, allow_zero=True):
-    ok = isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value >= 0 if allow_zero else value > 0) and value < 1
-    if not ok:
-        bound = "[0, 1)" if allow_zero else "(0, 1)"
-        raise ValueError(f"{name} must be a number in {bound}; got {value!r}")
-    return float(value)
-
-
-class BaseSparseLSSVM(RenamedNamesMixin, BaseEstimator):
+class BaseSparseLSSVM(ValidatedParamsMixin, BaseEstimator):
     """Sparse LS-SVM on a basis, with the training factorisation kept for
     exact fast cross-validation.  Not for direct use."""
+
+    _parameter_constraints = SPARSE_PARAMS
 
     def __init__(
         self,
@@ -82,25 +74,12 @@ class BaseSparseLSSVM(RenamedNamesMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _validate_params_(self, X=None):
-        """Validate the parameters; the kernel, at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
-        kernel = make_kernel(
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel,
+        at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
+        self._validate_params()
+        return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(
-                "alpha must be a single number > 0 for fit; pass an array of alphas to "
-                f"loo_residuals/press instead; got {self.alpha!r}"
-            )
-        check_alphas(self.alpha)
-        _check_unit_interval("basis_tol", self.basis_tol)
-        _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
-        _check_unit_interval("rcond", self.rcond, allow_zero=False)
-        fc = self.n_candidates
-        if fc is not None and (not isinstance(fc, Integral) or isinstance(fc, bool) or fc < 1):
-            raise ValueError(f"n_candidates must be an integer >= 1 or None; got {fc!r}")
-        if not (isinstance(self.block_size, Integral) and self.block_size >= 1):
-            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
-        return kernel
 
     @uses_threads
     def _fit_targets(self, X, Y):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
-from ._calibration import ProbaMixin, signature_with
+from ._calibration import CALIBRATIONS, ProbaMixin, signature_with
 from ._labels import encode_classes
 from ._validation import validate_input
 from ._vocabulary import CLASSIFICATION_SCORINGS, check_scoring_name, renamed_keywords
@@ -65,6 +66,12 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     True
     """
 
+    _parameter_constraints = {
+        **BaseSparseLSSVM._parameter_constraints,
+        "calibration": [StrOptions(set(CALIBRATIONS)), None],
+        "calibration_cv": ["cv_object"],
+    }
+
     def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.calibration = calibration
@@ -72,6 +79,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
 
     __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Fit on labels of any type.
 
@@ -86,7 +94,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         -------
         self
         """
-        self._check_calibration_params()
         if is_dask_collection(X) or is_dask_collection(y):
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None

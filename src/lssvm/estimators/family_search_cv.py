@@ -6,14 +6,13 @@ each family's criterion, model parameters and refit rows.
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
+from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
@@ -25,6 +24,12 @@ __all__ = ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV", "NystromLSSVRCV", "NystromLSS
 # ------------------------------------------------------------ fixed size
 class _FixedSizeSearchCV(_BaseSearchCV):
     _default_cv = 10
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: FixedSizeLSSVR._parameter_constraints[k] for k in (
+            "basis", "n_basis", "solver", "max_size", "cv", "n_candidates", "nu", "stop_window", "stop_tol",
+            "size_rule")},
+    }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
                  max_evaluations=30, refit=True, basis="kcenter", n_basis=None, random_state=None, *,
@@ -57,11 +62,6 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.n_jobs = n_jobs
 
     def _criterion(self, X, y, scoring, **kw):
-        if isinstance(kw["cv"], str):
-            raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
-                             f"or (train, test) pairs; got cv={kw['cv']!r}")
-        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
-            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
         return FixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
                            max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
                            stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
@@ -132,6 +132,11 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 
 # --------------------------------------------------------------- Nyström
 class _NystromSearchCV(_BaseSearchCV):
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor")},
+    }
+
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,

@@ -14,21 +14,20 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
-from ..basis import prototype_pool
+from ..basis import PROTOTYPE_METHODS, prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
 from ..exceptions import NumericalWarning
 from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
-from ..solvers import check_alphas
 from ..solvers.fixed_size import (
     FS_GUARD_RTOL,
     FixedSizeSystem,
@@ -37,11 +36,11 @@ from ..solvers.fixed_size import (
     solve_guarded,
 )
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
-from ._vocabulary import RenamedNamesMixin
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -137,7 +136,7 @@ _ATTRS_DOC = """
 """
 
 
-class _BaseFixedSizeLSSVM(RenamedNamesMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(ValidatedParamsMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -184,28 +183,37 @@ class _BaseFixedSizeLSSVM(RenamedNamesMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------ checks
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "alpha": [POSITIVE],
+        "basis": [StrOptions(set(PROTOTYPE_METHODS)), "array-like"],
+        "n_basis": SIZE,
+        "solver": [StrOptions(set(SOLVERS))],
+        "max_size": [COUNT, None],
+        "cv": ["cv_object"],
+        "n_candidates": [COUNT, None],
+        "nu": [POSITIVE],  # Theorem 2 needs nu > 0
+        "stop_window": [COUNT],
+        "stop_tol": [Number(Real, 0, None, closed="left"), None],
+        "size_rule": [Number(Real, 0, None, closed="left")],
+        "scoring": [StrOptions({"mse", "error_rate"}), None],
+    }
+
+    def _check_param_rules(self):
+        if isinstance(self.n_basis, Integral) and self.max_size is not None and self.max_size > self.n_basis + 1:
+            raise ValueError(
+                f"max_size={self.max_size} exceeds the n_basis + 1 = {self.n_basis + 1} coefficients (prototypes "
+                "plus intercept); lower max_size or raise n_basis"
+            )
+        if self.scoring == "error_rate" and not is_classifier(self):
+            raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+
     def _check_params(self, X=None):
-        kernel = make_kernel(
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
+        self._validate_params()
+        return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
-        check_alphas(self.alpha)
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}")
-        if not (isinstance(self.nu, Real) and np.isfinite(self.nu) and self.nu > 0):
-            raise ValueError(f"nu must be a finite number > 0 (Theorem 2 needs it); got {self.nu!r}")
-        if self.n_candidates is not None:
-            check_int("n_candidates", self.n_candidates, 1)
-        check_int("stop_window", self.stop_window, 1)
-        check_int("block_size", self.block_size, 1)
-        if self.max_size is not None:
-            check_int("max_size", self.max_size, 1)
-        if self.stop_tol is not None and not (isinstance(self.stop_tol, Real) and self.stop_tol >= 0):
-            raise ValueError(f"stop_tol must be a number >= 0 or None; got {self.stop_tol!r}")
-        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
-            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
-        return kernel
 
     @property
     def _scoring(self):
@@ -381,6 +389,7 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     def _single_output(self):
         return self._y_1d
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
         """Fit; ``groups`` go to a group splitter passed as ``cv``.
 
@@ -395,8 +404,6 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         self
         """
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        if self.scoring not in (None, "mse"):
-            raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
         y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
@@ -448,6 +455,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
     def _single_output(self):
         return self.classes_.size == 2
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
         """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``.
 
@@ -463,8 +471,6 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         """
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
-        if self.scoring not in (None, "mse", "error_rate"):
-            raise ValueError(f"scoring must be 'mse', 'error_rate' or None; got {self.scoring!r}")
         if self.scoring == "error_rate" and self.classes_.size > 2:
             raise ValueError(
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "

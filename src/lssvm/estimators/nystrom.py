@@ -9,24 +9,26 @@ gives the exact LOO and k-fold residuals of this approximate model.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
-from ..basis import nystrom_columns
+from ..basis import SAMPLINGS, nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
 from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
+from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
@@ -34,7 +36,6 @@ from ._validation import validate_input
 from ._vocabulary import (
     CLASSIFICATION_SCORINGS,
     REGRESSION_SCORINGS,
-    RenamedNamesMixin,
     check_scoring_name,
     renamed_keywords,
 )
@@ -114,7 +115,7 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
-class _BaseNystromLSSVM(RenamedNamesMixin, BaseEstimator):
+class _BaseNystromLSSVM(ValidatedParamsMixin, BaseEstimator):
     def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
@@ -133,21 +134,28 @@ class _BaseNystromLSSVM(RenamedNamesMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.rcond = rcond
 
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "alpha": [POSITIVE],
+        "basis": [StrOptions(set(SAMPLINGS)), "array-like"],
+        "n_basis": SIZE,
+        "rank": SIZE,
+        "predictor": [StrOptions(set(PREDICTORS))],
+        "rcond": [UNIT_OPEN],
+    }
+
+    def _check_param_rules(self):
+        if isinstance(self.rank, Integral) and isinstance(self.n_basis, Integral) and self.rank > self.n_basis:
+            raise ValueError(
+                f"rank={self.rank} is more than the n_basis={self.n_basis} columns sampled; lower rank, raise "
+                "n_basis, or leave rank=None"
+            )
+
     def _check_params(self, X=None):
-        """Validate the hyper-parameters; returns the kernel."""
-        kernel = make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
-                             normalize=self.normalize_kernel)
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
-        check_alphas(self.alpha)
-        if self.predictor not in PREDICTORS:
-            raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
-        if not (isinstance(self.block_size, Integral) and not isinstance(self.block_size, bool)
-                and self.block_size >= 1):
-            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
-        if not (isinstance(self.rcond, Real) and not isinstance(self.rcond, bool) and 0 < self.rcond < 1):
-            raise ValueError(f"rcond must be a number in (0, 1); got {self.rcond!r}")
-        return kernel
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
+        self._validate_params()
+        return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
+                           normalize=self.normalize_kernel)
 
     @uses_threads
     def _fit_targets(self, X, Y):
@@ -394,6 +402,7 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
     def _split_labels(self):
         return None
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
@@ -425,6 +434,7 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     def _split_labels(self):
         return self._codes
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Fit on X (n, d) and labels y (n,) of any type."""
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)

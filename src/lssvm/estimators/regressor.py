@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, _fit_context
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
@@ -131,6 +131,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     (133,)
     """
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Select the basis, fit, and factorise for fast cross-validation.
 

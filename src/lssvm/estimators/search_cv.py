@@ -16,27 +16,25 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int
 from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import (
-    MAX_EVALUATIONS,
     SparseLSSVMCV,
     csa_search,
     grid_search,
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._intervals import SearchIntervalMixin
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
-from ._vocabulary import RenamedNamesMixin
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
 
@@ -52,7 +50,6 @@ __all__ = [
     "SparseLSSVRCV",
 ]
 
-SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
 
@@ -124,11 +121,18 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-class _BaseSearchCV(RenamedNamesMixin, BaseEstimator):
+class _BaseSearchCV(ValidatedParamsMixin, BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
     _classification = False
     _default_cv = "loo"
+    _parameter_constraints = SEARCH_PARAMS
+
+    def _check_param_rules(self):
+        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
+        if self.scoring is not None and self.scoring not in allowed:
+            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
+        self._estimator_class._check_param_rules(self)  # the model's own rules, on the same parameter names
 
     # ------------------------------------------------------------ helpers
     def _space(self):
@@ -163,19 +167,7 @@ class _BaseSearchCV(RenamedNamesMixin, BaseEstimator):
         return "error_rate" if self._classification else "mse"
 
     def _check_search_params(self, y):
-        if self.search not in SEARCHES:
-            raise ValueError(f"search must be one of {SEARCHES}; got {self.search!r}")
         scoring = self._default_scoring(y) if self.scoring is None else self.scoring
-        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
-        if scoring not in allowed:
-            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
-        check_int("max_evaluations", self.max_evaluations, 2)
-        if self.max_evaluations > MAX_EVALUATIONS:
-            raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
-                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
-                             "stops earlier anyway)")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
         return scoring, alphas
 
@@ -219,6 +211,7 @@ class _BaseSearchCV(RenamedNamesMixin, BaseEstimator):
                           refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=False)
     @uses_threads
     def fit(self, X, y, groups=None, callback=None):
         """Search, then refit the best model on all data.
@@ -389,6 +382,7 @@ class _SparseSearchCV(_BaseSearchCV):
         self.n_jobs = n_jobs
 
     _accepts_dask = True
+    _parameter_constraints = SPARSE_SEARCH_PARAMS
 
     def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
         from .gradient_search import fit_gradient_search
