@@ -77,14 +77,18 @@ class BaseSparseLSSVM(ValidatedParamsMixin, BaseEstimator):
         """Validate the parameters (:meth:`_validate_params`); returns the kernel,
         at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
         self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
+        """The kernel of validated parameters, ``gamma="scale"`` resolved on ``X``."""
         return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
 
     @uses_threads
     def _fit_targets(self, X, Y):
-        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
-        kernel = self._validate_params_(X)
+        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v); ``fit`` has validated the parameters."""
+        kernel = self._kernel_for(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
         if sp.issparse(X) and not kernel.accepts_sparse:
             raise ValueError(

@@ -211,6 +211,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, BaseEstimator):
     def _check_params(self, X=None):
         """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
         self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
         return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
@@ -222,7 +225,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, BaseEstimator):
     # --------------------------------------------------------------- fit
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
-        kernel = self._check_params(X)
+        kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
         Z, zidx = prototype_pool(X, kernel, self.basis, self.n_basis, rng)

@@ -154,12 +154,15 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, BaseEstimator):
     def _check_params(self, X=None):
         """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
         self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
         return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
                            normalize=self.normalize_kernel)
 
     @uses_threads
     def _fit_targets(self, X, Y):
-        kernel = self._check_params(X)
+        kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
         if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
