@@ -191,3 +191,27 @@ def test_model_file_saved_with_the_old_names_still_loads(tmp_path, monkeypatch, 
     else:
         assert loaded.fitted_params["n_basis"] == 10 and not set(loaded.fitted_params) & set(old.values())
         assert loaded.fitted_params["basis"] == "random"
+
+
+@pytest.mark.filterwarnings("ignore::lssvm.NumericalWarning")
+def test_nystrom_search_takes_rcond_as_its_model_does():
+    """``rcond`` (shared by the sparse models, their searches and the Nyström
+    models) reaches the Nyström search's criterion and its refit: the refitted
+    model's own CV error is the search's score, at an rcond that changes it."""
+    from sklearn.model_selection import KFold
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 2))
+    X[30:] = X[:30] + 1e-4 * rng.standard_normal((30, 2))  # near-duplicate columns: rcond matters
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(60)
+    folds = list(KFold(4).split(X))
+    scores = {}
+    for rcond in (1e-10, 1e-3):
+        ny = NystromLSSVRCV(param_space={"gamma": [2.0]}, alphas=[1e-4], cv=folds, basis="random", n_basis=40,
+                            rank=1.0, random_state=0, rcond=rcond).fit(X, y)
+        est = ny.best_estimator_
+        assert est.rcond == rcond
+        ref = NystromLSSVR(gamma=2.0, alpha=1e-4, basis=est.basis_indices_, rank=1.0, rcond=rcond)
+        assert ref.fit(X, y).cv_error(folds) == pytest.approx(-ny.best_score_, rel=1e-10)
+        scores[rcond] = ny.best_score_
+    assert scores[1e-10] != pytest.approx(scores[1e-3], rel=1e-6)

@@ -134,13 +134,13 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 class _NystromSearchCV(_BaseSearchCV):
     _parameter_constraints = {
         **SEARCH_PARAMS,
-        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor")},
+        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor", "rcond")},
     }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,
-                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -152,6 +152,7 @@ class _NystromSearchCV(_BaseSearchCV):
         self.basis = basis
         self.n_basis = n_basis
         self.random_state = random_state
+        self.rcond = rcond
         self.rank = rank
         self.predictor = predictor
         self.gamma = gamma
@@ -163,12 +164,12 @@ class _NystromSearchCV(_BaseSearchCV):
 
     def _criterion(self, X, y, scoring, **kw):
         return NystromCV(X, y, n_basis=self.n_basis, rank=0.5 if self.rank is None else self.rank,
-                         basis=self.basis, **kw)
+                         basis=self.basis, rcond=self.rcond, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, rank=self.rank, predictor=self.predictor,
                     degree=self.degree, coef0=self.coef0, normalize_kernel=self.normalize_kernel,
-                    block_size=self.block_size)
+                    block_size=self.block_size, rcond=self.rcond)
 
     def _refit_params(self, criterion, rows, scoring):
         return {"basis": rows}
@@ -187,7 +188,7 @@ _NYSTROM_DOC = """
         Predictor of the refitted model; "low-rank" is the model the CV
         criterion scores.
     random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size, n_jobs
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs, rcond
         As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
 """ + _SEARCH_DOC + _RESULT_DOC
 

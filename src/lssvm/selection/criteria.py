@@ -448,6 +448,8 @@ class NystromCV(_RowsCV):
     basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
         As for :class:`lssvm.NystromLSSVR`; "fvs" depends on the kernel and
         is redrawn per candidate from a fixed seed.
+    rcond : float in (0, 1), default=1e-10
+        As for :class:`lssvm.NystromLSSVR`.
 
     Notes
     -----
@@ -456,9 +458,10 @@ class NystromCV(_RowsCV):
     per fold plus O(k^3 + h k) per fold and alpha.  Memory O(n c).
     """
 
-    def __init__(self, X, y, *, n_basis=0.1, rank=0.5, basis="random", **kw):
+    def __init__(self, X, y, *, n_basis=0.1, rank=0.5, basis="random", rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
         self.rank_spec = rank
+        self.rcond = float(rcond)
 
         def draw(kern, rng):
             return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
@@ -470,7 +473,7 @@ class NystromCV(_RowsCV):
     def _factorize_rows(self, kern, params):
         rows, C = self._rows_and_columns(kern, params)
         k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
-        return nystrom_factorize(C, C[rows], self.Y, rank=k)
+        return nystrom_factorize(C, C[rows], self.Y, rank=k, rcond=self.rcond)
 
     @uses_threads
     def __call__(self, **params):
