@@ -10,22 +10,17 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
 from lssvm import (
-    FixedSizeLSSVC,
-    FixedSizeLSSVCCV,
     FixedSizeLSSVR,
     FixedSizeLSSVRCV,
-    NystromLSSVC,
     NystromLSSVCCV,
     NystromLSSVR,
     NystromLSSVRCV,
-    SparseLSSVC,
-    SparseLSSVCCV,
     SparseLSSVR,
     SparseLSSVRCV,
 )
+from lssvm import estimators as all_estimators
 
-ALL = [SparseLSSVR, SparseLSSVC, SparseLSSVRCV, SparseLSSVCCV, FixedSizeLSSVR, FixedSizeLSSVC, FixedSizeLSSVRCV,
-       FixedSizeLSSVCCV, NystromLSSVR, NystromLSSVC, NystromLSSVRCV, NystromLSSVCCV]
+ALL = [getattr(all_estimators, name) for name in all_estimators.__all__]  # the twelve
 SEARCH = {"param_space": {"gamma": [0.5]}, "alphas": [0.1]}
 
 
