@@ -290,12 +290,8 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         float, ndarray of shape (v,), (A,) or (A, v)
         """
         scoring = check_scoring_name(self, scoring, REGRESSION_SCORINGS)
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
-            sse, count = F["sse"], F["count"]
-        else:
-            sse, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), F.shape[1]
-        agg = sse if scoring == "press" else sse / count
+        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        agg = sums.sse if scoring == "press" else sums.sse / sums.count
         return squeeze_outputs(agg, scalar, self._single_output)
 
     def __sklearn_tags__(self):
