@@ -91,21 +91,21 @@ def test_in_memory_entry_points_use_check_cv(rng, k):
         # the criteria
         kw = dict(cv=k, classification=clf)
         _same(DenseLSSVMCV(X, target, **kw).folds, ref)
-        _same(NystromCV(X, target, n_components=20, **kw).folds, ref)
-        _same(FixedSizeCV(X, target, prototypes="all", **kw).folds, ref)
+        _same(NystromCV(X, target, n_basis=20, **kw).folds, ref)
+        _same(FixedSizeCV(X, target, basis="all", **kw).folds, ref)
         # the estimators' CV methods
         if clf:
             est = SparseLSSVC(gamma=1.0, alpha=0.1, basis=basis).fit(X, target)
             np.testing.assert_array_equal(est.cv_decision_function(k), est.cv_decision_function(pairs))
             assert est.cv_error(k) == est.cv_error(pairs)
-            nys = NystromLSSVC(gamma=1.0, alpha=0.1, n_components=20, random_state=0).fit(X, target)
-            fs = [FixedSizeLSSVC(gamma=1.0, alpha=0.1, prototypes="all", max_size=12, cv=c).fit(X, target)
+            nys = NystromLSSVC(gamma=1.0, alpha=0.1, n_basis=20, random_state=0).fit(X, target)
+            fs = [FixedSizeLSSVC(gamma=1.0, alpha=0.1, basis="all", max_size=12, cv=c).fit(X, target)
                   for c in (k, pairs)]
         else:
             est = SparseLSSVR(gamma=1.0, alpha=0.1, basis=basis).fit(X, target)
             np.testing.assert_array_equal(est.cv_predict(k), est.cv_predict(pairs))
-            nys = NystromLSSVR(gamma=1.0, alpha=0.1, n_components=20, random_state=0).fit(X, target)
-            fs = [FixedSizeLSSVR(gamma=1.0, alpha=0.1, prototypes="all", max_size=12, cv=c).fit(X, target)
+            nys = NystromLSSVR(gamma=1.0, alpha=0.1, n_basis=20, random_state=0).fit(X, target)
+            fs = [FixedSizeLSSVR(gamma=1.0, alpha=0.1, basis="all", max_size=12, cv=c).fit(X, target)
                   for c in (k, pairs)]
         _same(est._engine.resolve_cv(k, classifier=clf), ref)
         np.testing.assert_array_equal(nys.cv_residuals(k), nys.cv_residuals(pairs))
