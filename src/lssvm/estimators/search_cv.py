@@ -35,6 +35,7 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
@@ -126,7 +127,7 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-class _BaseSearchCV(BaseEstimator):
+class _BaseSearchCV(BestExpansionMixin, BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
     _classification = False
@@ -344,10 +345,6 @@ class _BaseSearchCV(BaseEstimator):
     def predict(self, X):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
-
-    def kernel_expansion(self):
-        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
-        return self._best().kernel_expansion()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
