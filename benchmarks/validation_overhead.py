@@ -72,9 +72,9 @@ def _measure(repeats, only=None, clock=time.perf_counter):
         lambda: est1.cv_predict(10, np.geomspace(1e-3, 1e3, 20), basis_in_holdout="remove"),
         lambda: select("loo"),
         lambda: select(10),
-        lambda: FixedSizeLSSVR(gamma=0.1, alpha=1e-3, prototypes="random", n_prototypes=500, solver="direct",
+        lambda: FixedSizeLSSVR(gamma=0.1, alpha=1e-3, basis="random", n_basis=500, solver="direct",
                                cv=None, random_state=0).fit(X, y),
-        lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_components=500, rank=250, random_state=0).fit(X, y),
+        lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_basis=500, rank=250, random_state=0).fit(X, y),
     ]
     out = []
     for i, f in enumerate(work):

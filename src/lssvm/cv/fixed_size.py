@@ -45,12 +45,12 @@ class SizeCurves:
     fold_sizes: np.ndarray
     stopped_at: np.ndarray
 
-    def curve(self, metric="mse"):
+    def curve(self, scoring="mse"):
         """Pooled CV score per size and the spread of the per-fold scores.
 
         Parameters
         ----------
-        metric : {"mse", "error_rate"}
+        scoring : {"mse", "error_rate"}
             Mean squared error of all out-of-fold predictions (the PRESS
             criterion of Karsmakers et al. 2011, eq. 35, divided by N), or the misclassification rate.
 
@@ -60,9 +60,9 @@ class SizeCurves:
         std : ndarray of shape (n_alphas, v, K)
             Standard deviation (ddof=1) over folds of the per-fold scores.
         """
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}; got {metric!r}")
-        total = self.sse if metric == "mse" else self.n_wrong
+        if scoring not in METRICS:
+            raise ValueError(f"scoring must be one of {METRICS}; got {scoring!r}")
+        total = self.sse if scoring == "mse" else self.n_wrong
         mean = total.sum(axis=2) / self.fold_sizes.sum()
         per_fold = total / self.fold_sizes[:, None]
         std = per_fold.std(axis=2, ddof=1) if self.fold_sizes.size > 1 else np.zeros_like(mean)
@@ -103,7 +103,7 @@ def fixed_size_cv_curves(
     seed=0,
     stop_window=10,
     stop_tol=None,
-    stop_metric="mse",
+    stop_scoring="mse",
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
 
@@ -127,9 +127,9 @@ def fixed_size_cv_curves(
         Seeds SCDPP's draws, the same for every fold, alpha and output
         (Karsmakers et al. 2011, Remark 8).
     stop_window, stop_tol : int, float or None
-        Rule (38) on the fold's own validation score (``stop_metric``);
+        Rule (38) on the fold's own validation score (``stop_scoring``);
         ``stop_tol=None`` runs to ``max_size``.
-    stop_metric : {"mse", "error_rate"}
+    stop_scoring : {"mse", "error_rate"}
 
     Returns
     -------
@@ -141,8 +141,8 @@ def fixed_size_cv_curves(
     run of k steps, O(k^2 M) in all, plus O(h k^2) for the predictions.
     Folds run in parallel.
     """
-    if stop_metric not in METRICS:
-        raise ValueError(f"stop_metric must be one of {METRICS}; got {stop_metric!r}")
+    if stop_scoring not in METRICS:
+        raise ValueError(f"stop_scoring must be one of {METRICS}; got {stop_scoring!r}")
     D = system.n_coef
     kmax = D if max_size is None else int(max_size)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
@@ -169,7 +169,7 @@ def fixed_size_cv_curves(
                     e = y - pred
                     sse[a, j, f, k - 1] = e @ e
                     wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
-                    scores.append((sse if stop_metric == "mse" else wrong)[a, j, f, k - 1] / y.size)
+                    scores.append((sse if stop_scoring == "mse" else wrong)[a, j, f, k - 1] / y.size)
                     if stop_rule_met(scores, stop_window, stop_tol):
                         break
                 k = state.k
@@ -210,7 +210,7 @@ def select_model_size(mean, std, fraction=0.1):
     return int(np.flatnonzero(mean <= threshold)[0]) + 1
 
 
-def chosen_sizes(curves: SizeCurves, metric="mse", size_rule=0.1):
+def chosen_sizes(curves: SizeCurves, scoring="mse", size_rule=0.1):
     """The model size the ``size_rule`` picks per alpha and output, on the
     CV curves cut at the longest fold run of that alpha.
 
@@ -219,7 +219,7 @@ def chosen_sizes(curves: SizeCurves, metric="mse", size_rule=0.1):
     ndarray of int of shape (n_alphas, v)
         1-based sizes.
     """
-    mean, std = curves.curve(metric)
+    mean, std = curves.curve(scoring)
     A, v = mean.shape[:2]
     sizes = np.empty((A, v), dtype=np.intp)
     for a in range(A):
