@@ -72,7 +72,7 @@ basis_options = _apply([
                  help="Basis of the sparse model: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
                       "per point), random (the default with --chunk-rows), greedy, kcenter or renyi."),
     click.option("--n-basis", type=click.IntRange(min=1), default=None,
-                 help="Basis size of the sparse model (pchol, fvs: at most).  Default min(1000, 10 sqrt(rows))."),
+                 help="Basis size of the sparse model (pchol, fvs: at most).  Default min(700, 10 sqrt(rows))."),
 ])
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,

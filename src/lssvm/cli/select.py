@@ -109,9 +109,9 @@ def _results_table(search, top):
               help="Criterion calls of nelder-mead (and of each csa stage).")
 @basis_options
 @click.option("--n-prototypes", type=float, default=None,
-              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
+              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(700, 10 sqrt(rows))).")
 @click.option("--n-components", type=float, default=None,
-              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(1000, 10 sqrt(rows))).")
+              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(700, 10 sqrt(rows))).")
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
