@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
 from .. import __version__
+from .._labels import LabelCoder
 from ..estimators import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -125,7 +126,7 @@ def _results_table(search, top):
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
               help="Stream the files in blocks of this many rows with Dask instead of loading them (sparse "
-                   "model, random basis; K folds are then contiguous row ranges).  Needs lssvm[dask].")
+                   "model, random basis; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, max_evaluations, basis, n_basis,
@@ -304,7 +305,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         if task == "regression":
             curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
         else:  # decision value against the input, the rows at +1 / -1
-            curve = (raw, np.where(y == est.classes_[1], 1.0, -1.0),
+            curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
                      f"decision value ({est.classes_[1]} > 0)")
     _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features)
