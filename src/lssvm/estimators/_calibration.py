@@ -15,7 +15,7 @@ from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils.metaestimators import available_if
 
-__all__ = ["CALIBRATIONS", "ProbaMixin", "fit_platt", "signature_with"]
+__all__ = ["CALIBRATIONS", "CalibrationMap", "ProbaMixin", "fit_platt", "signature_with"]
 
 CALIBRATIONS = ("sigmoid", "isotonic")
 
@@ -72,7 +72,7 @@ def fit_platt(f, t):
     return float(res.x[0] / scale), float(res.x[1])
 
 
-class _Calibrator:
+class CalibrationMap:
     """One class's map from decision value to probability: Platt's ``(A, B)``
     or the isotonic fit's thresholds (evaluated as scikit-learn's
     ``IsotonicRegression(out_of_bounds="clip").predict``: linear
@@ -118,7 +118,7 @@ class ProbaMixin:
         """Calibrators on the out-of-sample decision values of the fitted
         alpha: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
         the exact k-fold ``cv_decision_function(calibration_cv)``."""
-        if self.calibration is None or self._dask is not None:
+        if self.calibration is None or not self._engine.rows_in_memory:
             self.calibrators_ = None  # no predict_proba, or it says why (Dask)
             return
         if self.calibration_cv is None:
@@ -129,9 +129,9 @@ class ProbaMixin:
         codes = self._codes
         ok = np.all(np.isfinite(F), axis=1)  # rows with leverage ~ 1 (warned about) carry no information
         if self.classes_.size == 2:
-            self.calibrators_ = [_Calibrator(self.calibration, F[ok, 0], codes[ok] == 1)]
+            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, 0], codes[ok] == 1)]
         else:
-            self.calibrators_ = [_Calibrator(self.calibration, F[ok, k], codes[ok] == k)
+            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, k], codes[ok] == k)
                                  for k in range(self.classes_.size)]
 
     @available_if(_calibrated)

@@ -3,21 +3,19 @@ exact fast leave-one-out."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import ClassifierMixin
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._calibration import ProbaMixin, signature_with
-from ._labels import encode_classes
+from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
 
-class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
+class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector classifier with exact fast LOO.
 
     An LS-SVM classifier regresses on coded labels: +1 / -1 for two classes
@@ -108,22 +106,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         self.dual_coef_ = a[:, 0] if self._single_output else a
         self.intercept_ = float(b[0]) if self._single_output else b
 
-    def decision_function(self, X):
-        """Outputs of the LS-SVM, shape (m,) for two classes (positive means
-        ``classes_[1]``) or (m, n_classes)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
-
-    def predict(self, X):
-        """Predicted labels, shape (m,)."""
-        return self._labels(self._decision_2d(X))
-
-    def _labels(self, F):
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        if is_dask_collection(idx):
-            return idx.map_blocks(self.classes_.take, dtype=self.classes_.dtype)
-        return self.classes_[idx]
-
     def loo_residuals(self, alpha=None):
         """Exact LOO residuals of the coded targets (+1/-1), without retraining.
 
@@ -137,10 +119,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     def _loo_decision_3d(self, alpha):
         R, scalar = self._loo_residuals_3d(alpha)
         return self._targets_2d()[None] - R, scalar
-
-    def _wrong(self, F, rows=slice(None)):
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        return (idx != np.asarray(self._codes)[rows][None]).sum(axis=1)
 
     def loo_decision_function(self, alpha=None):
         """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
@@ -158,27 +136,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         rate = wrong / count
         return float(rate[0]) if scalar else rate
 
-    def _split_labels(self):
-        return self._codes
-
-    def _check_fold_classes(self, folds):
-        codes = np.asarray(self._codes)
-        n = self.classes_.size
-        for i, test in enumerate(folds):
-            train = np.ones(codes.size, dtype=bool)
-            train[test] = False
-            missing = np.setdiff1d(np.arange(n), np.unique(codes[train]))
-            if missing.size:
-                warnings.warn(
-                    f"fold {i}: its training rows hold no example of class(es) "
-                    f"{', '.join(map(str, self.classes_[missing]))}, so its model never predicts them and "
-                    "every such held-out row counts as an error; use stratified folds (an int cv) or "
-                    "groups that mix the classes",
-                    UserWarning,
-                    stacklevel=4,
-                )
-                return
-
     def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Outputs for rows ``test_indices`` of the model trained without them.
 
@@ -195,7 +152,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         """Labels for rows ``test_indices`` from the model trained without them,
         shape (h,) or (A, h)."""
         F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
-        labels = self._labels(F)
+        labels = self._decode(F)
         return labels[0] if scalar else labels
 
     def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
@@ -212,7 +169,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
         """Out-of-fold labels for every training row, shape (m,) or (A, m)."""
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        labels = self._labels(F)
+        labels = self._decode(F)
         return labels[0] if scalar else labels
 
     def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove", metric="error_rate"):
@@ -230,11 +187,8 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         """
         if metric not in ("error_rate", "press", "mse"):
             raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
-            sse, wrong, count = F["sse"], F["wrong"], F["count"]
-        else:
-            sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]
+        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        sse, wrong, count = sums.sse, sums.wrong, sums.count
         if metric == "error_rate":
             rate = wrong / count
             return float(rate[0]) if scalar else rate

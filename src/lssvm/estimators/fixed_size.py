@@ -11,11 +11,10 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -26,8 +25,7 @@ from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
 from ..exceptions import NumericalWarning
-from ..kernels import make_kernel, resolve_gamma
-from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.fixed_size import (
     FS_GUARD_RTOL,
@@ -38,6 +36,7 @@ from ..solvers.fixed_size import (
 )
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._docs import PARAMETER_NAMES_NOTE
+from ._expansion import ExpansionMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -74,8 +73,9 @@ _PARAMS_DOC = """
     max_size : int, optional
         k_m: non-zeros (prototypes plus intercept) at most; default M + 1.
     cv : int, splitter, iterable of (train, test) or None, default=10
-        Folds of the fast CV that picks the model size (an int shuffles
-        with ``random_state``; stratified for classifiers); None fits
+        Folds of the fast CV that picks the model size (an int k is
+        unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for classifiers, as
+        scikit-learn's ``check_cv``; pass a splitter to shuffle); None fits
         ``max_size`` non-zeros without CV.
     random_state : int, RandomState or None
         Seeds the prototype pool, the folds and SCDPP's draws (the same
@@ -134,7 +134,7 @@ _ATTRS_DOC = """
 """
 
 
-class _BaseFixedSizeLSSVM(BaseEstimator):
+class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -223,15 +223,9 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         v = Y.shape[1]
         folds = None
         if self.cv is not None:
-            cv = self.cv
-            if isinstance(cv, Integral) and not isinstance(cv, bool):
-                if not 2 <= cv <= X.shape[0]:
-                    raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={X.shape[0]}")
-                # stratified unless no class has cv members (tiny data): then plain shuffled folds
-                stratify = split_labels is not None and np.unique(split_labels, return_counts=True)[1].max() >= cv
-                splitter = StratifiedKFold if stratify else KFold
-                cv = splitter(int(cv), shuffle=True, random_state=seed)
-            folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
+            # an int is scikit-learn's check_cv rule: unshuffled (Stratified)KFold
+            folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
+                                  classifier=split_labels is not None)
 
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
@@ -327,15 +321,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
-    @uses_threads
-    def _decision_2d(self, X):
+    def _expansion_arrays(self):
+        """``support_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
         check_is_fitted(self, "_coef_2d")
-        X = validate_input(self, X, reset=False, dtype=np.float64)
-        out = np.empty((X.shape[0], self._coef_2d.shape[1]))
-        for rows in iter_row_blocks(X.shape[0], self.block_size):
-            out[rows] = self.kernel_(X[rows], self.support_vectors_) @ self._coef_2d
-        out += self._intercept_2d
-        return out
+        return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
 class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):

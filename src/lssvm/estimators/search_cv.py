@@ -3,17 +3,16 @@ scikit-learn's ``RidgeCV``: a search over kernel parameters (grid,
 Nelder-Mead or coupled simulated annealing + Nelder-Mead) in which every
 candidate is scored on a whole alpha path at once by an exact (or, for
 Nyström, the approximate model's exact) CV criterion, then a refit of the
-best model on all data.
-
-The criterion (:mod:`lssvm.selection.criteria`) reports the training rows a
-candidate used (basis, prototype pool, Nyström columns); the refit is given
-those rows, so ``best_estimator_`` is exactly the model whose CV score is
-``best_score_``.
+best model on all data.  The criterion (:mod:`lssvm.selection.criteria`)
+reports the training rows a candidate used (basis, prototype pool, Nyström
+columns); the refit is given those rows, so ``best_estimator_`` is exactly
+the model whose CV score is ``best_score_``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -24,10 +23,11 @@ from .._params import check_int
 from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import (
     MAX_EVALUATIONS,
     SparseLSSVMCV,
+    coarse_to_fine_search,
     csa_search,
     grid_search,
     nelder_mead_search,
@@ -68,6 +68,7 @@ _SEARCH_DOC = """
         values, whose min and max are used), searched in log2.  Default
         ``{"gamma": s * DEFAULT_CV_GAMMA_FACTORS}`` (s 2^-6 ... s 2^6, s = gamma_scale(X)), or ``{}`` for the
         linear kernel (alpha path only); a best value on an edge warns (``lssvm.SearchEdgeWarning``).
+        The default grid is searched coarse-to-fine (``lssvm.selection.coarse_to_fine_search``), a given one in full.
     search : {"grid", "nelder-mead", "csa"}, default="grid"
         Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
         the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
@@ -135,7 +136,7 @@ class _BaseSearchCV(BaseEstimator):
         if space is None:
             name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
             return {} if name == "linear" else {"gamma": self._scale * DEFAULT_CV_GAMMA_FACTORS}
-        if not isinstance(space, dict):
+        if not isinstance(space, Mapping):
             raise ValueError(f"param_space must be a dict of kernel parameter -> values or (low, high); got {space!r}")
         out = {}
         for k, v in space.items():
@@ -171,8 +172,7 @@ class _BaseSearchCV(BaseEstimator):
         check_int("max_evaluations", self.max_evaluations, 2)
         if self.max_evaluations > MAX_EVALUATIONS:
             raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
-                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
-                             "stops earlier anyway)")
+                             f"calls a search may make; use at most {MAX_EVALUATIONS}")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
@@ -201,10 +201,11 @@ class _BaseSearchCV(BaseEstimator):
     def _run_search(self, criterion, scoring, rng, callback):
         space = self._space()
         if self.search == "grid" or not space:
+            if self.param_space is None:  # the default widths: coarse-to-fine (an explicit grid is exhaustive)
+                return coarse_to_fine_search(criterion, space, scoring, callback=callback)
             return grid_search(criterion, space, scoring, callback=callback)
         if "degree" in space:
-            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with "
-                             "search='grid'")
+            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with search='grid'")
         bounds = {k: (float(v.min()), float(v.max())) for k, v in space.items()}
         for k, (lo, hi) in bounds.items():
             if not 0 < lo < hi:
@@ -340,6 +341,10 @@ class _BaseSearchCV(BaseEstimator):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
 
+    def kernel_expansion(self):
+        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
+        return self._best().kernel_expansion()
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = not self._classification
@@ -395,11 +400,10 @@ class _SparseSearchCV(_BaseSearchCV):
         return fit_gradient_search(self, X, y, groups, alphas, cv, rng, callback)
 
     def _criterion(self, X, y, scoring, **kw):
-        if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask import DaskSparseCV
+        if is_dask_collection(X) or is_dask_collection(y):  # the rows as a row source of the same criterion
+            from ..backends.dask import DaskRows
 
-            return DaskSparseCV(X, y, basis=self.basis, n_basis=self.n_basis,
-                                basis_in_holdout=self.basis_in_holdout, rcond=self.rcond, **kw)
+            X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
                              basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)
@@ -434,8 +438,8 @@ _SPARSE_DOC = """
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
         "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
-        treated by ``basis_in_holdout``.  An int draws one shuffled
-        (stratified for classifiers) partition used for every candidate.
+        treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
+        (``StratifiedKFold(k)`` for classifiers), used for every candidate.
     basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
         "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).

@@ -1,8 +1,8 @@
 """Cross-validation criteria of LS-SVMs over a path of alphas.
 
 :class:`DenseLSSVMCV` is the exact LS-SVM (every training point a basis
-function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`SparseLSSVMCV` the
-sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012: exact LOO, or exact k-fold with
+function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`~lssvm.selection.SparseLSSVMCV`
+(:mod:`lssvm.selection.sparse_cv`) the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012: exact LOO, or exact k-fold with
 held-out basis points removed); :class:`FixedSizeCV` the SCDP fixed-size
 LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`NystromCV`
 the approximate criterion of Ding & Liao 2012, the LS-SVM on a rank-k Nyström kernel
@@ -22,28 +22,25 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
-from .._labels import encode_classes
+from .._labels import LabelCoder, encode_classes
 from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import basis_holders, nystrom_columns, prototype_pool, select_basis
+from ..basis import nystrom_columns, prototype_pool
 from ..basis.duplicates import near_duplicate_free, warn_dropped
-from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
+from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
-from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
-from ..solvers import check_alphas, factorize_sparse_rls
+from ..kernels import RBF, make_kernel, squared_distances
+from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
-from .evidence import gcv_path, log_evidence_path
 
-__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "DEFAULT_ALPHAS",
-           "PAPER003_GAMMAS"]
+__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
 # Paper 003's grid: its LS-SVM gamma in 2^-15 ... 2^9 (steps of 2^2), alpha = 1/gamma;
 # its RBF sigma^2 in 2^-15 ... 2^5, our gamma = 1/sigma^2 (math.md section 1).
@@ -102,8 +99,9 @@ class _LSSVMCV:
         self.X = X
         self.classification = bool(classification)
         if self.classification:
-            _, self.codes, self.Y = encode_classes(y, type(self).__name__)
+            self.classes, self.codes, self.Y = encode_classes(y, type(self).__name__)
         else:
+            self.classes = None
             self.codes = None
             self.Y = y[:, None] if y.ndim == 1 else y
         self.alphas, _ = check_alphas(DEFAULT_ALPHAS if alphas is None else alphas)
@@ -115,12 +113,8 @@ class _LSSVMCV:
         if isinstance(cv, str) and not self.loo:
             raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
         if not self.loo:
-            if isinstance(cv, int) and not isinstance(cv, bool) and 2 <= cv <= n:
-                # one fixed, shuffled partition for every candidate (Remark 7)
-                seed = self.random_state.randint(2**31 - 1)
-                # stratified unless no class has cv members (tiny data): then plain shuffled folds
-                stratify = self.classification and np.bincount(self.codes).max() >= cv
-                cv = (StratifiedKFold if stratify else KFold)(cv, shuffle=True, random_state=seed)
+            # one fixed partition for every candidate (Remark 7); an int is scikit-learn's
+            # check_cv rule, unshuffled (Stratified)KFold, as everywhere in lssvm
             self.folds = resolve_folds(cv, n, y=self.codes, groups=groups, classifier=self.classification)
         else:
             self.folds = None
@@ -144,8 +138,15 @@ class _LSSVMCV:
         err = None
         if self.classification:
             F = self.Y[None] - R
-            idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-            err = (idx != self.codes[None]).mean(axis=1)
+            err = LabelCoder.misclassified(F, self.codes) / F.shape[1]
+        self.n_evaluations += 1
+        return CVPath(self.alphas, mse, err, dict(info or {}))
+
+    def _path_from_sums(self, sums, info=None):
+        """Scores of reduced out-of-fold errors (:class:`lssvm.cv.ErrorSums`)."""
+        mse = sums.sse.sum(axis=1) / (sums.count * sums.sse.shape[1])
+        warn_if_overflow(mse, "cross-validation MSE of the candidate", stacklevel=4)
+        err = sums.wrong / sums.count if self.classification else None
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, dict(info or {}))
 
@@ -223,8 +224,10 @@ class DenseLSSVMCV(_LSSVMCV):
         one-vs-rest for more than two classes).
     kernel : str, default="rbf"
     cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=5
-        An int draws one shuffled (stratified for classification) partition
-        at construction, kept for every candidate.
+        Resolved once at construction and kept for every candidate.  An
+        int k is unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for
+        classification (scikit-learn's ``check_cv``); pass a splitter
+        (e.g. ``KFold(k, shuffle=True, random_state=0)``) to shuffle.
     alphas : array-like of float, optional
         Default: that of Ding & Liao 2012, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
         its 11 RBF widths are ``PAPER003_GAMMAS``.
@@ -251,76 +254,6 @@ class DenseLSSVMCV(_LSSVMCV):
     def _factorize(self, kern):
         K = kern.from_squared_distances(self._D) if isinstance(kern, RBF) and self._D is not None else kern(self.X, self.X)
         return dense_factorize(K, self.Y)
-
-
-class SparseLSSVMCV(_RowsCV):
-    """Exact CV of the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012).
-
-    Parameters
-    ----------
-    X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
-        As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is the exact LOO of Cawley & Talbot 2004 (a
-        left-out basis point stays a basis function); k-fold and group folds
-        are the exact hold-outs of Pahikkala et al. 2012.
-    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
-        As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
-        indices are drawn once; so is "pchol", at the fixed width or, when
-        the width is searched, at ``gamma="scale"``
-        (:func:`lssvm.kernels.gamma_scale`); "fvs", "renyi" and "greedy"
-        are redrawn per candidate from a fixed seed.
-    n_basis : int, optional
-    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-        Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
-    basis_alpha : float, default=1.0
-        The alpha at which ``basis="greedy"`` ranks candidates.
-    basis_tol, pivot_tol, basis_candidates, rcond
-        As for :class:`lssvm.SparseLSSVR`.
-
-    Notes
-    -----
-    Per call: the basis selection, O(m n d) kernel values (from cached
-    distances for a fixed basis and RBF), O(m n^2 + n^3) factorisation;
-    per alpha O(m n) for LOO, or one exact hold-out per fold.
-    """
-
-    def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
-                 basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
-        super().__init__(X, y, **kw)
-        if basis_in_holdout not in BASIS_IN_HOLDOUT:
-            raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
-        self.basis_in_holdout = basis_in_holdout
-        self.rcond = rcond
-        self.selections = {}
-
-        def draw(kern, rng):
-            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
-                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
-            sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
-                               alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
-                               n_candidates=basis_candidates, random_state=rng)
-            if sel.indices is None:
-                raise ValueError("the basis must come from the training rows: a method name or row indices")
-            return sel.indices
-
-        independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
-        self._init_rows(independent, draw)
-
-    @uses_threads
-    def __call__(self, **params):
-        kern = self._kernel(params)
-        rows, K_mn = self._rows_and_columns(kern, params)
-        fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
-        if self.loo:
-            R = fac.loo_residuals(self.alphas)
-        else:
-            Z = self.X[rows]
-            engine = HoldoutEngine.from_kernel(fac, self.X, Z, kern, basis_holders(self.X, Z, rows), self.rcond)
-            R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
-        info = {"n_basis": rows.size}
-        if not self.classification:  # O(r) per alpha from the same factorisation
-            info.update(gcv=gcv_path(fac, self.alphas).mean(axis=1),
-                        evidence=log_evidence_path(fac, self.alphas).sum(axis=1))
-        return self._path(R, info)
 
 
 class FixedSizeCV(_RowsCV):
