@@ -59,3 +59,18 @@ def test_dask_cv_error_with_a_basis_given_as_points_matches_memory():
     mem = E.SparseLSSVR(**kw).fit(X, y).cv_error(5)
     lazy = E.SparseLSSVR(**kw).fit(da.from_array(X, chunks=37), da.from_array(y, chunks=37)).cv_error(5)
     assert lazy == pytest.approx(mem, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["SparseLSSVR", "SparseLSSVC", "NystromLSSVR", "NystromLSSVC"])
+def test_cv_error_with_groups_in_its_old_position_says_so(name):
+    # was: groups as the third positional argument (before the rename) became scoring and the
+    # error printed the whole array; a fourth positional raised Python's bare count error
+    X, y, yc = _data()
+    est = getattr(E, name)(gamma=1.0, alpha=0.1, basis="random", n_basis=10, random_state=0)
+    est.fit(X, yc if "SVC" in name else y)
+    groups = np.arange(len(X)) % 4
+    with pytest.raises(ValueError, match="groups=... by keyword"):
+        est.cv_error(5, None, groups)
+    with pytest.raises(TypeError, match="by keyword"):
+        est.cv_error(5, None, groups, "keep")
+    assert est.cv_error(5, None, None, groups=groups) == est.cv_error(5, groups=groups)
