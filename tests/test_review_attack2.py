@@ -74,3 +74,25 @@ def test_cv_error_with_groups_in_its_old_position_says_so(name):
     with pytest.raises(TypeError, match="by keyword"):
         est.cv_error(5, None, groups, "keep")
     assert est.cv_error(5, None, None, groups=groups) == est.cv_error(5, groups=groups)
+
+
+@pytest.mark.parametrize("name", E.__all__)
+def test_n_jobs_zero_is_refused_before_fit(name):
+    # was: n_jobs=0 refused only by the in-memory fit's thread scope, so a Dask fit took it
+    with pytest.raises(ValueError, match="n_jobs"):
+        getattr(E, name)(n_jobs=0)._validate_params()
+
+
+def test_dask_fit_refuses_n_jobs_zero_and_cv_true_as_memory_does():
+    # was: n_jobs=0 accepted on Dask; cv_error(True) raised "'bool' object is not iterable"
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _data()
+    lazy_X, lazy_y = da.from_array(X, chunks=13), da.from_array(y, chunks=13)
+    kw = dict(gamma=1.0, alpha=0.1, basis="random", n_basis=10, random_state=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        E.SparseLSSVR(n_jobs=0, **kw).fit(lazy_X, lazy_y)
+    lazy = E.SparseLSSVR(**kw).fit(lazy_X, lazy_y)
+    mem = E.SparseLSSVR(**kw).fit(X, y)
+    for est in (mem, lazy):
+        with pytest.raises(ValueError, match="cv must be an int, a scikit-learn splitter"):
+            est.cv_error(True)
