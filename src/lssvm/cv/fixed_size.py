@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import parallel_map
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, normal_solve_error, solve_guarded
 from ..solvers.scdp import SCDPState
 
-__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met"]
+__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
+           "RowsInMemory", "SummedRows"]
 
 METRICS = ("mse", "error_rate")
 
@@ -104,6 +105,7 @@ def fixed_size_cv_curves(
     stop_window=10,
     stop_tol=None,
     stop_metric="mse",
+    fold_sums=None,
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
 
@@ -111,10 +113,10 @@ def fixed_size_cv_curves(
     ----------
     system : FixedSizeSystem
         The full-data system (Gram terms of all N rows).
-    K : ndarray of shape (N, M)
+    K : ndarray of shape (N, M), or None with ``fold_sums``
         Kernel between the rows and the prototypes.
-    Y : ndarray of shape (N, v)
-    folds : list of ndarray
+    Y : ndarray of shape (N, v), or None with ``fold_sums``
+    folds : list of ndarray, or None with ``fold_sums``
         Test indices of each fold.
     alphas : ndarray of shape (n_alphas,)
     nu : float
@@ -130,6 +132,12 @@ def fixed_size_cv_curves(
         Rule (38) on the fold's own validation score (``stop_metric``);
         ``stop_tol=None`` runs to ``max_size``.
     stop_metric : {"mse", "error_rate"}
+    fold_sums : list of lssvm.solvers.fixed_size.GramSums, optional
+        Each fold's own sums, when its rows are not in memory (Dask input,
+        computed in one pass): the downdate subtracts them and the
+        validation SSE is formed from them (``GramSums.sse``); the same
+        SCDP runs and stopping rule, "mse" only (a misclassification count
+        needs the rows; ``n_wrong`` is then NaN).
 
     Returns
     -------
@@ -143,33 +151,45 @@ def fixed_size_cv_curves(
     """
     if stop_metric not in METRICS:
         raise ValueError(f"stop_metric must be one of {METRICS}; got {stop_metric!r}")
+    if fold_sums is not None and stop_metric != "mse":
+        raise ValueError("the misclassification rate needs the fold's rows in memory; use stop_metric='mse'")
     D = system.n_coef
     kmax = D if max_size is None else int(max_size)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-    v = Y.shape[1]
-    shape = (alphas.size, v, len(folds), kmax)
+    v = system.rhs.shape[1]
+    n_folds = len(folds) if fold_sums is None else len(fold_sums)
+    shape = (alphas.size, v, n_folds, kmax)
     sse = np.zeros(shape)
     wrong = np.zeros(shape)
     stopped = np.zeros(shape[:3], dtype=np.intp)
 
     def work(f):
-        test = folds[f]
-        Kv, Yv = K[test], Y[test]
-        train_system = system.without_rows(Kv, Yv)
-        Kva = augmented_rows(Kv)
+        if fold_sums is None:
+            test = folds[f]
+            Kv, Yv = K[test], Y[test]
+            train_system = system.without_rows(Kv, Yv)
+            Kva = augmented_rows(Kv)
+            h = Yv.shape[0]
+        else:
+            train_system = system.without(fold_sums[f])
+            h = fold_sums[f].n_samples
         for a, alpha in enumerate(alphas):
             A = train_system.matrix(alpha, nu)
             for j in range(v):
                 state = SCDPState(A, train_system.rhs[:, j], n_candidates, seed)
-                y = Yv[:, j]
                 scores = []
                 while state.k < kmax and state.step() is not None:
                     k = state.k
-                    pred = Kva[:, state.order] @ state.coef
-                    e = y - pred
-                    sse[a, j, f, k - 1] = e @ e
-                    wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
-                    scores.append((sse if stop_metric == "mse" else wrong)[a, j, f, k - 1] / y.size)
+                    if fold_sums is None:
+                        y = Yv[:, j]
+                        pred = Kva[:, state.order] @ state.coef
+                        e = y - pred
+                        sse[a, j, f, k - 1] = e @ e
+                        wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
+                    else:
+                        sse[a, j, f, k - 1] = fold_sums[f].sse(state.coef, state.order, j)
+                        wrong[a, j, f, k - 1] = np.nan
+                    scores.append((sse if stop_metric == "mse" else wrong)[a, j, f, k - 1] / h)
                     if stop_rule_met(scores, stop_window, stop_tol):
                         break
                 k = state.k
@@ -178,8 +198,8 @@ def fixed_size_cv_curves(
                     sse[a, j, f, k:] = sse[a, j, f, k - 1]
                     wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
 
-    parallel_map(work, range(len(folds)))
-    sizes = np.array([len(t) for t in folds], dtype=float)
+    parallel_map(work, range(n_folds))
+    sizes = np.array([len(t) for t in folds] if fold_sums is None else [s.n_samples for s in fold_sums], dtype=float)
     return SizeCurves(sse, wrong, sizes, stopped)
 
 
@@ -233,3 +253,96 @@ def scdp_seed(rng):
     """The seed of SCDPP's candidate draws, taken from ``rng`` (shared by the
     estimator and the selection criterion so that both draw the same)."""
     return int(rng.randint(np.iinfo(np.int32).max))
+
+
+# ---------------------------------------------------------------------------
+# The rows of a fixed-size fit, in memory or as sums (Dask input)
+# ---------------------------------------------------------------------------
+# A fixed-size fit needs from its rows: the system (sums), the folds' CV
+# curves, guarded solves and the solution's error estimate.  In memory the
+# kernel rows K are at hand; on Dask only the sums of each fold (one pass,
+# lssvm.backends.dask_families) are.  Both classes give the estimator and the
+# criterion one code path; the SCDP runs, downdates and rules are shared.
+
+
+@dataclass(frozen=True)
+class RowsInMemory:
+    """Kernel rows ``K`` (N, M), targets ``Y`` (N, v), prototype kernel and
+    the folds' test indices (or None)."""
+
+    K: np.ndarray
+    K_ZZ: np.ndarray
+    Y: np.ndarray
+    folds: list | None
+
+    def system(self):
+        return FixedSizeSystem.from_kernel(self.K, self.K_ZZ, self.Y)
+
+    @property
+    def n_samples(self):
+        return self.K.shape[0]
+
+    def curves(self, system, alphas, **kw):
+        return fixed_size_cv_curves(system, self.K, self.Y, self.folds, alphas, **kw)
+
+    def solve(self, system, alpha, nu, call):
+        """Guarded solve of the system of all rows (QR when ill-conditioned)."""
+        return solve_guarded(system.matrix(alpha, nu), system.rhs, self.K, self.K_ZZ, self.Y, alpha, nu, call=call)
+
+    def fit_error(self, A_sel, sel, coef):
+        return normal_solve_error(A_sel, augmented_rows(self.K)[:, sel], coef)
+
+    def direct_cv(self, system, alpha, nu, call):
+        """Per output: the SSE and misclassified rows (codes +1/-1) of the
+        all-prototype model, one direct solve per fold."""
+        v = self.Y.shape[1]
+        sse, wrong = np.zeros(v), np.zeros(v)
+        for test in self.folds:
+            sub = system.without_rows(self.K[test], self.Y[test])
+            train = np.ones(self.n_samples, dtype=bool)
+            train[test] = False
+            W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, self.K[train], self.K_ZZ, self.Y[train], alpha, nu,
+                              call=call)
+            pred = augmented_rows(self.K[test]) @ W
+            sse += ((self.Y[test] - pred) ** 2).sum(axis=0)
+            wrong += ((pred > 0) != (self.Y[test] > 0)).sum(axis=0)
+        return sse, wrong
+
+
+@dataclass(frozen=True)
+class SummedRows:
+    """The rows as sums only (Dask input): the :class:`GramSums` of each fold
+    (``fold_sums``, None without CV) and of all rows (``total``), and the
+    prototype kernel.  Validation errors come from the sums (MSE only)."""
+
+    total: object
+    K_ZZ: np.ndarray
+    fold_sums: list | None
+
+    def system(self):
+        return FixedSizeSystem.from_sums(self.total, self.K_ZZ)
+
+    @property
+    def n_samples(self):
+        return self.total.n_samples
+
+    def curves(self, system, alphas, **kw):
+        return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, **kw)
+
+    def solve(self, system, alpha, nu, call):
+        return solve_guarded(system.matrix(alpha, nu), system.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
+                             gram=system.gram)
+
+    def fit_error(self, A_sel, sel, coef):
+        return normal_solve_error(A_sel, None, coef, gram=self.total.gram[np.ix_(sel, sel)])
+
+    def direct_cv(self, system, alpha, nu, call):
+        v = system.rhs.shape[1]
+        sse, wrong = np.zeros(v), np.full(v, np.nan)
+        every = np.arange(system.n_coef)
+        for fs in self.fold_sums:
+            sub = system.without(fs)
+            W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
+                              gram=sub.gram)
+            sse += [fs.sse(W[:, j], every, j) for j in range(v)]
+        return sse, wrong

@@ -24,18 +24,12 @@ from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..basis import prototype_pool
 from ..cv import resolve_folds
-from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
+from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
 from ..exceptions import NumericalWarning
 from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas
-from ..solvers.fixed_size import (
-    FS_GUARD_RTOL,
-    FixedSizeSystem,
-    augmented_rows,
-    normal_solve_error,
-    solve_guarded,
-)
+from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import RefitIntervalMixin
@@ -204,23 +198,23 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return kernel
 
     # --------------------------------------------------------------- fit
+    def _check_max_size(self, M):
+        """k_m for a pool of M prototypes (checked before any pass over the rows)."""
+        D = M + 1
+        if self.max_size is not None and self.max_size > D:
+            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
+        return D if self.max_size is None else int(self.max_size)
+
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
         kernel = self._check_params(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
         Z, zidx = prototype_pool(X, kernel, self.prototypes, self.n_prototypes, rng)
-        M = Z.shape[0]
-        D = M + 1
-        if self.max_size is not None and self.max_size > D:
-            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
-        kmax = D if self.max_size is None else int(self.max_size)
+        self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
         K = kernel(X, Z)
         K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
-        system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
-        A = system.matrix(float(self.alpha), float(self.nu))
-        v = Y.shape[1]
         folds = None
         if self.cv is not None:
             cv = self.cv
@@ -232,24 +226,35 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 splitter = StratifiedKFold if stratify else KFold
                 cv = splitter(int(cv), shuffle=True, random_state=seed)
             folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
+        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
 
+    def _fit_rows(self, kernel, Z, zidx, rows, seed):
+        """The fit given the rows, in memory or as sums over row blocks
+        (:class:`lssvm.cv.fixed_size.RowsInMemory` / ``SummedRows``): one
+        code path for NumPy and Dask input."""
+        M = Z.shape[0]
+        D = M + 1
+        kmax = self._check_max_size(M)
+        system = rows.system()
+        A = system.matrix(float(self.alpha), float(self.nu))
+        v = system.rhs.shape[1]
+        name = type(self).__name__
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
         if self.solver == "direct":
-            W[:] = solve_guarded(A, system.rhs, K, K_ZZ, Y, float(self.alpha), float(self.nu),
-                                 call=f"{type(self).__name__}(solver='direct').fit")
+            W[:] = rows.solve(system, float(self.alpha), float(self.nu), call=f"{name}(solver='direct').fit")
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
-            if folds is not None:
-                self.cv_score_ = self._direct_cv_score(system, K, Y, folds)
+            if self.cv is not None:
+                sse, wrong = rows.direct_cv(system, float(self.alpha), float(self.nu), f"{name}(solver='direct') CV")
+                self.cv_score_ = (sse if self.scoring == "mse" else wrong) / rows.n_samples
         else:
             rho = self.n_candidates if self.solver == "scdpp" else None
             sizes = np.full(v, kmax)
-            if folds is not None:
-                curves = fixed_size_cv_curves(
-                    system, K, Y, folds, [float(self.alpha)], nu=float(self.nu), max_size=kmax,
-                    n_candidates=rho, seed=seed, stop_window=self.stop_window, stop_tol=self.stop_tol,
-                    stop_metric=self.scoring,
+            if self.cv is not None:
+                curves = rows.curves(
+                    system, [float(self.alpha)], nu=float(self.nu), max_size=kmax, n_candidates=rho, seed=seed,
+                    stop_window=self.stop_window, stop_tol=self.stop_tol, stop_metric=self.scoring,
                 )
                 mean, std = curves.curve(self.scoring)
                 last = int(curves.stopped_at.max())
@@ -264,7 +269,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                     pass
                 if state.k < sizes[j] and state.skipped:
                     warnings.warn(
-                        f"{type(self).__name__}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                        f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
                         f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
                         "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
                         "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
@@ -277,10 +282,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
                 sizes[j] = state.k
                 if state.k:  # conditioning guard (issue 21): SCDP solves the normal equations
                     sel = state.order
-                    err = normal_solve_error(A[np.ix_(sel, sel)], augmented_rows(K)[:, sel], state.coef)
+                    err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
                     if err > FS_GUARD_RTOL:
                         warnings.warn(
-                            f"{type(self).__name__}: the SCDP solution's fitted values have an estimated "
+                            f"{name}: the SCDP solution's fitted values have an estimated "
                             f"relative error of {err:.1e} (the normal equations square the kernel's "
                             "conditioning); solver='direct' re-solves by QR, or increase alpha",
                             NumericalWarning,
@@ -309,22 +314,6 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         self.dual_coef_ = self._coef_2d[:, 0] if single else self._coef_2d
         self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
         return self
-
-    def _direct_cv_score(self, system, K, Y, folds):
-        """CV score of the all-prototype model: one direct solve per fold."""
-        sse = np.zeros(Y.shape[1])
-        wrong = np.zeros(Y.shape[1])
-        for test in folds:
-            sub = system.without_rows(K[test], Y[test])
-            train = np.ones(K.shape[0], dtype=bool)
-            train[test] = False
-            W = solve_guarded(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs, K[train],
-                              system.prototype_kernel, Y[train], float(self.alpha), float(self.nu),
-                              call=f"{type(self).__name__}(solver='direct') CV")
-            pred = augmented_rows(K[test]) @ W
-            sse += ((Y[test] - pred) ** 2).sum(axis=0)
-            wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
-        return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
     @uses_threads
