@@ -23,4 +23,6 @@ class CodedClassifierMixin:
         """Predicted labels, shape (m,)."""
         F = self._decision_2d(X)
         idx = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
+        if callable(getattr(idx, "__dask_graph__", None)):  # Dask input: decoded lazily, block by block
+            return idx.map_blocks(self.classes_.take, dtype=self.classes_.dtype)
         return self.classes_[idx]

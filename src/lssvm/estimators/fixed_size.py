@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
+from ..backends import is_dask_collection
 from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
@@ -228,6 +229,33 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
         return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
 
+    def _fit_dask(self, X, y, groups, classification):
+        """Fit on Dask collections: the pool drawn as in memory, one pass of
+        per-fold sums (:mod:`lssvm.backends.dask_families`), then the
+        in-memory fit on the sums."""
+        from ..backends import dask as dask_backend
+        from ..backends import dask_families as fam
+
+        data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
+        kernel = self._check_params(data.X if self.gamma == "scale" else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        if self.scoring != "mse" and self.cv is not None:
+            raise ValueError(f"scoring={self.scoring!r} needs the rows in memory (a count of misclassified rows per "
+                             "model size); on Dask input use scoring='mse' (the paper's PRESS criterion)")
+        if classification:
+            self.classes_ = dask_backend.count_classes(data)
+        else:
+            self._y_1d = data.y.ndim == 1
+        rng = check_random_state(self.random_state)
+        Z, zidx = fam.prototype_pool(data, kernel, self.prototypes, self.n_prototypes, rng)
+        self._check_max_size(Z.shape[0])
+        seed = scdp_seed(rng)
+        spec = None if self.cv is None else fam.fold_spec(self.cv, data, classification)
+        rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, spec)
+        self.n_features_in_ = data.n_features
+        self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory
+        return self._fit_rows(kernel, Z, zidx, rows, seed)
+
     def _fit_rows(self, kernel, Z, zidx, rows, seed):
         """The fit given the rows, in memory or as sums over row blocks
         (:class:`lssvm.cv.fixed_size.RowsInMemory` / ``SummedRows``): one
@@ -319,6 +347,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
     @uses_threads
     def _decision_2d(self, X):
         check_is_fitted(self, "_coef_2d")
+        if is_dask_collection(X):  # lazy, block by block
+            from ..backends.dask import decision_blocks
+
+            return decision_blocks(X, self.kernel_, self.support_vectors_, self._coef_2d, self._intercept_2d)
         X = validate_input(self, X, reset=False, dtype=np.float64)
         out = np.empty((X.shape[0], self._coef_2d.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
@@ -373,9 +405,11 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         -------
         self
         """
-        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         if self.scoring != "mse":
             raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=False)
+        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
@@ -440,10 +474,12 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         -------
         self
         """
-        X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring not in ("mse", "error_rate"):
             raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {self.scoring!r}")
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=True)
+        X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:
             raise ValueError(
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "

@@ -20,6 +20,7 @@ from .._params import count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
+from ..backends import is_dask_collection
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
@@ -138,18 +139,22 @@ class _BaseNystromLSSVM(BaseEstimator):
             raise ValueError(f"rcond must be a number in (0, 1); got {self.rcond!r}")
         return kernel
 
+    def _rank_for(self, c):
+        """k for c distinct sampled columns."""
+        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > c >= 1:
+            raise ValueError(
+                f"rank={self.rank} is more than the {c} distinct column(s) sampled (duplicate or "
+                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
+                "more columns (n_components), or leave rank=None"
+            )
+        return count_or_fraction("rank", self.rank, 0.5, c)  # FVS may stop before c points
+
     @uses_threads
     def _fit_targets(self, X, Y):
         kernel = self._check_params(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
         S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
-        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
-            raise ValueError(
-                f"rank={self.rank} is more than the {S.size} distinct column(s) sampled (duplicate or "
-                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
-                "more columns (n_components), or leave rank=None"
-            )
-        k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
+        k = self._rank_for(S.size)
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k, rcond=float(self.rcond))
         a, b, _ = fac.solve(float(self.alpha))
@@ -161,6 +166,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X
+        self._dask_fit = None
         self._a, self._b = a, b
         # W_k^+ C^T a = projection V^T a for the low-rank predictor, by the
         # route without cancellation (NystromFactorization.feature_coef)
@@ -171,6 +177,47 @@ class _BaseNystromLSSVM(BaseEstimator):
         if self.predictor == "exact":
             self._warn_unstable_exact(X, Y, C, np.random.default_rng(0))
         return self
+
+    def _fit_dask(self, X, y, classification):
+        """Fit the low-rank Nyström model on Dask collections: the columns
+        drawn as in memory, one pass of feature moments
+        (:mod:`lssvm.backends.dask_families`)."""
+        from ..backends import dask as dask_backend
+        from ..backends import dask_families as fam
+
+        if self.predictor != "low-rank":
+            raise ValueError(f"predictor={self.predictor!r} needs every training row and its dual coefficient in "
+                             "memory; on Dask input use predictor='low-rank' (the model the CV methods score)")
+        data = dask_backend.as_row_data(X, y, numeric_y=not classification)
+        kernel = self._check_params(data.X if self.gamma == "scale" else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        classes = dask_backend.count_classes(data) if classification else None
+        Z, S = fam.nystrom_columns(data, kernel, self.sampling, self.n_components, self.random_state)
+        fit = fam.fit_nystrom(data, kernel, (Z, S), self._rank_for(S.size), float(self.rcond), classes)
+        beta, b = fit.solution.coef(float(self.alpha))
+        self.n_features_in_ = data.n_features
+        self.kernel_ = kernel
+        self.components_ = Z
+        self.component_indices_ = S
+        self.rank_ = int(fit.ctx.W.shape[1])
+        self.factorization_ = None
+        self._X_fit = None
+        self._dask_fit = fit
+        self._a, self._b, self._beta = None, b, beta
+        if classification:
+            self.classes_ = classes
+        else:
+            self._y_1d = data.y.ndim == 1
+        # a = (y - f(x)) / alpha, lazily: the dual coefficients are the scaled training residuals
+        a = (fit.targets() - self._decision_2d(data.X)) / float(self.alpha)
+        single = self._single_output
+        self.dual_coef_ = a[:, 0] if single else a
+        self.intercept_ = float(b[0]) if single else b
+        return self
+
+    def _in_memory(self, what):
+        if getattr(self, "_dask_fit", None) is not None:
+            raise ValueError(f"{what} needs the training rows in memory; this model was fitted on Dask input")
 
     def _warn_unstable_exact(self, X, Y, C, rng):
         """Warn when the exact-kernel predictor is unstable at new points.
@@ -200,10 +247,14 @@ class _BaseNystromLSSVM(BaseEstimator):
 
     @uses_threads
     def _decision_2d(self, X):
-        check_is_fitted(self, "_a")
-        X = validate_input(self, X, reset=False, dtype=np.float64)
-        out = np.empty((X.shape[0], self._a.shape[1]))
+        check_is_fitted(self, "_beta")
         Z, coef = (self._X_fit, self._a) if self.predictor == "exact" else (self.components_, self._beta)
+        if is_dask_collection(X):  # lazy, block by block
+            from ..backends.dask import decision_blocks
+
+            return decision_blocks(X, self.kernel_, Z, coef, self._b)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
+        out = np.empty((X.shape[0], coef.shape[1]))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             out[rows] = self.kernel_(X[rows], Z) @ coef
         return out + self._b
@@ -224,6 +275,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         float
         """
         check_is_fitted(self, "_a")
+        self._in_memory("kernel_error")
         if method not in KERNEL_ERRORS:
             raise ValueError(f"method must be one of {KERNEL_ERRORS}; got {method!r}")
         X, kern, bs = self._X_fit, self.kernel_, self.block_size
@@ -270,6 +322,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         LS-SVM.
         """
         check_is_fitted(self, "_a")
+        self._in_memory("approximation_bound")
         if isinstance(kernel_error, str):
             eps = self.kernel_error(kernel_error)
         else:
@@ -302,10 +355,26 @@ class _BaseNystromLSSVM(BaseEstimator):
         return out[:, 0] if self._single_output else out
 
     # ---------------------------------------------- CV of the Nyström model
+    def _dask_cv(self, cv, alphas, groups, reduce):
+        """Out-of-fold residuals (A, m, v), lazy, or with ``reduce`` the sums
+        of squared residuals and misclassified rows, of a Dask fit."""
+        from ..backends.dask_families import fold_spec
+
+        fit = self._dask_fit
+        if cv == "loo":
+            return fit.loo_sums(alphas) if reduce else fit.loo_residuals(alphas)
+        fit = fit if groups is None else fit.with_groups(groups)
+        spec = fold_spec(cv, fit.data, is_classifier(self))
+        if reduce:  # held-out columns stay: the CV of the fixed Nystrom kernel
+            return fit.cv_sums(spec, alphas, "keep")
+        return fit.targets()[None] - fit.cv_outputs(spec, alphas, "keep")
+
     @uses_threads
     def _residuals_3d(self, cv, alpha, groups):
         check_is_fitted(self, "_a")
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        if getattr(self, "_dask_fit", None) is not None:
+            return self._dask_cv(cv, alphas, groups, reduce=False), scalar
         fac = self.factorization_
         if cv == "loo":
             return fac.loo_residuals(alphas), scalar
@@ -338,8 +407,13 @@ class _BaseNystromLSSVM(BaseEstimator):
 
     def cv_error(self, cv="loo", alpha=None, groups=None):
         """Mean squared out-of-fold residual (PRESS / n), per alpha (and output)."""
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        mse = sum_squares(R, axis=1) / R.shape[1]
+        if getattr(self, "_dask_fit", None) is not None:  # reduced in the passes
+            alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+            sums = self._dask_cv(cv, alphas, groups, reduce=True)
+            mse = sums["sse"] / self._dask_fit.data.n_samples
+        else:
+            R, scalar = self._residuals_3d(cv, alpha, groups)
+            mse = sum_squares(R, axis=1) / R.shape[1]
         warn_if_overflow(mse, "NystromLSSVR.cv_error")
         if self._single_output:
             mse = mse[:, 0]
@@ -358,7 +432,10 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
         return None
 
     def fit(self, X, y):
-        """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
+        """Fit on X (n, d) and y (n,) or (n, n_outputs); Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
@@ -389,13 +466,20 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
         return self._codes
 
     def fit(self, X, y):
-        """Fit on X (n, d) and labels y (n,) of any type."""
+        """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         return self._fit_targets(X, Y)
 
     def cv_error_rate(self, cv="loo", alpha=None, groups=None):
         """Out-of-fold misclassification rate of the Nyström model, per alpha."""
+        if getattr(self, "_dask_fit", None) is not None:  # counted in the passes
+            alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+            rate = self._dask_cv(cv, alphas, groups, reduce=True)["wrong"] / self._dask_fit.data.n_samples
+            return float(rate[0]) if scalar else rate
         R, scalar = self._residuals_3d(cv, alpha, groups)
         F = self.factorization_.Y[None] - R
         idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
