@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
+from ..backends import is_dask_collection
 from ..kernels._distances import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
 from ._intervals import SearchIntervalMixin
@@ -56,7 +57,16 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask_family_cv import DaskFixedSizeCV
+
+            return DaskFixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes,
+                                   solver=self.solver, max_size=self.max_size, n_candidates=self.n_candidates,
+                                   nu=self.nu, stop_window=self.stop_window, stop_tol=self.stop_tol,
+                                   size_rule=self.size_rule, size_metric=scoring, **kw)
         if isinstance(kw["cv"], str):
             raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
                              f"or (train, test) pairs; got cv={kw['cv']!r}")
@@ -74,6 +84,9 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
+        if criterion.folds is None:  # Dask input: the same splitter, assigned by passes
+            return {"prototypes": rows, "cv": criterion.cv, "random_state": criterion.refit_random_state,
+                    "scoring": scoring}
         n = criterion.X.shape[0]
         folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
         return {"prototypes": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
@@ -119,12 +132,15 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
         return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
 
     def _default_scoring(self, y):
-        # with more classes each one-vs-rest output picks its own size: only the MSE is defined
+        # with more classes each one-vs-rest output picks its own size: only the MSE is defined; on Dask
+        # input the fold curves come from sums, which give the MSE only
+        if is_dask_collection(y):
+            return "mse"
         return "error_rate" if self._n_classes(y) == 2 else "mse"
 
     def _check_search_params(self, y):
         scoring, alphas = super()._check_search_params(y)
-        if scoring == "error_rate" and self._n_classes(y) > 2:
+        if scoring == "error_rate" and not is_dask_collection(y) and self._n_classes(y) > 2:
             raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
                              "output picks its own size); use scoring='mse'")
         return scoring, alphas
@@ -156,7 +172,14 @@ class _NystromSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask_family_cv import DaskNystromCV
+
+            return DaskNystromCV(X, y, n_components=self.n_components, rank=0.5 if self.rank is None else self.rank,
+                                 sampling=self.sampling, **kw)
         return NystromCV(X, y, n_components=self.n_components,
                          rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
 
