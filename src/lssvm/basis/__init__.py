@@ -8,7 +8,7 @@ from .identity import basis_holders
 from .kcenter import kcenter
 from .pchol import DEFAULT_BASIS_CAP, PivotedCholeskyResult, default_n_basis, pivoted_cholesky
 from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
-from .random import random_basis
+from .random import draw_basis_rows, random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "default_n_basis",
     "pivoted_cholesky",
     "random_basis",
+    "draw_basis_rows",
     "RenyiResult",
     "renyi_entropy_selection",
     "select_basis",

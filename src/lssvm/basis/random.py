@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._arrays import unique_row_indices
 from ._checks import check_count, check_input
 
-__all__ = ["random_basis", "DEFAULT_N_BASIS"]
+__all__ = ["random_basis", "draw_basis_rows", "DEFAULT_N_BASIS"]
 
 #: Basis size drawn when none is given.
 DEFAULT_N_BASIS = 200
@@ -61,3 +63,74 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     if n_basis == first.size:
         return first
     return np.sort(first[np.argpartition(keys, n_basis - 1)[:n_basis]])
+
+
+def draw_basis_rows(n_rows, n_features, take_rows, basis, n_basis, random_state):
+    """Basis points of rows that need not be in memory: "random" rows, row
+    indices or the points themselves.
+
+    Parameters
+    ----------
+    n_rows, n_features : int
+        Shape of the training inputs.
+    take_rows : callable
+        ``take_rows(indices)`` returns those rows (k, d) in the given order
+        (for Dask data: one pass fetching k rows).
+    basis : "random", 1-D int array of row indices, or array (n, d) of points
+    n_basis : int, optional
+        Size of a random basis, default ``min(200, n_rows)``.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    Z : ndarray of shape (n, d)
+    indices : ndarray of shape (n,) or None
+        Sorted row indices (None for given points).
+
+    Notes
+    -----
+    A random basis keeps the rows with the ``n_basis`` smallest of
+    ``n_rows`` uniform keys (see :func:`random_basis` for why not
+    ``rng.choice``); a few spare rows are fetched so that repeated rows can
+    be skipped, so the draw reads O(n_basis) rows, not all of them.
+    """
+    m = n_rows
+    if isinstance(basis, str):
+        if basis != "random":
+            raise ValueError(
+                f"basis={basis!r} needs all rows in memory; on Dask input use basis='random', training-row "
+                "indices or basis points (for instance selected on a sample: "
+                "SparseLSSVR(basis='fvs').fit(X_sample, y_sample).basis_vectors_)"
+            )
+        n = min(DEFAULT_N_BASIS, m) if n_basis is None else n_basis
+        if not isinstance(n, Integral) or isinstance(n, bool) or not 1 <= n <= m:
+            raise ValueError(f"n_basis must be an integer in [1, {m}] (the number of rows); got {n_basis!r}")
+        rng = check_random_state(random_state)
+        k = min(m, n + n // 4 + 8)
+        keys = rng.random_sample(m)
+        cand = np.argpartition(keys, k - 1)[:k] if k < m else np.arange(m)
+        cand = cand[np.argsort(keys[cand])]
+        Zc = take_rows(cand)
+        first = unique_row_indices(Zc)
+        if first.size < n:
+            raise ValueError(f"found only {first.size} distinct rows among {cand.size} drawn; lower n_basis")
+        keep = first[:n] if first.size == cand.size else np.sort(first)[:n]
+        idx = cand[keep]
+        order = np.argsort(idx)
+        return Zc[keep][order], idx[order]
+    arr = np.asarray(basis)
+    if arr.ndim == 1 and arr.dtype.kind in "iu":
+        idx = arr.astype(np.int64)
+        if idx.size == 0:
+            raise ValueError("basis row indices are empty; pass at least one row index")
+        if idx.min() < 0 or idx.max() >= m:
+            raise ValueError(f"basis row indices must be in [0, {m}); got {idx.min()}..{idx.max()}")
+        return take_rows(idx), idx  # repeats are dropped per kernel by the fit
+    Z = np.asarray(basis, dtype=float)
+    if Z.ndim != 2 or Z.shape[1] != n_features or Z.shape[0] < 1:
+        raise ValueError(
+            f"basis must be 'random', 1-D row indices or points of shape (n, {n_features}); got {Z.shape}"
+        )
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("basis points contain NaN or infinity")
+    return Z, None

@@ -9,11 +9,12 @@ of any size, with or without removing held-out basis points, come from
 """
 
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
-from .folds import cross_val_predictions, resolve_folds
+from .folds import FoldSpec, cross_val_predictions, resolve_folds
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = [
     "BASIS_IN_HOLDOUT",
+    "FoldSpec",
     "HoldoutEngine",
     "check_indices",
     "cross_val_predictions",

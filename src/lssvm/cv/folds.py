@@ -1,8 +1,14 @@
-"""Fold definitions and out-of-fold predictions from a hold-out engine."""
+"""Fold definitions and out-of-fold predictions from a hold-out engine.
+
+:class:`FoldSpec` is the fold of every row as a rule computable block by
+block (contiguous ranges, a table from group to fold, or one label per
+row): the Dask engine assigns folds with it without holding the rows.
+"""
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -13,7 +19,7 @@ from ..solvers import check_alphas
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = ["resolve_folds", "cross_val_predictions"]
+__all__ = ["resolve_folds", "cross_val_predictions", "FoldSpec"]
 
 
 def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
@@ -190,3 +196,100 @@ def _map_folds(func, folds):
     disjoint rows of the output.
     """
     parallel_map(func, folds)
+
+
+@dataclass(frozen=True)
+class FoldSpec:
+    """Fold of every row, computable block by block.
+
+    Attributes
+    ----------
+    kind : {"kfold", "groups", "labels"}
+        "kfold": contiguous ranges with boundaries ``bounds``; "groups":
+        group value ``keys[i]`` goes to fold ``values[i]``; "labels": one
+        fold label per row in ``values`` (-1: never held out).
+    n_folds : int
+    bounds, keys, values : ndarray or None
+    """
+
+    kind: str
+    n_folds: int
+    bounds: np.ndarray | None = None
+    keys: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    def block_folds(self, row0, n_rows, groups=None):
+        """Fold of rows ``row0 .. row0 + n_rows - 1`` (their ``groups`` for "groups")."""
+        if self.kind == "kfold":
+            rows = np.arange(row0, row0 + n_rows)
+            return np.searchsorted(self.bounds, rows, side="right") - 1
+        if self.kind == "labels":
+            return self.values[row0 : row0 + n_rows]
+        g = np.asarray(groups).ravel()
+        idx = np.minimum(np.searchsorted(self.keys, g), self.keys.size - 1)
+        return self.values[idx]
+
+    def folds_of(self, rows, groups_of=None):
+        """Fold of the given global rows; ``groups_of(rows)`` returns their
+        groups (needed for kind "groups")."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.kind == "kfold":
+            return np.searchsorted(self.bounds, rows, side="right") - 1
+        if self.kind == "labels":
+            return self.values[rows]
+        return self.block_folds(0, rows.size, groups_of(rows))
+
+    @classmethod
+    def kfold(cls, n_samples, k):
+        """Unshuffled ``KFold(k)``: contiguous ranges, the first
+        ``n_samples % k`` folds one row longer (scikit-learn's sizes)."""
+        m, k = int(n_samples), int(k)
+        if not 2 <= k <= m:
+            raise ValueError(f"cv={k} folds needs 2 <= k <= {m} (the number of rows)")
+        sizes = np.full(k, m // k, dtype=np.int64)
+        sizes[: m % k] += 1
+        return cls("kfold", k, bounds=np.concatenate([[0], np.cumsum(sizes)]))
+
+    @classmethod
+    def group_kfold(cls, keys, counts, k):
+        """scikit-learn's unshuffled ``GroupKFold(k)`` from the sorted group
+        values and their row counts: largest groups first, each to the
+        lightest fold."""
+        if k > keys.size:
+            raise ValueError(f"cv={k} folds needs at least {k} groups; got {keys.size}")
+        order = np.argsort(counts, kind="stable")[::-1]
+        load = np.zeros(k)
+        fold = np.zeros(keys.size, dtype=np.int64)
+        for i in order:
+            j = int(np.argmin(load))
+            load[j] += counts[i]
+            fold[i] = j
+        return cls("groups", k, keys=keys, values=fold)
+
+    @classmethod
+    def leave_one_group_out(cls, keys):
+        """One fold per group (sorted group values ``keys``)."""
+        return cls("groups", keys.size, keys=keys, values=np.arange(keys.size))
+
+    @classmethod
+    def from_test_sets(cls, tests, n_samples):
+        """One label per row from the test sets of (train, test) pairs or
+        bare test sets (index arrays or boolean masks).
+
+        Raises
+        ------
+        ValueError
+            If the test sets overlap, or do not cover every row in at least
+            2 folds.
+        """
+        labels = np.full(n_samples, -1, dtype=np.int64)
+        n = 0
+        for n, test in enumerate(tests, 1):
+            test = np.asarray(test)
+            test = np.flatnonzero(test) if test.dtype == bool else test.astype(np.int64)
+            if np.any(labels[test] >= 0):
+                raise ValueError("the test sets of cv overlap: each row must be held out exactly once")
+            labels[test] = n - 1
+        if n < 2 or np.any(labels < 0):
+            raise ValueError("the test sets of cv must cover every row, in at least 2 folds")
+        return cls("labels", n, values=labels)

@@ -1,0 +1,264 @@
+"""The sparse LS-SVM on Dask rows: the training pass, exact LOO and k-fold
+/ grouped CV by passes (:class:`DaskSparseFit`, :func:`fit_sparse`).
+
+The arithmetic of a pass lives in :mod:`lssvm.solvers.row_blocks` and
+:mod:`lssvm.cv.row_blocks` (NumPy, one row block at a time); this module
+builds the task graphs: one task per row chunk, a tree reduction of the
+per-chunk moments or sums, computed by :func:`.passes.run_pass`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dask
+import dask.array as da
+import numpy as np
+
+from ...basis import draw_basis_rows, drop_near_duplicates
+from ...cv import BASIS_IN_HOLDOUT, FoldSpec
+from ...cv.row_blocks import (
+    block_fold_outputs,
+    block_refit_moments,
+    fold_models,
+    refit_contexts,
+    refit_models,
+)
+from ...solvers import check_alphas
+from ...solvers.row_blocks import (
+    BlockContext,
+    block_loo,
+    block_moments,
+    code_targets,
+    merge_moments,
+    merge_sums,
+    solution_from_moments,
+)
+from ...solvers.sparse_rls import warn_tiny_leverage
+from .folds import fold_spec
+from .passes import run_pass, shared, tree_reduce
+from .rows import RowData, as_row_data, take_rows
+
+__all__ = ["DaskSparseFit", "fit_sparse", "draw_basis", "basis_context", "moments_pass", "total_moments",
+           "check_mode"]
+
+
+def _task_moments(x, y, g, row0, ctx, spec, train_only):
+    folds = None if spec is None else spec.block_folds(row0, x.shape[0], g)
+    return block_moments(x, y, folds, row0, ctx, train_only)
+
+
+def _task_loo(x, y, row0, ctx, sol, psi_mean, alphas, reduce):
+    out = block_loo(x, y, row0, ctx, sol, psi_mean, alphas, reduce=reduce)
+    if reduce:
+        return out
+    R, tiny = out
+    warn_tiny_leverage(tiny)
+    return R
+
+
+def _task_refit(x, y, g, row0, spec, ctxs):
+    return block_refit_moments(x, y, spec.block_folds(row0, x.shape[0], g), row0, ctxs)
+
+
+def _task_fold_outputs(x, y, g, row0, ctx, spec, models, n_alphas, reduce):
+    folds = spec.block_folds(row0, x.shape[0], g)
+    return block_fold_outputs(x, y, folds, row0, ctx, models, n_alphas, reduce=reduce)
+
+
+def moments_pass(data, ctx, spec=None, train_only=None, label="training pass"):
+    """Per-fold moments of all rows (dict fold -> RowMoments)."""
+    c, s, t = shared(ctx), shared(spec), shared(train_only)
+    parts = [dask.delayed(_task_moments, pure=True)(x, y, g, r0, c, s, t) for x, y, g, r0 in data.blocks()]
+    return run_pass(label, tree_reduce(parts, merge_moments))
+
+
+def total_moments(moments):
+    """Merge of the per-fold moments of :func:`moments_pass`."""
+    total = None
+    for mom in moments.values():
+        total = mom if total is None else total + mom
+    return total
+
+
+# ---------------------------------------------------------------- basis
+def draw_basis(data, basis, n_basis, random_state):
+    """Basis points of Dask data: "random" rows, row indices or the points
+    (:func:`lssvm.basis.draw_basis_rows`).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, d)
+    indices : ndarray of shape (n,) or None
+    """
+    return draw_basis_rows(data.n_samples, data.n_features, lambda rows: take_rows(data.X, rows), basis, n_basis,
+                           random_state)
+
+
+def basis_context(Z, kernel, rcond, classes, n_features):
+    """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3))."""
+    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4)
+
+
+# ------------------------------------------------------------ the fit
+@dataclass
+class DaskSparseFit:
+    """A sparse model trained on Dask data: what its CV methods need.
+
+    Attributes
+    ----------
+    data : RowData
+    ctx : BlockContext
+    solution : lssvm.solvers.PathSolution
+    psi_mean : ndarray of shape (r,)
+    basis_indices : ndarray or None
+    """
+
+    data: RowData
+    ctx: BlockContext
+    solution: object
+    psi_mean: np.ndarray
+    basis_indices: np.ndarray | None
+    rcond: float = 1e-10
+
+    def loo_residuals(self, alphas):
+        """Exact LOO residuals, a Dask array of shape (A, m, v) (lazy)."""
+        alphas, _ = check_alphas(alphas)
+        c, s, p = shared(self.ctx), shared(self.solution), shared(self.psi_mean)
+        v = self.solution.z.shape[1]
+        parts = []
+        for i, (x, y, _, r0) in enumerate(self.data.blocks()):
+            b = int(self.data.offsets[i + 1] - r0)
+            task = dask.delayed(_task_loo, pure=True)(x, y, r0, c, s, p, alphas, False)
+            parts.append(da.from_delayed(task, shape=(alphas.size, b, v), dtype=float))
+        return da.concatenate(parts, axis=1)
+
+    def loo_sums(self, alphas, label="leave-one-out pass"):
+        """Sums of squared LOO residuals (A, v) and misclassified rows (A,)."""
+        c, s, p = shared(self.ctx), shared(self.solution), shared(self.psi_mean)
+        parts = [dask.delayed(_task_loo, pure=True)(x, y, r0, c, s, p, alphas, True)
+                 for x, y, _, r0 in self.data.blocks()]
+        out = run_pass(label, tree_reduce(parts, merge_sums))
+        warn_tiny_leverage(out["tiny_rows"], out["tiny"], stacklevel=4)
+        return out
+
+    def targets(self):
+        """Training targets as used in the fit (coded for classifiers), a
+        Dask array (m, v)."""
+        y = self.data.y
+        v = self.solution.z.shape[1]
+        y2 = y if y.ndim == 2 else y[:, None]
+        return y2.map_blocks(code_targets, self.ctx.classes, dtype=float, chunks=(y2.chunks[0], (v,)))
+
+    def with_groups(self, groups):
+        """The data with ``groups`` aligned to its rows."""
+        d = as_row_data(self.data.X, self.data.y, groups, numeric_y=self.ctx.classes is None)
+        return DaskSparseFit(d, self.ctx, self.solution, self.psi_mean, self.basis_indices, self.rcond)
+
+    def cross_validate(self, cv, alphas, groups=None, basis_in_holdout="remove", reduce=False):
+        """Out-of-fold outputs (A, m, v) as a Dask array, or with ``reduce``
+        the sums of :meth:`cv_sums` (``count`` included)."""
+        check_mode(basis_in_holdout)
+        fit = self if groups is None else self.with_groups(groups)
+        y1 = fit.data.y if fit.data.y.ndim == 1 else fit.data.y[:, 0]
+        spec = fold_spec(cv, fit.data, lambda: y1.compute())
+        if reduce:
+            return fit.cv_sums(spec, alphas, basis_in_holdout)
+        return fit.cv_outputs(spec, alphas, basis_in_holdout)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        """Outputs (A, h, v) for training rows ``test_indices`` from the model
+        trained without them (Dask array; the model is solved now)."""
+        check_mode(basis_in_holdout)
+        m = self.data.n_samples
+        test = np.asarray(test_indices)
+        if test.dtype == bool:
+            if test.shape != (m,):
+                raise ValueError(f"a boolean test mask needs {m} entries; got shape {test.shape}")
+            test = np.flatnonzero(test)
+        if test.ndim != 1 or test.size == 0 or test.dtype.kind not in "iu":
+            raise ValueError("test_indices must be a non-empty 1-D array of row indices or a boolean mask")
+        if test.min() < 0 or test.max() >= m or np.unique(test).size != test.size:
+            raise ValueError(f"test_indices must be distinct rows in [0, {m})")
+        labels = np.full(m, -1, dtype=np.int64)
+        labels[test] = 0
+        F = self.cv_outputs(FoldSpec("labels", 1, values=labels), alphas, basis_in_holdout)
+        return F[:, test]
+
+    def _fold_models(self, spec, alphas, basis_in_holdout, label):
+        check_mode(basis_in_holdout)
+        train_only = None
+        removed = {}
+        if self.basis_indices is not None and basis_in_holdout != "keep":
+            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(self.data.groups, rows))
+            if basis_in_holdout == "train":
+                train_only = np.sort(self.basis_indices)
+            else:
+                removed = {int(f): np.flatnonzero(bf == f) for f in np.unique(bf) if f >= 0}
+        refit = {}
+        if removed and self.ctx.method == "eigh":
+            # singular K_BB: folds that remove basis points are refitted on their own basis
+            refit, removed = removed, {}
+        moments = moments_pass(self.data, self.ctx, spec, train_only, label=label)
+        models = fold_models(moments, removed, self.ctx, alphas, n_folds=spec.n_folds)
+        if refit:
+            ctxs = refit_contexts(self.ctx, refit, self.rcond)
+            s, c = shared(spec), shared(ctxs)
+            parts = [dask.delayed(_task_refit, pure=True)(x, y, g, r0, s, c) for x, y, g, r0 in self.data.blocks()]
+            mom = run_pass(label + " (refitting folds on their remaining basis)", tree_reduce(parts, merge_moments))
+            models.update(refit_models(mom, ctxs, alphas))
+        return models
+
+    def cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
+        """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
+        solved now (one pass), the outputs computed lazily."""
+        models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass")
+        c, s, mo = shared(self.ctx), shared(spec), shared(models)
+        v = self.solution.z.shape[1]
+        parts = []
+        blocks = self.data.blocks()
+        for i, (x, _, g, r0) in enumerate(blocks):
+            b = int(self.data.offsets[i + 1] - r0)
+            task = dask.delayed(_task_fold_outputs, pure=True)(x, None, g, r0, c, s, mo, alphas.size, False)
+            parts.append(da.from_delayed(task, shape=(alphas.size, b, v), dtype=float))
+        return da.concatenate(parts, axis=1)
+
+    def cv_sums(self, spec, alphas, basis_in_holdout="remove"):
+        """Sums of squared out-of-fold residuals (A, v) and misclassified rows (A,)."""
+        models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass 1/2")
+        c, s, mo = shared(self.ctx), shared(spec), shared(models)
+        parts = [dask.delayed(_task_fold_outputs, pure=True)(x, y, g, r0, c, s, mo, alphas.size, True)
+                 for x, y, g, r0 in self.data.blocks()]
+        return run_pass("cross-validation pass 2/2", tree_reduce(parts, merge_sums))
+
+
+def check_mode(mode):
+    """Raise ValueError for an unknown ``basis_in_holdout``."""
+    if mode not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {mode!r}")
+
+
+def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None):
+    """Train the sparse model on Dask data: one pass.
+
+    Parameters
+    ----------
+    data : RowData
+    kernel : lssvm.kernels.Kernel
+    basis, n_basis, random_state, rcond
+        As for :class:`lssvm.SparseLSSVR` (basis "random", row indices or points).
+    classes : ndarray, optional
+        Class labels (classifiers).
+    basis_rows : tuple (Z, indices), optional
+        An already drawn basis.
+
+    Returns
+    -------
+    DaskSparseFit
+    """
+    Z, idx = draw_basis(data, basis, n_basis, random_state) if basis_rows is None else basis_rows
+    Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
+    ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
+    total = total_moments(moments_pass(data, ctx))
+    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
+
