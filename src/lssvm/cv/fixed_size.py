@@ -261,7 +261,7 @@ def scdp_seed(rng):
 # A fixed-size fit needs from its rows: the system (sums), the folds' CV
 # curves, guarded solves and the solution's error estimate.  In memory the
 # kernel rows K are at hand; on Dask only the sums of each fold (one pass,
-# lssvm.backends.dask_families) are.  Both classes give the estimator and the
+# lssvm.backends.dask.families) are.  Both classes give the estimator and the
 # criterion one code path; the SCDP runs, downdates and rules are shared.
 
 

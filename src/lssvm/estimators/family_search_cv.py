@@ -61,7 +61,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
 
     def _criterion(self, X, y, scoring, **kw):
         if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask_family_cv import DaskFixedSizeCV
+            from ..backends.dask.family_cv import DaskFixedSizeCV
 
             return DaskFixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes,
                                    solver=self.solver, max_size=self.max_size, n_candidates=self.n_candidates,
@@ -176,7 +176,7 @@ class _NystromSearchCV(_BaseSearchCV):
 
     def _criterion(self, X, y, scoring, **kw):
         if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask_family_cv import DaskNystromCV
+            from ..backends.dask.family_cv import DaskNystromCV
 
             return DaskNystromCV(X, y, n_components=self.n_components, rank=0.5 if self.rank is None else self.rank,
                                  sampling=self.sampling, **kw)

@@ -231,10 +231,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
 
     def _fit_dask(self, X, y, groups, classification):
         """Fit on Dask collections: the pool drawn as in memory, one pass of
-        per-fold sums (:mod:`lssvm.backends.dask_families`), then the
+        per-fold sums (:mod:`lssvm.backends.dask.families`), then the
         in-memory fit on the sums."""
         from ..backends import dask as dask_backend
-        from ..backends import dask_families as fam
+        from ..backends.dask import families as fam
 
         data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
         kernel = self._check_params(data.X if self.gamma == "scale" else None)
@@ -250,7 +250,7 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         Z, zidx = fam.prototype_pool(data, kernel, self.prototypes, self.n_prototypes, rng)
         self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
-        spec = None if self.cv is None else fam.fold_spec(self.cv, data, classification)
+        spec = None if self.cv is None else fam.folds_for(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, spec)
         self.n_features_in_ = data.n_features
         self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory

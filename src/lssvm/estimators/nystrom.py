@@ -181,9 +181,9 @@ class _BaseNystromLSSVM(BaseEstimator):
     def _fit_dask(self, X, y, classification):
         """Fit the low-rank Nyström model on Dask collections: the columns
         drawn as in memory, one pass of feature moments
-        (:mod:`lssvm.backends.dask_families`)."""
+        (:mod:`lssvm.backends.dask.families`)."""
         from ..backends import dask as dask_backend
-        from ..backends import dask_families as fam
+        from ..backends.dask import families as fam
 
         if self.predictor != "low-rank":
             raise ValueError(f"predictor={self.predictor!r} needs every training row and its dual coefficient in "
@@ -358,13 +358,13 @@ class _BaseNystromLSSVM(BaseEstimator):
     def _dask_cv(self, cv, alphas, groups, reduce):
         """Out-of-fold residuals (A, m, v), lazy, or with ``reduce`` the sums
         of squared residuals and misclassified rows, of a Dask fit."""
-        from ..backends.dask_families import fold_spec
+        from ..backends.dask.families import folds_for
 
         fit = self._dask_fit
         if cv == "loo":
             return fit.loo_sums(alphas) if reduce else fit.loo_residuals(alphas)
         fit = fit if groups is None else fit.with_groups(groups)
-        spec = fold_spec(cv, fit.data, is_classifier(self))
+        spec = folds_for(cv, fit.data, is_classifier(self))
         if reduce:  # held-out columns stay: the CV of the fixed Nystrom kernel
             return fit.cv_sums(spec, alphas, "keep")
         return fit.targets()[None] - fit.cv_outputs(spec, alphas, "keep")

@@ -37,7 +37,7 @@ def nystrom_projection(W, rank=None, rcond=1e-10):
     ``U_k L_k^(-1/2)`` (c, k'), top-k eigenpairs with eigenvalues below
     ``rcond`` times the largest dropped, so that the features of x are
     ``k(x, X_S) @ projection``.  Shared by the in-memory factorisation and
-    the Dask route (:mod:`lssvm.backends.dask_families`), which sums the
+    the Dask route (:mod:`lssvm.backends.dask.families`), which sums the
     features' moments over row blocks.  O(c^3).
 
     Raises

@@ -1,7 +1,7 @@
 """The fixed-size and Nyström search criteria on Dask data (issue 18): the
 interface of :class:`lssvm.selection.FixedSizeCV` and
 :class:`lssvm.selection.NystromCV`, computed by the passes of
-:mod:`lssvm.backends.dask_families`.
+:mod:`lssvm.backends.dask.families`.
 
 The rows are drawn as those criteria draw them from the same
 ``random_state`` (the refit seed first for fixed size, then the pool; the
@@ -19,13 +19,13 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_int, count_or_fraction
-from ..basis import near_duplicate_free
-from ..cv.fixed_size import chosen_sizes, scdp_seed
-from ..selection.criteria import CVPath
-from ..solvers import check_alphas
-from .dask import as_row_data, count_classes
-from .dask_families import fit_nystrom, fold_spec, nystrom_columns, prototype_pool, summed_rows
+from ..._params import check_int, count_or_fraction
+from ...basis import near_duplicate_free
+from ...cv.fixed_size import chosen_sizes, scdp_seed
+from ...selection.criteria import CVPath
+from ...solvers import check_alphas
+from .families import fit_nystrom, folds_for, nystrom_columns, prototype_pool, summed_rows
+from .rows import as_row_data, count_classes
 
 __all__ = ["DaskFixedSizeCV", "DaskNystromCV"]
 
@@ -35,7 +35,7 @@ class _DaskRowsCV:
 
     def __init__(self, X, y, *, kernel="rbf", cv=10, alphas=None, classification=False, groups=None,
                  random_state=None, kernel_params=None):
-        from ..kernels import make_kernel
+        from ...kernels import make_kernel
 
         self._make_kernel = make_kernel
         self.data = as_row_data(X, y, groups, numeric_y=not classification)
@@ -49,7 +49,7 @@ class _DaskRowsCV:
         if isinstance(cv, str) and not self.loo:
             raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
         self.cv = cv
-        self.spec = None if self.loo else fold_spec(cv, self.data, self.classification)
+        self.spec = None if self.loo else folds_for(cv, self.data, self.classification)
         self.folds = None  # the fold of every row is not kept in memory
         self.draw_seed = None
         self.n_evaluations = 0

@@ -28,7 +28,7 @@ in memory (k-center, FVS, "all") raise a clear error.
 
 Folds: an integer ``cv`` is unshuffled ``KFold(k)`` (contiguous row ranges)
 for regressors and ``StratifiedKFold(k)`` for classifiers (its fold labels
-are computed in memory: O(m) integers); see :class:`FoldSpec` for splitters.
+are computed in memory: O(m) integers); see :func:`lssvm.backends.dask.fold_spec` for splitters.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
-from .._parallel import serial_region
-from .._params import count_or_fraction
-from ..basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
-from ..cv.fixed_size import SummedRows
-from ..solvers.fixed_size import GramSums
-from ..solvers.nystrom import nystrom_projection
-from ..solvers.row_blocks import (
+from ..._parallel import serial_region
+from ..._params import count_or_fraction
+from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
+from ...cv.fixed_size import SummedRows
+from ...solvers.fixed_size import GramSums
+from ...solvers.nystrom import nystrom_projection
+from ...solvers.row_blocks import (
     SUB_ROWS,
     BlockContext,
     check_block,
@@ -54,19 +54,12 @@ from ..solvers.row_blocks import (
     merge_moments,
     solution_from_moments,
 )
-from .dask import (
-    DaskSparseFit,
-    FoldSpec,
-    _compute,
-    _shared,
-    _take_rows,
-    _total,
-    _tree,
-    draw_basis,
-    moments_pass,
-)
+from .folds import fold_spec
+from .passes import run_pass, shared, tree_reduce
+from .rows import take_rows
+from .sparse import DaskSparseFit, draw_basis, moments_pass, total_moments
 
-__all__ = ["fold_spec", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows",
+__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows",
            "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
@@ -74,14 +67,14 @@ RENYI_POOL_FACTOR = 20
 
 
 # ---------------------------------------------------------------- folds
-def fold_spec(cv, data, classification):
+def folds_for(cv, data, classification):
     """Fold assignment of ``cv`` on ``data``: an int is ``KFold(k)``
     (contiguous ranges) for regressors, ``StratifiedKFold(k)`` for
-    classifiers; else as :meth:`FoldSpec.from_cv`."""
+    classifiers; else as :func:`lssvm.backends.dask.fold_spec`."""
     if classification and isinstance(cv, Integral) and not isinstance(cv, bool):
         cv = StratifiedKFold(int(cv))
     y = data.y
-    return FoldSpec.from_cv(cv, data, lambda: (y if y.ndim == 1 else y[:, 0]).compute())
+    return fold_spec(cv, data, lambda: (y if y.ndim == 1 else y[:, 0]).compute())
 
 
 def _row_indices(rows, m, name):
@@ -115,7 +108,7 @@ def nystrom_columns(data, kernel, sampling, n_components, random_state):
         idx = np.sort(rng.choice(m, c, replace=False))
     else:
         idx = _row_indices(sampling, m, "sampling")
-    Z, idx = drop_near_duplicates(_take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
+    Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
     return Z, idx
 
 
@@ -149,7 +142,7 @@ def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
     """
     Z, idx = columns
     ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
-    total = _total(moments_pass(data, ctx))
+    total = total_moments(moments_pass(data, ctx))
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
@@ -176,7 +169,7 @@ def prototype_pool(data, kernel, method, n_prototypes, rng):
             Z, idx = Zp[sel], pool[sel]
     elif np.ndim(method) == 1:
         idx = _row_indices(method, m, "prototypes")
-        Z = _take_rows(data.X, idx)
+        Z = take_rows(data.X, idx)
     else:
         Z, idx = draw_basis(data, method, None, None)
     return drop_near_duplicates(Z, kernel, idx, what="prototype", stacklevel=4)
@@ -220,16 +213,16 @@ def _task_gram(x, y, g, row0, Z, kernel, classes, spec):
 
 def gram_pass(data, Z, kernel, classes=None, spec=None, label="training pass"):
     """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass."""
-    z, k, c, s = _shared(Z), _shared(kernel), _shared(classes), _shared(spec)
+    z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(spec)
     parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in data.blocks()]
-    return _compute(label, _tree(parts, merge_moments))
+    return run_pass(label, tree_reduce(parts, merge_moments))
 
 
 def summed_rows(data, Z, kernel, classes=None, spec=None, label="training pass"):
     """The rows of a fixed-size fit as sums (:class:`SummedRows`): one pass,
     split by the folds of ``spec`` if given."""
     sums = gram_pass(data, Z, kernel, classes, spec, label)
-    total = _total(sums)
+    total = total_moments(sums)
     fold_sums = None
     if spec is not None:
         empty = GramSums(np.zeros_like(total.gram), np.zeros_like(total.rhs), np.zeros_like(total.yy), 0)
