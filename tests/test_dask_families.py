@@ -224,3 +224,33 @@ def test_local_cluster_equals_numpy(rng):
         search = NystromLSSVRCV(alphas=ALPHAS, param_space={"gamma": [0.5, 2.0]}, n_components=30, random_state=1)
         ref = NystromLSSVRCV(alphas=ALPHAS, param_space={"gamma": [0.5, 2.0]}, n_components=30, random_state=1)
         assert search.fit(Xd, yd).best_params_ == ref.fit(X, y).best_params_
+
+
+# ---------------------------------------------------------- command line
+@pytest.mark.parametrize("model, extra", [("nystrom", ["--n-components", "30"]),
+                                          ("fixed-size", ["--n-prototypes", "20", "--cv", "4"])])
+def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, extra):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+    from lssvm.io import load_model
+
+    X = rng.uniform(-2, 2, (600, 2))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(600)
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "t": y}).to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "m.npz"
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "t", "--model", model,
+                                   "--chunk-rows", "150", "--gammas", "2,5,10", "--alphas", "0.1:10:3", *extra,
+                                   "-o", str(out), "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "pass       training pass" in res.output
+    # the same search in memory on the standardised inputs (random prototypes, unshuffled KFold)
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    common = dict(random_state=0, param_space={"gamma": [2.0, 5.0, 10.0]}, alphas=np.geomspace(0.1, 10, 3))
+    if model == "nystrom":
+        ref = NystromLSSVRCV(n_components=30, **common).fit(Xs, y)
+    else:
+        ref = FixedSizeLSSVRCV(prototypes="random", n_prototypes=20, cv=KFold(4), **common).fit(Xs, y)
+    assert f"gamma={ref.gamma_:.4g}, alpha={ref.alpha_:.4g}" in res.output
+    np.testing.assert_allclose(load_model(out).predict(X), ref.predict(Xs), rtol=1e-9, atol=1e-9)

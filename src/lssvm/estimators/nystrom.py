@@ -215,6 +215,12 @@ class _BaseNystromLSSVM(BaseEstimator):
         self.intercept_ = float(b[0]) if single else b
         return self
 
+    @property
+    def _dask(self):
+        """The Dask fit (:class:`lssvm.backends.dask.DaskSparseFit` of the
+        Nyström features), or None."""
+        return getattr(self, "_dask_fit", None)
+
     def _in_memory(self, what):
         if getattr(self, "_dask_fit", None) is not None:
             raise ValueError(f"{what} needs the training rows in memory; this model was fitted on Dask input")
