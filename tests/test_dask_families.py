@@ -67,7 +67,7 @@ def threads():
 def test_fixed_size_regression_equals_numpy(rng, solver, v):
     X, y, groups = _problem(rng, v=v)
     Xd, yd = _dask(rng, X), _dask(rng, y)
-    for cv, g in [(KFold(4), None), (GroupKFold(3), groups), (None, None)]:
+    for cv, g in [(4, None), (GroupKFold(3), groups), (None, None)]:
         kw = dict(gamma=1.0, alpha=0.3, prototypes="random", n_prototypes=25, solver=solver, cv=cv, random_state=5)
         a = FixedSizeLSSVR(**kw).fit(X, y, groups=g)
         b = FixedSizeLSSVR(**kw).fit(Xd, yd, groups=None if g is None else da.from_array(g, chunks=300))
@@ -89,8 +89,9 @@ def test_fixed_size_classifier_integer_cv_is_stratified(rng, n_classes):
     X, y, _ = _problem(rng)
     labels = np.array(["a", "b", "c"])[np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))]
     kw = dict(gamma=1.0, alpha=0.3, prototypes="random", n_prototypes=25, random_state=2)
-    # an int cv on Dask is unshuffled StratifiedKFold, the rule of issue 18
-    a = FixedSizeLSSVC(**kw, cv=StratifiedKFold(4)).fit(X, labels)
+    # an int cv is unshuffled StratifiedKFold in memory and on Dask (the rule of issue 18)
+    a = FixedSizeLSSVC(**kw, cv=4).fit(X, labels)
+    assert rel_err(FixedSizeLSSVC(**kw, cv=StratifiedKFold(4)).fit(X, labels).coef_full_, a.coef_full_) == 0
     b = FixedSizeLSSVC(**kw, cv=4).fit(_dask(rng, X), da.from_array(labels.astype(object), chunks=250))
     assert np.array_equal(a.classes_, b.classes_) and np.array_equal(a.support_, b.support_)
     assert rel_err(b.coef_full_, a.coef_full_) < TOL and rel_err(b.cv_score_, a.cv_score_) < TOL
@@ -161,8 +162,8 @@ def test_nystrom_classifier_and_dataframe_input(rng):
 @pytest.mark.parametrize("cls, kw, task", [
     (NystromLSSVRCV, dict(cv="loo", n_components=40), "reg"),
     (NystromLSSVCCV, dict(cv=StratifiedKFold(4), n_components=40), "clf"),
-    (FixedSizeLSSVRCV, dict(cv=KFold(4), prototypes="random", n_prototypes=25), "reg"),
-    (FixedSizeLSSVCCV, dict(cv=StratifiedKFold(3), prototypes="random", n_prototypes=25, scoring="mse"), "clf"),
+    (FixedSizeLSSVRCV, dict(cv=4, prototypes="random", n_prototypes=25), "reg"),
+    (FixedSizeLSSVCCV, dict(cv=3, prototypes="random", n_prototypes=25, scoring="mse"), "clf"),
 ])
 def test_searches_equal_numpy(rng, cls, kw, task):
     X, y, _ = _problem(rng, m=700)
@@ -245,12 +246,12 @@ def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, ext
                                    "-o", str(out), "--no-report"])
     assert res.exit_code == 0, res.output
     assert "pass       training pass" in res.output
-    # the same search in memory on the standardised inputs (random prototypes, unshuffled KFold)
+    # the same search in memory on the standardised inputs (random prototypes; --cv 4 is KFold(4) in both)
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
     common = dict(random_state=0, param_space={"gamma": [2.0, 5.0, 10.0]}, alphas=np.geomspace(0.1, 10, 3))
     if model == "nystrom":
         ref = NystromLSSVRCV(n_components=30, **common).fit(Xs, y)
     else:
-        ref = FixedSizeLSSVRCV(prototypes="random", n_prototypes=20, cv=KFold(4), **common).fit(Xs, y)
+        ref = FixedSizeLSSVRCV(prototypes="random", n_prototypes=20, cv=4, **common).fit(Xs, y)
     assert f"gamma={ref.gamma_:.4g}, alpha={ref.alpha_:.4g}" in res.output
     np.testing.assert_allclose(load_model(out).predict(X), ref.predict(Xs), rtol=1e-9, atol=1e-9)

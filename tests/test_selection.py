@@ -4,7 +4,7 @@ path) against explicit retraining, and the grid search over them."""
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
-from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import GroupKFold, KFold
 from test_nystrom import dual_solve
 
 from lssvm.selection import CVPath, DenseLSSVMCV, NystromCV, grid_search
@@ -195,7 +195,9 @@ def test_csa_search_finds_the_minimum_reproducibly():
 
 def test_searches_on_a_real_criterion_agree_with_the_grid(data):
     X, Y = data
-    crit = DenseLSSVMCV(X, Y, cv=4, random_state=0)
+    # the shuffled partition an int cv=4 drew from random_state=0 before ints became unshuffled KFold
+    folds = KFold(4, shuffle=True, random_state=np.random.RandomState(0).randint(2**31 - 1))
+    crit = DenseLSSVMCV(X, Y, cv=folds)
     grid = grid_search(crit, {"gamma": 2.0 ** np.arange(-6.0, 3.0, 0.5)})
     nm = nelder_mead_search(crit, {"gamma": (2**-6, 2**2)}, max_evaluations=25)
     assert nm.best_score <= grid.best_score * 1.02

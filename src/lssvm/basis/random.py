@@ -39,8 +39,11 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     keeps the rows with the ``n_basis`` smallest of m uniform keys, not
     ``rng.choice(m, n, replace=False)``: that is the first n entries of
     ``rng.permutation(m)``, which is exactly the first test fold of
-    ``KFold(shuffle=True)`` with the same seed, so a user seeding both alike
-    would hold out the whole basis in that fold.
+    ``KFold(shuffle=True)`` with the same seed, so a user passing such a
+    splitter seeded like the estimator would hold out the whole basis in
+    that fold.  (An int ``cv`` is unshuffled ``KFold`` / ``StratifiedKFold``
+    everywhere since issue 18, so only user-made shuffled splitters pair
+    with the draw.)
 
     Raises
     ------

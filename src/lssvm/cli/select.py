@@ -125,8 +125,7 @@ def _results_table(search, top):
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
               help="Stream the files in blocks of this many rows with Dask instead of loading them (random "
-                   "basis, prototypes or columns; K folds are unshuffled KFold, stratified for "
-                   "classification).  Needs lssvm[dask].")
+                   "basis, prototypes or columns; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, max_evaluations, basis, n_basis,

@@ -8,8 +8,9 @@ of any size, with or without removing held-out basis points, come from
 :func:`explicit_holdout_predict` retrain and are the slow references.
 """
 
+from .engine import ErrorSums, MemorySparseEngine, SparseEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
-from .folds import FoldSpec, cross_val_predictions, resolve_folds
+from .folds import FoldSpec, cross_val_predictions, resolve_folds, stratifiable
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = [
@@ -17,8 +18,13 @@ __all__ = [
     "FoldSpec",
     "HoldoutEngine",
     "check_indices",
+    "ErrorSums",
+    "MemorySparseEngine",
+    "SparseEngine",
+    "not_in_memory",
     "cross_val_predictions",
     "explicit_holdout_predict",
     "explicit_loo_residuals",
     "resolve_folds",
+    "stratifiable",
 ]

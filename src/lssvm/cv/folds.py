@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import check_cv
 
 from .._parallel import parallel_map
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = ["resolve_folds", "cross_val_predictions", "FoldSpec"]
+__all__ = ["resolve_folds", "cross_val_predictions", "FoldSpec", "stratifiable"]
 
 
 def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
@@ -29,9 +29,16 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
     ----------
     cv : "loo", int, scikit-learn splitter, or iterable of (train, test) pairs
         "loo" means leave-one-out (m folds of one row, as ``LeaveOneOut``).
-        An int k means ``KFold(k)``, or ``StratifiedKFold(k)`` for a
-        classifier (as scikit-learn's ``check_cv``).  A splitter gets
-        ``split(X, y, groups)``.
+        An int k is scikit-learn's ``check_cv(k, y, classifier)``: unshuffled
+        ``KFold(k)`` (contiguous row ranges), or unshuffled
+        ``StratifiedKFold(k)`` for a classifier.  This is the one fold rule
+        of an int ``cv`` in lssvm: the estimators' CV methods, the
+        criteria and searches, the fixed-size and Nyström CV, the command
+        line and the Dask engine (:func:`lssvm.backends.dask.fold_spec`)
+        all give the same folds.  Pass a splitter to shuffle.  Where no
+        class has k rows (``StratifiedKFold`` cannot split: tiny data) a
+        classifier's int falls back to ``KFold(k)``, with a warning.  A
+        splitter gets ``split(X, y, groups)``.
     n_samples : int
     y : array-like, optional
         Passed to splitters that stratify; needed with an int ``cv`` and
@@ -78,8 +85,8 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
             )
         if classifier and y is None:
             raise ValueError(f"cv={cv} for a classifier stratifies on the labels: pass y (the class labels)")
-        splitter = StratifiedKFold(int(cv)) if classifier else KFold(int(cv))
-        splits = splitter.split(dummy, y)
+        # the one fold rule of an int (everywhere in lssvm, in memory and on Dask)
+        splits = check_cv(int(cv), y, classifier=classifier and stratifiable(y, int(cv))).split(dummy, y)
     elif hasattr(cv, "split"):
         splits = cv.split(dummy, y, groups)
     else:
@@ -105,6 +112,21 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
             ) from exc
         raise
     return _check_partition(tests, n_samples)
+
+
+def stratifiable(y, k):
+    """Whether ``StratifiedKFold(k)`` can split labels ``y`` (some class has
+    at least k rows); warns that an int ``cv`` falls back to ``KFold(k)`` if not."""
+    counts = np.unique(np.asarray(y), return_counts=True)[1]
+    if counts.max() >= k:
+        return True
+    warnings.warn(
+        f"cv={k} cannot stratify: no class has {k} rows (the largest has {counts.max()}); using unshuffled "
+        f"KFold({k}) instead",
+        UserWarning,
+        stacklevel=4,
+    )
+    return False
 
 
 def _check_partition(tests, n_samples):
@@ -204,12 +226,21 @@ class FoldSpec:
 
     Attributes
     ----------
-    kind : {"kfold", "groups", "labels"}
+    kind : {"kfold", "groups", "labels", "stratified"}
         "kfold": contiguous ranges with boundaries ``bounds``; "groups":
         group value ``keys[i]`` goes to fold ``values[i]``; "labels": one
-        fold label per row in ``values`` (-1: never held out).
+        fold label per row in ``values`` (-1: never held out);
+        "stratified": unshuffled ``StratifiedKFold`` on the class labels
+        (passed as the rows' ``groups``), from per-block class counts.
     n_folds : int
     bounds, keys, values : ndarray or None
+    block_starts : ndarray of shape (n_blocks,), "stratified" only
+        First row of each block the labels come in.
+    before : ndarray of shape (n_blocks, n_classes), "stratified" only
+        Rows of each class (``keys`` order) before each block.
+    cum : ndarray of shape (n_folds + 1, n_classes), "stratified" only
+        The j-th row of class c (in row order) goes to fold f where
+        ``cum[f, c] <= j < cum[f + 1, c]``.
     """
 
     kind: str
@@ -217,27 +248,100 @@ class FoldSpec:
     bounds: np.ndarray | None = None
     keys: np.ndarray | None = None
     values: np.ndarray | None = None
+    block_starts: np.ndarray | None = None
+    before: np.ndarray | None = None
+    cum: np.ndarray | None = None
 
     def block_folds(self, row0, n_rows, groups=None):
-        """Fold of rows ``row0 .. row0 + n_rows - 1`` (their ``groups`` for "groups")."""
+        """Fold of rows ``row0 .. row0 + n_rows - 1`` (their ``groups`` for
+        "groups", their class labels for "stratified", where ``row0`` must
+        be a block start)."""
         if self.kind == "kfold":
             rows = np.arange(row0, row0 + n_rows)
             return np.searchsorted(self.bounds, rows, side="right") - 1
         if self.kind == "labels":
             return self.values[row0 : row0 + n_rows]
+        if self.kind == "stratified":
+            return self._stratified_block(row0, np.asarray(groups).ravel())
         g = np.asarray(groups).ravel()
         idx = np.minimum(np.searchsorted(self.keys, g), self.keys.size - 1)
         return self.values[idx]
 
-    def folds_of(self, rows, groups_of=None):
+    def folds_of(self, rows, groups_of=None, labels_between=None):
         """Fold of the given global rows; ``groups_of(rows)`` returns their
-        groups (needed for kind "groups")."""
+        groups (kind "groups"), ``labels_between(lo, hi)`` the class labels
+        of rows ``lo .. hi - 1`` (kind "stratified": the blocks holding
+        ``rows`` are read whole, a row's fold depends on its rank in its class)."""
         rows = np.asarray(rows, dtype=np.int64)
         if self.kind == "kfold":
             return np.searchsorted(self.bounds, rows, side="right") - 1
         if self.kind == "labels":
             return self.values[rows]
+        if self.kind == "stratified":
+            out = np.empty(rows.size, dtype=np.int64)
+            blocks = np.searchsorted(self.block_starts, rows, side="right") - 1
+            ends = np.append(self.block_starts[1:], np.iinfo(np.int64).max)
+            for b in np.unique(blocks):
+                lo = int(self.block_starts[b])
+                labels = np.asarray(labels_between(lo, int(min(ends[b], lo + 2**62))))
+                pick = blocks == b
+                out[pick] = self._stratified_block(lo, labels)[rows[pick] - lo]
+            return out
         return self.block_folds(0, rows.size, groups_of(rows))
+
+    def _stratified_block(self, row0, labels):
+        b = int(np.searchsorted(self.block_starts, row0))
+        if b >= self.block_starts.size or self.block_starts[b] != row0:
+            raise ValueError(f"row {row0} is not the first row of a block of this fold assignment")
+        c = np.searchsorted(self.keys, labels)
+        # rank of each row among the block's rows of its class, then among all rows
+        order = np.argsort(c, kind="stable")
+        sc = c[order]
+        local = np.empty(c.size, dtype=np.int64)
+        local[order] = np.arange(c.size) - np.searchsorted(sc, sc, side="left")
+        rank = self.before[b, c] + local
+        return (self.cum[1:, c] <= rank[None]).sum(axis=0)
+
+    @classmethod
+    def stratified_kfold(cls, keys, first_rows, block_counts, block_starts, k):
+        """scikit-learn's unshuffled ``StratifiedKFold(k)`` from per-block
+        class counts (reproduces its ``_make_test_folds`` exactly).
+
+        Parameters
+        ----------
+        keys : ndarray of shape (c,)
+            Sorted class labels.
+        first_rows : ndarray of shape (c,)
+            First row of each class (classes are ranked by first appearance).
+        block_counts : ndarray of shape (n_blocks, c)
+            Rows of each class in each block.
+        block_starts : ndarray of shape (n_blocks,)
+        k : int
+
+        Notes
+        -----
+        scikit-learn deals the classes' rows, sorted by class in order of
+        first appearance, round robin to the folds (``y_order[i::k]``) to
+        get each fold's share of each class, then gives each class's rows,
+        in row order, to fold 0 first, then fold 1, ...  The shares come
+        here from the counts in O(k c), without the m sorted labels.
+        """
+        block_counts = np.asarray(block_counts, dtype=np.int64)
+        counts = block_counts.sum(axis=0)
+        perm = np.argsort(np.argsort(first_rows, kind="stable"), kind="stable")  # key -> appearance rank
+        enc_counts = np.zeros_like(counts)
+        enc_counts[perm] = counts
+        lo = np.concatenate([[0], np.cumsum(enc_counts)[:-1]])
+        hi = lo + enc_counts
+
+        def below(n, i):  # how many p in [0, n) have p % k == i
+            return np.maximum(0, (n - i + k - 1) // k)
+
+        alloc = np.array([below(hi, i) - below(lo, i) for i in range(k)])  # (k, c) in appearance order
+        cum_enc = np.vstack([np.zeros((1, counts.size), dtype=np.int64), np.cumsum(alloc, axis=0)])
+        before = np.vstack([np.zeros((1, counts.size), dtype=np.int64), np.cumsum(block_counts, axis=0)[:-1]])
+        return cls("stratified", int(k), keys=np.asarray(keys), block_starts=np.asarray(block_starts, dtype=np.int64),
+                   before=before, cum=cum_enc[:, perm])
 
     @classmethod
     def kfold(cls, n_samples, k):

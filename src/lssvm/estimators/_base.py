@@ -8,7 +8,6 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
-import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,16 +15,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
-from .._sums import sum_squares, warn_if_overflow
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import basis_holders, select_basis
-from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
+from ..basis import select_basis
+from ..cv import MemorySparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import make_kernel, resolve_gamma
 from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
 from ..solvers import check_alphas, factorize_sparse_rls
-from ..solvers.sparse_rls import warn_tiny_leverage
 from ._validation import validate_input
 
 __all__ = ["BaseSparseLSSVM"]
@@ -139,7 +136,8 @@ class BaseSparseLSSVM(BaseEstimator):
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)
-        self._dask_fit = None
+        classes = self.classes_ if is_classifier(self) else None
+        self._engine = MemorySparseEngine(fac, X, Z, sel.indices, kernel, self.rcond, classes, self.n_jobs)
         self._set_coef(a, b)
         return self
 
@@ -166,7 +164,7 @@ class BaseSparseLSSVM(BaseEstimator):
         self.rank_ = fit.solution.rank
         self.factorization_ = fit.solution
         self._X_fit = None
-        self._dask_fit = fit
+        self._engine = fit  # the Dask engine (lssvm.backends.dask.DaskSparseFit)
         return classes, data.y.ndim == 1
 
     def _set_coef(self, a, b):
@@ -199,120 +197,57 @@ class BaseSparseLSSVM(BaseEstimator):
             )
         return fac
 
+    def _fitted_engine(self):
+        """The engine of the fit (:class:`lssvm.cv.SparseEngine`): in memory or on Dask."""
+        self._factorization()
+        return self._engine
+
     @uses_threads
     def _loo_residuals_3d(self, alpha):
         """LOO residuals as (A, m, v) and whether alpha was a scalar."""
-        alpha = self.alpha if alpha is None else alpha
-        alphas, scalar = check_alphas(alpha)
-        fac = self._factorization()
-        if self._dask is not None:
-            return self._dask.loo_residuals(alphas), scalar
-        return fac.loo_residuals(alphas), scalar
+        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        return self._fitted_engine().loo_residuals(alphas), scalar
 
     def _loo_sums(self, alpha):
         """Sums of squared LOO residuals (A, v), misclassified rows (A,), the
         number of rows, and whether alpha was a scalar.  The residuals are
-        reduced per row block of about 1 MiB (on Dask data, in the pass),
-        never held for all rows; an overflowing sum gives a NumericalWarning."""
+        reduced per row block (on Dask data, in the pass), never held for
+        all rows; an overflowing sum gives a NumericalWarning."""
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        fac = self._factorization()
-        if self._dask is not None:
-            out = self._dask.loo_sums(alphas)
-            warn_if_overflow(out["sse"], "leave-one-out sums of squares", stacklevel=4)
-            return out["sse"], out["wrong"], out["count"], scalar
-        m, v = fac.y_centered.shape
-        sse = np.zeros((alphas.size, v))
-        wrong = np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None
-        Y = self._targets_2d() if wrong is not None else None
-        tiny = []
-        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
-        for lo in range(0, m, step):
-            rows = slice(lo, min(lo + step, m))
-            R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)
-            tiny.append(lo + t)
-            sse += sum_squares(R, axis=1)
-            if wrong is not None:
-                wrong += self._wrong(Y[None, rows] - R, rows)
-        warn_tiny_leverage(np.concatenate(tiny), stacklevel=4)
-        warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=4)
-        return sse, wrong, m, scalar
+        sums = self._fitted_engine().loo_sums(alphas)
+        return sums.sse, sums.wrong, sums.count, scalar
 
     @property
     def _dask(self):
-        """The Dask fit (:class:`lssvm.backends.dask.DaskSparseFit`), or None."""
-        return getattr(self, "_dask_fit", None)
+        """The Dask engine (:class:`lssvm.backends.dask.DaskSparseFit`), or None
+        (kept for readers outside the estimators; they branch on nothing else)."""
+        engine = getattr(self, "_engine", None)
+        return None if engine is None or engine.rows_in_memory else engine
 
     def _targets_2d(self):
         """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""
-        if self._dask is not None:
-            return self._dask.targets()
-        fac = self.factorization_
-        return fac.y_centered + fac.y_mean
-
-    def _wrong(self, F, rows=slice(None)):
-        """Misclassified rows per alpha for outputs ``F`` (A, b, v) of training
-        rows ``rows`` (classifiers)."""
-        return None
-
+        return self._fitted_engine().targets()
 
     # ---------------------------------------------------- hold-out and CV
     def _holdout_engine(self):
-        fac = self._factorization()
-        holders = getattr(self, "_basis_holders", None)
-        if holders is None or holders[0] is not fac:  # O(m d) row hashing, once per fit
-            holders = (fac, basis_holders(self._X_fit, self.basis_vectors_, self.basis_indices_))
-            self._basis_holders = holders
-        return HoldoutEngine.from_kernel(fac, self._X_fit, self.basis_vectors_, self.kernel_, holders[1], self.rcond)
+        """The exact hold-out engine of an in-memory fit (:class:`lssvm.cv.HoldoutEngine`)."""
+        return self._fitted_engine().in_memory("the hold-out engine").holdout_engine()
 
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        if self._dask is not None:
-            self._factorization()
-            return self._dask.holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
-        return self._holdout_engine().predict(test_indices, alphas, basis_in_holdout), scalar
+        return self._fitted_engine().holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
 
     @uses_threads
     def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
+        """Out-of-fold outputs (A, m, v), or with ``reduce`` their
+        :class:`lssvm.cv.ErrorSums`; and whether alpha was a scalar."""
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        if self._dask is not None:
-            self._factorization()
-            out = self._dask.cross_validate(cv, alphas, groups, basis_in_holdout, reduce=reduce)
-            if isinstance(out, dict):
-                warn_if_overflow(out["sse"], "cross-validation sums of squares", stacklevel=4)
-            return out, scalar
-        engine = self._holdout_engine()
-        folds = resolve_folds(
-            cv, engine.fac.n_samples, y=self._split_labels(), groups=groups, classifier=is_classifier(self)
-        )
-        self._check_fold_classes(folds)
-        if not reduce:
-            return cross_val_predictions(engine, folds, alphas, basis_in_holdout), scalar
-        # Reduced per fold, as on Dask: never all A x m x v predictions at once.
-        Y = self._targets_2d()
-        sums = {"sse": np.zeros((alphas.size, Y.shape[1])), "count": Y.shape[0],
-                "wrong": np.zeros(alphas.size, dtype=np.int64) if is_classifier(self) else None}
-        lock = threading.Lock()
-
-        def sink(rows, F):
-            sse = sum_squares(F - Y[None, rows], axis=1)
-            wrong = self._wrong(F, rows) if sums["wrong"] is not None else None
-            with lock:
-                sums["sse"] += sse
-                if wrong is not None:
-                    sums["wrong"] += wrong
-
-        cross_val_predictions(engine, folds, alphas, basis_in_holdout, sink=sink)
-        warn_if_overflow(sums["sse"], "cross-validation sums of squares", stacklevel=4)
-        return sums, scalar
-
-    def _check_fold_classes(self, folds):
-        """Classifiers warn about folds whose training rows lack a class."""
-
-    def _split_labels(self):
-        """Targets handed to splitters (first output for multi-output)."""
-        fac = self.factorization_
-        return fac.y_centered[:, 0] + fac.y_mean[0]
+        engine = self._fitted_engine()
+        folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
+        if reduce:  # reduced per fold (Dask: in the pass): never all A x m x v outputs at once
+            return engine.cv_sums(folds, alphas, basis_in_holdout), scalar
+        return engine.cv_outputs(folds, alphas, basis_in_holdout), scalar
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

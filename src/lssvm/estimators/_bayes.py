@@ -25,10 +25,7 @@ class BayesMixin:
                 f"{what} needs the training factorisation, which a model loaded from a file does not keep; fit "
                 "it on the training data (predict_interval works on a loaded model at its fitted alpha)"
             )
-        fac = self._factorization()
-        if self._dask is not None:
-            raise ValueError(f"{what} is not available for a model fitted on Dask collections; fit on a NumPy sample")
-        return fac
+        return self._fitted_engine().in_memory(what).fac
 
     def gcv(self, alpha=None):
         """Generalised cross-validation score ``(||e||^2 / m) / (1 - tr H / m)^2``.

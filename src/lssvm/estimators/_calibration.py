@@ -118,7 +118,7 @@ class ProbaMixin:
         """Calibrators on the out-of-sample decision values of the fitted
         alpha: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
         the exact k-fold ``cv_decision_function(calibration_cv)``."""
-        if self.calibration is None or self._dask is not None:
+        if self.calibration is None or not self._engine.rows_in_memory:
             self.calibrators_ = None  # no predict_proba, or it says why (Dask)
             return
         if self.calibration_cv is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from ..cv import HoldoutEngine, cross_val_predictions, resolve_folds
+from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
     check_coverage,
@@ -97,14 +97,11 @@ class SparseIntervalMixin:
         basis is held fixed for "jackknife+"; "cv+" follows
         ``basis_in_holdout``.
         """
-        if self._dask is not None:
-            raise ValueError(
-                "predict_interval is not available for a model fitted on Dask collections; fit on a "
-                "NumPy sample, or use cv_predict/loo_residuals and the conformal ranks yourself"
-            )
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
-        fac = self._factorization()
+        engine = self._fitted_engine().in_memory(
+            "predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
+        fac = engine.fac
         m = fac.n_samples
         coverage = check_interval_request(coverage, method, m)
         alpha = self.alpha if alpha is None else alpha
@@ -115,11 +112,9 @@ class SparseIntervalMixin:
         Y = fac.y_centered + fac.y_mean
         v = Y.shape[1]
         if method == "cv+":
-            engine = HoldoutEngine.from_kernel(fac, self._X_fit, self.basis_vectors_, self.kernel_,
-                                               self.basis_indices_, self.rcond)
-            folds = resolve_folds(cv, m, y=self._split_labels(), groups=groups, classifier=False)
-            scores = np.abs(Y - cross_val_predictions(engine, folds, a, basis_in_holdout))
-            models = fold_models(engine, folds, a, basis_in_holdout)
+            folds = engine.resolve_cv(cv, groups, classifier=False)
+            scores = np.abs(Y - engine.cv_outputs(folds, a, basis_in_holdout))
+            models = fold_models(engine.holdout_engine(), folds, a, basis_in_holdout)
             fold_of = np.empty(m, dtype=np.intp)
             for k, f in enumerate(folds):
                 fold_of[f] = k

@@ -3,8 +3,6 @@ exact fast leave-one-out."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import ClassifierMixin
 
@@ -138,10 +136,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         R, scalar = self._loo_residuals_3d(alpha)
         return self._targets_2d()[None] - R, scalar
 
-    def _wrong(self, F, rows=slice(None)):
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        return (idx != np.asarray(self._codes)[rows][None]).sum(axis=1)
-
     def loo_decision_function(self, alpha=None):
         """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
         F, scalar = self._loo_decision_3d(alpha)
@@ -157,27 +151,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         _, wrong, count, scalar = self._loo_sums(alpha)
         rate = wrong / count
         return float(rate[0]) if scalar else rate
-
-    def _split_labels(self):
-        return self._codes
-
-    def _check_fold_classes(self, folds):
-        codes = np.asarray(self._codes)
-        n = self.classes_.size
-        for i, test in enumerate(folds):
-            train = np.ones(codes.size, dtype=bool)
-            train[test] = False
-            missing = np.setdiff1d(np.arange(n), np.unique(codes[train]))
-            if missing.size:
-                warnings.warn(
-                    f"fold {i}: its training rows hold no example of class(es) "
-                    f"{', '.join(map(str, self.classes_[missing]))}, so its model never predicts them and "
-                    "every such held-out row counts as an error; use stratified folds (an int cv) or "
-                    "groups that mix the classes",
-                    UserWarning,
-                    stacklevel=4,
-                )
-                return
 
     def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Outputs for rows ``test_indices`` of the model trained without them.
@@ -230,11 +203,8 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         """
         if metric not in ("error_rate", "press", "mse"):
             raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
-            sse, wrong, count = F["sse"], F["wrong"], F["count"]
-        else:
-            sse, wrong, count = ((F - self._targets_2d()[None]) ** 2).sum(axis=1), self._wrong(F), F.shape[1]
+        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        sse, wrong, count = sums.sse, sums.wrong, sums.count
         if metric == "error_rate":
             rate = wrong / count
             return float(rate[0]) if scalar else rate

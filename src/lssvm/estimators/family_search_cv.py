@@ -97,8 +97,8 @@ _FIXED_DOC = """
     ----------
     kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
     cv : int, splitter or iterable of (train, test), default=10
-        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int draws one shuffled
-        (stratified for classifiers) partition for every candidate.
+        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int k is unshuffled
+        ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers), used for every candidate.
     prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
         The pool, drawn once ("renyi" depends on the kernel: per candidate).
     n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,

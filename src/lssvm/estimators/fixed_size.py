@@ -11,11 +11,10 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -69,8 +68,9 @@ _PARAMS_DOC = """
     max_size : int, optional
         k_m: non-zeros (prototypes plus intercept) at most; default M + 1.
     cv : int, splitter, iterable of (train, test) or None, default=10
-        Folds of the fast CV that picks the model size (an int shuffles
-        with ``random_state``; stratified for classifiers); None fits
+        Folds of the fast CV that picks the model size (an int k is
+        unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for classifiers, as
+        scikit-learn's ``check_cv``; pass a splitter to shuffle); None fits
         ``max_size`` non-zeros without CV.
     random_state : int, RandomState or None
         Seeds the prototype pool, the folds and SCDPP's draws (the same
@@ -218,15 +218,9 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
         folds = None
         if self.cv is not None:
-            cv = self.cv
-            if isinstance(cv, Integral) and not isinstance(cv, bool):
-                if not 2 <= cv <= X.shape[0]:
-                    raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={X.shape[0]}")
-                # stratified unless no class has cv members (tiny data): then plain shuffled folds
-                stratify = split_labels is not None and np.unique(split_labels, return_counts=True)[1].max() >= cv
-                splitter = StratifiedKFold if stratify else KFold
-                cv = splitter(int(cv), shuffle=True, random_state=seed)
-            folds = resolve_folds(cv, X.shape[0], y=split_labels, groups=groups)
+            # an int is scikit-learn's check_cv rule: unshuffled (Stratified)KFold
+            folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
+                                  classifier=split_labels is not None)
         return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
 
     def _fit_dask(self, X, y, groups, classification):

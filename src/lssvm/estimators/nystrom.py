@@ -364,16 +364,13 @@ class _BaseNystromLSSVM(BaseEstimator):
     def _dask_cv(self, cv, alphas, groups, reduce):
         """Out-of-fold residuals (A, m, v), lazy, or with ``reduce`` the sums
         of squared residuals and misclassified rows, of a Dask fit."""
-        from ..backends.dask.families import folds_for
-
         fit = self._dask_fit
         if cv == "loo":
             return fit.loo_sums(alphas) if reduce else fit.loo_residuals(alphas)
-        fit = fit if groups is None else fit.with_groups(groups)
-        spec = folds_for(cv, fit.data, is_classifier(self))
+        folds = fit.resolve_cv(cv, groups, is_classifier(self))
         if reduce:  # held-out columns stay: the CV of the fixed Nystrom kernel
-            return fit.cv_sums(spec, alphas, "keep")
-        return fit.targets()[None] - fit.cv_outputs(spec, alphas, "keep")
+            return fit.cv_sums(folds, alphas, "keep")
+        return fit.targets()[None] - fit.cv_outputs(folds, alphas, "keep")
 
     @uses_threads
     def _residuals_3d(self, cv, alpha, groups):
@@ -416,7 +413,7 @@ class _BaseNystromLSSVM(BaseEstimator):
         if getattr(self, "_dask_fit", None) is not None:  # reduced in the passes
             alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
             sums = self._dask_cv(cv, alphas, groups, reduce=True)
-            mse = sums["sse"] / self._dask_fit.data.n_samples
+            mse = sums.sse / sums.count
         else:
             R, scalar = self._residuals_3d(cv, alpha, groups)
             mse = sum_squares(R, axis=1) / R.shape[1]
@@ -484,7 +481,8 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
         """Out-of-fold misclassification rate of the Nyström model, per alpha."""
         if getattr(self, "_dask_fit", None) is not None:  # counted in the passes
             alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-            rate = self._dask_cv(cv, alphas, groups, reduce=True)["wrong"] / self._dask_fit.data.n_samples
+            sums = self._dask_cv(cv, alphas, groups, reduce=True)
+            rate = sums.wrong / sums.count
             return float(rate[0]) if scalar else rate
         R, scalar = self._residuals_3d(cv, alpha, groups)
         F = self.factorization_.Y[None] - R

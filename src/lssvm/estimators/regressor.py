@@ -276,11 +276,8 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         -------
         float, ndarray of shape (v,), (A,) or (A, v)
         """
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        if isinstance(F, dict):  # reduced per fold (Dask: in the pass)
-            mse = F["sse"] / F["count"]
-        else:
-            mse = ((F - self._targets_2d()[None]) ** 2).mean(axis=1)
+        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
+        mse = sums.sse / sums.count
         return squeeze_outputs(mse, scalar, self._single_output)
 
     def __sklearn_tags__(self):

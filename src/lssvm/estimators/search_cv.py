@@ -395,11 +395,10 @@ class _SparseSearchCV(_BaseSearchCV):
         return fit_gradient_search(self, X, y, groups, alphas, cv, rng, callback)
 
     def _criterion(self, X, y, scoring, **kw):
-        if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask import DaskSparseCV
+        if is_dask_collection(X) or is_dask_collection(y):  # the rows as a row source of the same criterion
+            from ..backends.dask import DaskRows
 
-            return DaskSparseCV(X, y, basis=self.basis, n_basis=self.n_basis,
-                                basis_in_holdout=self.basis_in_holdout, rcond=self.rcond, **kw)
+            X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
                              basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)
@@ -434,8 +433,8 @@ _SPARSE_DOC = """
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
         "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
-        treated by ``basis_in_holdout``.  An int draws one shuffled
-        (stratified for classifiers) partition used for every candidate.
+        treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
+        (``StratifiedKFold(k)`` for classifiers), used for every candidate.
     basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
         "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).

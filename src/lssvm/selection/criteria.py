@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
@@ -31,9 +30,9 @@ from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import basis_holders, nystrom_columns, prototype_pool, select_basis
+from ..basis import nystrom_columns, prototype_pool, select_basis
 from ..basis.duplicates import near_duplicate_free, warn_dropped
-from ..cv import BASIS_IN_HOLDOUT, HoldoutEngine, cross_val_predictions, resolve_folds
+from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine, resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
@@ -102,8 +101,9 @@ class _LSSVMCV:
         self.X = X
         self.classification = bool(classification)
         if self.classification:
-            _, self.codes, self.Y = encode_classes(y, type(self).__name__)
+            self.classes, self.codes, self.Y = encode_classes(y, type(self).__name__)
         else:
+            self.classes = None
             self.codes = None
             self.Y = y[:, None] if y.ndim == 1 else y
         self.alphas, _ = check_alphas(DEFAULT_ALPHAS if alphas is None else alphas)
@@ -115,12 +115,8 @@ class _LSSVMCV:
         if isinstance(cv, str) and not self.loo:
             raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
         if not self.loo:
-            if isinstance(cv, int) and not isinstance(cv, bool) and 2 <= cv <= n:
-                # one fixed, shuffled partition for every candidate (Remark 7)
-                seed = self.random_state.randint(2**31 - 1)
-                # stratified unless no class has cv members (tiny data): then plain shuffled folds
-                stratify = self.classification and np.bincount(self.codes).max() >= cv
-                cv = (StratifiedKFold if stratify else KFold)(cv, shuffle=True, random_state=seed)
+            # one fixed partition for every candidate (Remark 7); an int is scikit-learn's
+            # check_cv rule, unshuffled (Stratified)KFold, as everywhere in lssvm
             self.folds = resolve_folds(cv, n, y=self.codes, groups=groups, classifier=self.classification)
         else:
             self.folds = None
@@ -146,6 +142,14 @@ class _LSSVMCV:
             F = self.Y[None] - R
             idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
             err = (idx != self.codes[None]).mean(axis=1)
+        self.n_evaluations += 1
+        return CVPath(self.alphas, mse, err, dict(info or {}))
+
+    def _path_from_sums(self, sums, info=None):
+        """Scores of reduced out-of-fold errors (:class:`lssvm.cv.ErrorSums`)."""
+        mse = sums.sse.sum(axis=1) / (sums.count * sums.sse.shape[1])
+        warn_if_overflow(mse, "cross-validation MSE of the candidate", stacklevel=4)
+        err = sums.wrong / sums.count if self.classification else None
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, dict(info or {}))
 
@@ -223,8 +227,10 @@ class DenseLSSVMCV(_LSSVMCV):
         one-vs-rest for more than two classes).
     kernel : str, default="rbf"
     cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=5
-        An int draws one shuffled (stratified for classification) partition
-        at construction, kept for every candidate.
+        Resolved once at construction and kept for every candidate.  An
+        int k is unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for
+        classification (scikit-learn's ``check_cv``); pass a splitter
+        (e.g. ``KFold(k, shuffle=True, random_state=0)``) to shuffle.
     alphas : array-like of float, optional
         Default: that of Ding & Liao 2012, ``1 / (2^-15 ... 2^9)`` in steps of 2^2 (13 values);
         its 11 RBF widths are ``PAPER003_GAMMAS``.
@@ -285,12 +291,17 @@ class SparseLSSVMCV(_RowsCV):
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
-        super().__init__(X, y, **kw)
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
         self.basis_in_holdout = basis_in_holdout
         self.rcond = rcond
         self.selections = {}
+        self.source = None
+        if getattr(X, "rows_in_memory", True) is False:  # a row source (lssvm.backends.dask.DaskRows)
+            self._init_source(X, basis, n_basis, **kw)
+            return
+        super().__init__(X, y, **kw)
+        self._cv_folds = self.folds
 
         def draw(kern, rng):
             if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
@@ -305,22 +316,62 @@ class SparseLSSVMCV(_RowsCV):
         independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
         self._init_rows(independent, draw)
 
-    @uses_threads
-    def __call__(self, **params):
-        kern = self._kernel(params)
+    def _init_source(self, source, basis, n_basis, *, kernel="rbf", cv="loo", alphas=None, classification=False,
+                     groups=None, random_state=None, kernel_params=None, n_jobs=None):
+        """Rows not in memory (Dask): the basis ("random", row indices or
+        points) is drawn once, the folds assigned by passes; every candidate
+        then trains and scores by passes of the row source's engine."""
+        if groups is not None:
+            raise ValueError("pass the groups to the row source (DaskRows), not to the criterion")
+        self.n_jobs = check_n_jobs(n_jobs)
+        self.source = source
+        self.data = getattr(source, "data", None)
+        self.classification = bool(classification)
+        self.classes = source.classes
+        self.alphas, _ = check_alphas(DEFAULT_ALPHAS if alphas is None else alphas)
+        self.kernel = kernel
+        self.kernel_params = dict(kernel_params or {})
+        self.loo = isinstance(cv, str) and cv == "loo"
+        if isinstance(cv, str) and not self.loo:
+            raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
+        self._cv_folds = None if self.loo else source.resolve_cv(cv, self.classification)
+        self.folds = None  # the rows are not in memory: no test-index arrays
+        self._seed = None  # draw_seed: the basis is drawn once
+        self._basis = source.draw_basis(basis, n_basis, random_state)
+        self.n_evaluations = 0
+
+    def rows_for(self, **params):
+        if self.source is None:
+            return super().rows_for(**params)
+        Z, idx = self._basis
+        if idx is None:
+            return None
+        return idx[near_duplicate_free(Z, self._kernel(params))]
+
+    def basis_points(self):
+        """The basis points (n, d) every candidate used (a basis given as points, Dask rows)."""
+        return self._basis[0]
+
+    def _fit_engine(self, kern, params):
+        """The engine (:class:`lssvm.cv.SparseEngine`) of the candidate's model."""
+        if self.source is not None:
+            return self.source.fit_engine(kern, self._basis, self.rcond)
         rows, K_mn = self._rows_and_columns(kern, params)
         fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
+        return MemorySparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
+
+    @uses_threads
+    def __call__(self, **params):
+        engine = self._fit_engine(self._kernel(params), params)
         if self.loo:
-            R = fac.loo_residuals(self.alphas)
+            sums = engine.loo_sums(self.alphas)
         else:
-            Z = self.X[rows]
-            engine = HoldoutEngine.from_kernel(fac, self.X, Z, kern, basis_holders(self.X, Z, rows), self.rcond)
-            R = self.Y[None] - cross_val_predictions(engine, self.folds, self.alphas, self.basis_in_holdout)
-        info = {"n_basis": rows.size}
-        if not self.classification:  # O(r) per alpha from the same factorisation
-            info.update(gcv=gcv_path(fac, self.alphas).mean(axis=1),
-                        evidence=log_evidence_path(fac, self.alphas).sum(axis=1))
-        return self._path(R, info)
+            sums = engine.cv_sums(self._cv_folds, self.alphas, self.basis_in_holdout)
+        info = {"n_basis": engine.n_basis}
+        if not self.classification and engine.rows_in_memory:  # O(r) per alpha from the same factorisation
+            info.update(gcv=gcv_path(engine.fac, self.alphas).mean(axis=1),
+                        evidence=log_evidence_path(engine.fac, self.alphas).sum(axis=1))
+        return self._path_from_sums(sums, info)
 
 
 class FixedSizeCV(_RowsCV):

@@ -12,9 +12,10 @@ by concern:
 * :mod:`.folds` assigns folds (:func:`fold_spec`, giving the shared
   :class:`lssvm.cv.FoldSpec`);
 * :mod:`.sparse` is the sparse model's fit / LOO / CV engine
-  (:class:`DaskSparseFit`);
-* :mod:`.criterion` is the selection criterion over an alpha path
-  (:class:`DaskSparseCV`).
+  (:class:`DaskSparseFit`, the Dask implementation of
+  :class:`lssvm.cv.SparseEngine`);
+* :mod:`.source` gives the shared sparse criterion
+  (:class:`lssvm.selection.SparseLSSVMCV`) its rows (:class:`DaskRows`).
 
 The arithmetic of a pass lives in :mod:`lssvm.solvers.row_blocks` and
 :mod:`lssvm.cv.row_blocks` (NumPy, one row block at a time); this package
@@ -34,10 +35,10 @@ Passes over the data:
   out-of-fold predictions.
 
 Folds on Dask data (:func:`fold_spec`), computed block by block: an int
-``k`` or ``KFold(k)`` is scikit-learn's unshuffled ``KFold(k)``, contiguous
-row ranges, also for classifiers (in memory an int stratifies classifiers'
-CV methods, and the searches draw one shuffled partition; shuffle the rows
-when writing the data if they are ordered);
+``k`` is the in-memory rule (scikit-learn's ``check_cv``): unshuffled
+``KFold(k)``, contiguous row ranges, for regressors and unshuffled
+``StratifiedKFold(k)`` for classifiers (one pass of per-block class
+counts); ``KFold(k)`` and ``StratifiedKFold(k)`` unshuffled likewise;
 ``GroupKFold(k)`` with ``groups`` assigns whole groups as scikit-learn does
 (largest first, each to the lightest fold) and ``LeaveOneGroupOut()``
 gives a fold per group.  Any other splitter (shuffled, stratified, ...)
@@ -48,29 +49,32 @@ or explicit (train, test) pairs is materialised as one fold label per row
 from ...basis.random import DEFAULT_N_BASIS
 from ...cv import FoldSpec
 from .. import is_dask_collection
-from .criterion import DaskSparseCV
 from .folds import fold_spec
 from .passes import report_passes, run_pass, shared, tree_reduce
 from .rows import (
-           RowData,
-           as_input_array,
-           as_row_data,
-           count_classes,
-           decision_blocks,
-           frame_to_arrays,
-           take_rows,
+    RowData,
+    as_input_array,
+    as_row_data,
+    count_classes,
+    decision_blocks,
+    frame_to_arrays,
+    take_rows,
 )
+from .source import DaskRows
 from .sparse import (
-           DaskSparseFit,
-           basis_context,
-           check_mode,
-           draw_basis,
-           fit_sparse,
-           moments_pass,
-           total_moments,
+    DaskFolds,
+    DaskSparseFit,
+    basis_context,
+    check_mode,
+    draw_basis,
+    fit_sparse,
+    moments_pass,
+    resolve_dask_cv,
+    total_moments,
 )
 
 __all__ = ["is_dask_collection", "RowData", "as_row_data", "as_input_array", "decision_blocks", "frame_to_arrays",
-           "FoldSpec", "fold_spec", "DaskSparseFit", "fit_sparse", "DaskSparseCV", "report_passes", "draw_basis",
+           "FoldSpec", "fold_spec", "DaskSparseFit", "fit_sparse", "DaskRows", "report_passes", "draw_basis",
            "basis_context", "count_classes", "moments_pass", "total_moments", "run_pass", "tree_reduce", "shared",
-           "take_rows", "check_mode", "DEFAULT_N_BASIS"]
+           "take_rows", "check_mode", "DEFAULT_N_BASIS", "DaskFolds",
+           "resolve_dask_cv"]

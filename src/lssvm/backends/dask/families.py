@@ -26,18 +26,15 @@ equal to :func:`lssvm.basis.random_basis` when the rows are distinct), and
 (``RENYI_POOL_FACTOR`` times the pool size).  Methods that need every row
 in memory (k-center, FVS, "all") raise a clear error.
 
-Folds: an integer ``cv`` is unshuffled ``KFold(k)`` (contiguous row ranges)
-for regressors and ``StratifiedKFold(k)`` for classifiers (its fold labels
-are computed in memory: O(m) integers); see :func:`lssvm.backends.dask.fold_spec` for splitters.
+Folds: those of :func:`lssvm.backends.dask.fold_spec`, the in-memory rule
+(an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
+``StratifiedKFold(k)`` for classifiers, from per-block class counts).
 """
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import dask
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
 from ..._parallel import serial_region
@@ -54,10 +51,9 @@ from ...solvers.row_blocks import (
     merge_moments,
     solution_from_moments,
 )
-from .folds import fold_spec
 from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
-from .sparse import DaskSparseFit, draw_basis, moments_pass, total_moments
+from .sparse import DaskSparseFit, draw_basis, moments_pass, resolve_dask_cv, total_moments
 
 __all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows",
            "RENYI_POOL_FACTOR"]
@@ -68,13 +64,9 @@ RENYI_POOL_FACTOR = 20
 
 # ---------------------------------------------------------------- folds
 def folds_for(cv, data, classification):
-    """Fold assignment of ``cv`` on ``data``: an int is ``KFold(k)``
-    (contiguous ranges) for regressors, ``StratifiedKFold(k)`` for
-    classifiers; else as :func:`lssvm.backends.dask.fold_spec`."""
-    if classification and isinstance(cv, Integral) and not isinstance(cv, bool):
-        cv = StratifiedKFold(int(cv))
-    y = data.y
-    return fold_spec(cv, data, lambda: (y if y.ndim == 1 else y[:, 0]).compute())
+    """Folds of ``cv`` on ``data`` (:class:`~lssvm.backends.dask.DaskFolds`):
+    the rule of :func:`lssvm.backends.dask.fold_spec`, the in-memory one."""
+    return resolve_dask_cv(cv, data, classifier=classification)
 
 
 def _row_indices(rows, m, name):
@@ -211,22 +203,24 @@ def _task_gram(x, y, g, row0, Z, kernel, classes, spec):
     return block_gram_sums(x, y, folds, row0, Z, kernel, classes)
 
 
-def gram_pass(data, Z, kernel, classes=None, spec=None, label="training pass"):
-    """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass."""
-    z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(spec)
-    parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in data.blocks()]
+def gram_pass(data, Z, kernel, classes=None, folds=None, label="training pass"):
+    """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass
+    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None)."""
+    rows = data if folds is None else folds.data  # with the groups the assignment reads
+    z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(None if folds is None else folds.spec)
+    parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in rows.blocks()]
     return run_pass(label, tree_reduce(parts, merge_moments))
 
 
-def summed_rows(data, Z, kernel, classes=None, spec=None, label="training pass"):
+def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"):
     """The rows of a fixed-size fit as sums (:class:`SummedRows`): one pass,
-    split by the folds of ``spec`` if given."""
-    sums = gram_pass(data, Z, kernel, classes, spec, label)
+    split by ``folds`` if given."""
+    sums = gram_pass(data, Z, kernel, classes, folds, label)
     total = total_moments(sums)
     fold_sums = None
-    if spec is not None:
+    if folds is not None:
         empty = GramSums(np.zeros_like(total.gram), np.zeros_like(total.rhs), np.zeros_like(total.yy), 0)
-        fold_sums = [sums.get(f, empty) for f in range(spec.n_folds)]
+        fold_sums = [sums.get(f, empty) for f in range(folds.spec.n_folds)]
     return SummedRows(total, kernel(Z, Z), fold_sums)
 
 

@@ -93,7 +93,7 @@ class DaskNystromCV(_DaskRowsCV):
         k = count_or_fraction("rank", self.rank_spec, 0.5, idx.size)
         fit = fit_nystrom(self.data, kern, (Z, idx), k, 1e-10, self.classes)
         sums = fit.loo_sums(self.alphas) if self.loo else fit.cv_sums(self.spec, self.alphas, "keep")
-        return self._finish(sums["sse"], sums["wrong"], {})
+        return self._finish(sums.sse, sums.wrong, {})
 
     @property
     def columns(self):

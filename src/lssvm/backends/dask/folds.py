@@ -6,17 +6,19 @@ from __future__ import annotations
 import warnings
 from numbers import Integral
 
+import dask
 import dask.array as da
 import numpy as np
-from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
+from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut, StratifiedKFold
 
-from ...cv import FoldSpec
+from ...cv import FoldSpec, stratifiable
 from .passes import run_pass
+from .rows import RowData
 
-__all__ = ["fold_spec"]
+__all__ = ["fold_spec", "stratified_spec", "labels_as_groups"]
 
 
-def fold_spec(cv, data, y_labels=None):
+def fold_spec(cv, data, y_labels=None, classifier=False):
     """Fold assignment for ``cv`` on ``data`` (see :mod:`lssvm.backends.dask`).
 
     Parameters
@@ -25,6 +27,18 @@ def fold_spec(cv, data, y_labels=None):
     data : RowData
     y_labels : callable, optional
         Returns the targets in memory, for splitters that need them.
+    classifier : bool, default=False
+        An int ``cv`` stratifies on the class labels ``data.y``.
+
+    Notes
+    -----
+    The rule of an int ``cv`` is the in-memory one
+    (:func:`lssvm.cv.resolve_folds`, scikit-learn's ``check_cv``):
+    unshuffled ``KFold(k)``, contiguous row ranges of scikit-learn's sizes;
+    for a classifier unshuffled ``StratifiedKFold(k)``, computed from
+    per-block class counts (one pass) with
+    :meth:`lssvm.cv.FoldSpec.stratified_kfold`.  Use the returned spec
+    with the class labels as the rows' groups (:func:`labels_as_groups`).
 
     Returns
     -------
@@ -32,13 +46,18 @@ def fold_spec(cv, data, y_labels=None):
     """
     m = data.n_samples
     if isinstance(cv, Integral) and not isinstance(cv, bool):
-        spec = FoldSpec.kfold(m, cv)
+        if not 2 <= cv <= m:
+            raise ValueError(f"cv={cv} folds needs 2 <= cv <= n_samples={m}")
         if data.groups is not None:
             warnings.warn("groups is ignored by an integer cv (KFold); pass GroupKFold or LeaveOneGroupOut "
                           "to use it", UserWarning, stacklevel=4)
-        return spec
+        if classifier:
+            return stratified_spec(data, int(cv), fall_back=True)
+        return FoldSpec.kfold(m, cv)
     if isinstance(cv, KFold) and not cv.shuffle:
         return FoldSpec.kfold(m, cv.n_splits)
+    if classifier and type(cv) is StratifiedKFold and not cv.shuffle:
+        return stratified_spec(data, cv.n_splits, fall_back=False)
     if isinstance(cv, (GroupKFold, LeaveOneGroupOut)) and data.groups is None:
         raise ValueError(f"{type(cv).__name__} needs groups")
     if isinstance(cv, GroupKFold) and not getattr(cv, "shuffle", False):
@@ -54,3 +73,45 @@ def fold_spec(cv, data, y_labels=None):
     else:
         pairs = cv
     return FoldSpec.from_test_sets((test for _, test in pairs), m)
+
+
+def _class_counts(labels, row0):
+    keys, first, counts = np.unique(np.asarray(labels).ravel(), return_index=True, return_counts=True)
+    return keys, first + row0, counts
+
+
+def stratified_spec(data, k, fall_back):
+    """Unshuffled ``StratifiedKFold(k)`` of the class labels ``data.y`` (one
+    pass of per-block class counts).  With ``fall_back``, labels that
+    cannot be stratified (no class has k rows) give ``KFold(k)`` with a
+    warning, as in memory."""
+    y = data.y if data.y.ndim == 1 else data.y[:, 0]
+    starts = data.offsets[:-1]
+    parts = [dask.delayed(_class_counts, pure=True)(b, int(r0))
+             for b, r0 in zip(y.to_delayed(optimize_graph=False).ravel(), starts.tolist(), strict=True)]
+    per_block = run_pass("counting classes per block", parts)
+    keys = np.unique(np.concatenate([p[0] for p in per_block]))
+    counts = np.zeros((len(per_block), keys.size), dtype=np.int64)
+    first = np.full(keys.size, data.n_samples, dtype=np.int64)
+    for b, (kb, fb, cb) in enumerate(per_block):
+        j = np.searchsorted(keys, kb)
+        counts[b, j] = cb
+        first[j] = np.minimum(first[j], fb)
+    total = counts.sum(axis=0)
+    if fall_back and not stratifiable(np.repeat(np.arange(keys.size), total), k):
+        return FoldSpec.kfold(data.n_samples, k)
+    if np.all(k > total):
+        raise ValueError(f"n_splits={k} cannot be greater than the number of members in each class.")
+    if k > total.min():
+        warnings.warn(f"The least populated class in y has only {total.min()} members, which is less than "
+                      f"n_splits={k}.", UserWarning, stacklevel=4)
+    return FoldSpec.stratified_kfold(keys, first, counts, starts, k)
+
+
+def labels_as_groups(spec, data):
+    """The rows a fold assignment reads: with the class labels as groups for
+    a "stratified" spec, else ``data`` itself."""
+    if spec.kind != "stratified":
+        return data
+    y = data.y if data.y.ndim == 1 else data.y[:, 0]
+    return RowData(data.X, data.y, y, data.offsets)

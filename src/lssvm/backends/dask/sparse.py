@@ -9,14 +9,15 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import dask
 import dask.array as da
 import numpy as np
 
+from ..._sums import warn_if_overflow
 from ...basis import draw_basis_rows, drop_near_duplicates
-from ...cv import BASIS_IN_HOLDOUT, FoldSpec
+from ...cv import BASIS_IN_HOLDOUT, ErrorSums, FoldSpec, not_in_memory
 from ...cv.row_blocks import (
     block_fold_outputs,
     block_refit_moments,
@@ -35,12 +36,12 @@ from ...solvers.row_blocks import (
     solution_from_moments,
 )
 from ...solvers.sparse_rls import warn_tiny_leverage
-from .folds import fold_spec
+from .folds import fold_spec, labels_as_groups
 from .passes import run_pass, shared, tree_reduce
 from .rows import RowData, as_row_data, take_rows
 
 __all__ = ["DaskSparseFit", "fit_sparse", "draw_basis", "basis_context", "moments_pass", "total_moments",
-           "check_mode"]
+           "check_mode", "DaskFolds", "resolve_dask_cv"]
 
 
 def _task_moments(x, y, g, row0, ctx, spec, train_only):
@@ -101,9 +102,25 @@ def basis_context(Z, kernel, rcond, classes, n_features):
 
 
 # ------------------------------------------------------------ the fit
+@dataclass(frozen=True)
+class DaskFolds:
+    """Folds on Dask rows: the assignment and the rows (with the groups it reads)."""
+
+    spec: FoldSpec
+    data: RowData
+
+
+def resolve_dask_cv(cv, data, classifier=False):
+    """:class:`DaskFolds` of ``cv`` on ``data`` (:func:`fold_spec`)."""
+    y1 = None if data.y is None else (data.y if data.y.ndim == 1 else data.y[:, 0])
+    spec = fold_spec(cv, data, None if y1 is None else y1.compute, classifier=classifier)
+    return DaskFolds(spec, labels_as_groups(spec, data))
+
+
 @dataclass
 class DaskSparseFit:
-    """A sparse model trained on Dask data: what its CV methods need.
+    """A sparse model trained on Dask data: the Dask implementation of the
+    engine protocol (:class:`lssvm.cv.SparseEngine`).
 
     Attributes
     ----------
@@ -121,6 +138,8 @@ class DaskSparseFit:
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
 
+    rows_in_memory = False
+
     def loo_residuals(self, alphas):
         """Exact LOO residuals, a Dask array of shape (A, m, v) (lazy)."""
         alphas, _ = check_alphas(alphas)
@@ -134,13 +153,15 @@ class DaskSparseFit:
         return da.concatenate(parts, axis=1)
 
     def loo_sums(self, alphas, label="leave-one-out pass"):
-        """Sums of squared LOO residuals (A, v) and misclassified rows (A,)."""
+        """:class:`lssvm.cv.ErrorSums` of the exact LOO residuals (one pass)."""
+        alphas, _ = check_alphas(alphas)
         c, s, p = shared(self.ctx), shared(self.solution), shared(self.psi_mean)
         parts = [dask.delayed(_task_loo, pure=True)(x, y, r0, c, s, p, alphas, True)
                  for x, y, _, r0 in self.data.blocks()]
         out = run_pass(label, tree_reduce(parts, merge_sums))
-        warn_tiny_leverage(out["tiny_rows"], out["tiny"], stacklevel=4)
-        return out
+        warn_tiny_leverage(out["tiny_rows"], out["tiny"], stacklevel=5)
+        warn_if_overflow(out["sse"], "leave-one-out sums of squares", stacklevel=5)
+        return ErrorSums.from_pass(out, self.ctx.classes is not None)
 
     def targets(self):
         """Training targets as used in the fit (coded for classifiers), a
@@ -150,21 +171,40 @@ class DaskSparseFit:
         y2 = y if y.ndim == 2 else y[:, None]
         return y2.map_blocks(code_targets, self.ctx.classes, dtype=float, chunks=(y2.chunks[0], (v,)))
 
-    def with_groups(self, groups):
-        """The data with ``groups`` aligned to its rows."""
-        d = as_row_data(self.data.X, self.data.y, groups, numeric_y=self.ctx.classes is None)
-        return DaskSparseFit(d, self.ctx, self.solution, self.psi_mean, self.basis_indices, self.rcond)
+    @property
+    def n_samples(self):
+        return self.data.n_samples
 
-    def cross_validate(self, cv, alphas, groups=None, basis_in_holdout="remove", reduce=False):
-        """Out-of-fold outputs (A, m, v) as a Dask array, or with ``reduce``
-        the sums of :meth:`cv_sums` (``count`` included)."""
-        check_mode(basis_in_holdout)
-        fit = self if groups is None else self.with_groups(groups)
-        y1 = fit.data.y if fit.data.y.ndim == 1 else fit.data.y[:, 0]
-        spec = fold_spec(cv, fit.data, lambda: y1.compute())
-        if reduce:
-            return fit.cv_sums(spec, alphas, basis_in_holdout)
-        return fit.cv_outputs(spec, alphas, basis_in_holdout)
+    @property
+    def n_basis(self):
+        return self.ctx.basis.shape[0]
+
+    def in_memory(self, what, hint=""):
+        """Features that need the rows in memory raise a clear ValueError."""
+        raise not_in_memory(what, hint)
+
+    def resolve_cv(self, cv, groups=None, classifier=False):
+        """The :class:`DaskFolds` of ``cv`` (:func:`fold_spec`), ``groups``
+        aligned to the rows."""
+        data = self.data if groups is None else as_row_data(self.data.X, self.data.y, groups,
+                                                             numeric_y=self.ctx.classes is None)
+        return resolve_dask_cv(cv, data, classifier)
+
+    def _on(self, folds):
+        return self if folds.data is self.data else replace(self, data=folds.data)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
+        solved now (one pass), the outputs computed lazily."""
+        alphas, _ = check_alphas(alphas)
+        return self._on(folds)._cv_outputs(folds.spec, alphas, basis_in_holdout)
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        """:class:`lssvm.cv.ErrorSums` of the out-of-fold outputs (two passes)."""
+        alphas, _ = check_alphas(alphas)
+        out = self._on(folds)._cv_sums(folds.spec, alphas, basis_in_holdout)
+        warn_if_overflow(out["sse"], "cross-validation sums of squares", stacklevel=5)
+        return ErrorSums.from_pass(out, self.ctx.classes is not None)
 
     def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
         """Outputs (A, h, v) for training rows ``test_indices`` from the model
@@ -182,7 +222,8 @@ class DaskSparseFit:
             raise ValueError(f"test_indices must be distinct rows in [0, {m})")
         labels = np.full(m, -1, dtype=np.int64)
         labels[test] = 0
-        F = self.cv_outputs(FoldSpec("labels", 1, values=labels), alphas, basis_in_holdout)
+        alphas, _ = check_alphas(alphas)
+        F = self._cv_outputs(FoldSpec("labels", 1, values=labels), alphas, basis_in_holdout)
         return F[:, test]
 
     def _fold_models(self, spec, alphas, basis_in_holdout, label):
@@ -190,7 +231,8 @@ class DaskSparseFit:
         train_only = None
         removed = {}
         if self.basis_indices is not None and basis_in_holdout != "keep":
-            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(self.data.groups, rows))
+            g = self.data.groups
+            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(g, rows), lambda lo, hi: g[lo:hi].compute())
             if basis_in_holdout == "train":
                 train_only = np.sort(self.basis_indices)
             else:
@@ -209,9 +251,7 @@ class DaskSparseFit:
             models.update(refit_models(mom, ctxs, alphas))
         return models
 
-    def cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
-        """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
-        solved now (one pass), the outputs computed lazily."""
+    def _cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
         models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass")
         c, s, mo = shared(self.ctx), shared(spec), shared(models)
         v = self.solution.z.shape[1]
@@ -223,8 +263,7 @@ class DaskSparseFit:
             parts.append(da.from_delayed(task, shape=(alphas.size, b, v), dtype=float))
         return da.concatenate(parts, axis=1)
 
-    def cv_sums(self, spec, alphas, basis_in_holdout="remove"):
-        """Sums of squared out-of-fold residuals (A, v) and misclassified rows (A,)."""
+    def _cv_sums(self, spec, alphas, basis_in_holdout="remove"):
         models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass 1/2")
         c, s, mo = shared(self.ctx), shared(spec), shared(models)
         parts = [dask.delayed(_task_fold_outputs, pure=True)(x, y, g, r0, c, s, mo, alphas.size, True)

@@ -1,0 +1,264 @@
+"""The execution engine of a fitted sparse LS-SVM: one protocol, two
+implementations.
+
+An estimator (and the sparse CV criterion) holds one engine and calls only
+its methods, whatever holds the rows:
+
+* :class:`MemorySparseEngine` (here): the rows in memory; it wraps the
+  training factorisation (:class:`lssvm.solvers.SparseRLSFactorization`),
+  the exact hold-out engine (:class:`lssvm.cv.HoldoutEngine`) and
+  :func:`lssvm.cv.cross_val_predictions`, run on lssvm's threads (NumPy
+  row blocks and folds side by side) with the estimator's ``n_jobs``;
+* :class:`lssvm.backends.dask.DaskSparseFit`: the rows in Dask row blocks,
+  every method one or two passes over them.
+
+Both return the same values: NumPy (or, on Dask, lazy Dask) arrays for
+per-row results, :class:`ErrorSums` for reductions.  The protocol
+(:class:`SparseEngine`):
+
+========================================  =======================================
+``resolve_cv(cv, groups, classifier)``    the engine's folds of a ``cv``
+``loo_residuals(alphas)``                 exact LOO residuals (A, m, v)
+``loo_sums(alphas)``                      their :class:`ErrorSums`
+``cv_outputs(folds, alphas, mode)``       out-of-fold outputs (A, m, v)
+``cv_sums(folds, alphas, mode)``          their :class:`ErrorSums`
+``holdout_outputs(test, alphas, mode)``   outputs (A, h, v) of held-out rows
+``targets()``                             training targets (coded) (m, v)
+``in_memory(what)``                       the in-memory engine, or a clear error
+``n_samples``, ``n_basis``, ``rows_in_memory``  sizes; whether the rows are in memory
+========================================  =======================================
+
+Folds of an integer ``cv`` follow one rule everywhere (scikit-learn's
+``check_cv``: unshuffled ``KFold(k)`` for regressors, unshuffled
+``StratifiedKFold(k)`` for classifiers; :func:`lssvm.cv.resolve_folds`).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from .._sums import sum_squares, warn_if_overflow
+from .._threads import thread_scope
+from ..basis import basis_holders
+from ..solvers.row_blocks import misclassified
+from ..solvers.sparse_rls import warn_tiny_leverage
+from .folds import cross_val_predictions, resolve_folds
+from .holdout import HoldoutEngine
+
+__all__ = ["ErrorSums", "SparseEngine", "MemorySparseEngine", "not_in_memory"]
+
+
+@dataclass(frozen=True)
+class ErrorSums:
+    """Out-of-sample errors reduced over the rows, per alpha.
+
+    Attributes
+    ----------
+    sse : ndarray of shape (A, v)
+        Sums of squared residuals (of the coded targets for classifiers).
+    wrong : ndarray of shape (A,) or None
+        Misclassified rows (classifiers only).
+    count : int
+        Rows summed over.
+    """
+
+    sse: np.ndarray
+    wrong: np.ndarray | None
+    count: int
+
+    @classmethod
+    def from_pass(cls, sums, classification):
+        """From the dict of a reduced row-block pass (:func:`lssvm.solvers.row_blocks.merge_sums`)."""
+        return cls(np.asarray(sums["sse"]), np.asarray(sums["wrong"]) if classification else None,
+                   int(sums["count"]))
+
+
+class SparseEngine(Protocol):
+    """What an estimator and the sparse criterion call on a fitted model (see the module notes)."""
+
+    rows_in_memory: bool
+    n_samples: int
+    n_basis: int
+
+    def resolve_cv(self, cv, groups=None, classifier=False): ...
+
+    def loo_residuals(self, alphas): ...
+
+    def loo_sums(self, alphas) -> ErrorSums: ...
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"): ...
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove") -> ErrorSums: ...
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"): ...
+
+    def targets(self): ...
+
+    def in_memory(self, what, hint=""): ...
+
+
+def not_in_memory(what, hint=""):
+    """The error of a feature that needs the rows in memory (Dask fits)."""
+    return ValueError(f"{what} is not available for a model fitted on Dask collections; fit on a NumPy sample"
+                      + (f", {hint}" if hint else ""))
+
+
+class MemorySparseEngine:
+    """The sparse model's engine on rows in memory.
+
+    Parameters
+    ----------
+    fac : lssvm.solvers.SparseRLSFactorization
+        The training factorisation.
+    X : ndarray or sparse matrix of shape (m, d)
+        Training inputs (hold-outs that remove basis points re-evaluate
+        ``k(x_H, z_E)``).
+    basis_vectors : ndarray of shape (n, d)
+    basis_indices : ndarray of shape (n,) or None
+    kernel : lssvm.kernels.Kernel
+    rcond : float
+    classes : ndarray of shape (c,), optional
+        Class labels of a classifier (its targets are the +1/-1 codes).
+    n_jobs : int or None
+        Threads of the engine's work (lssvm's thread rule, :mod:`lssvm._threads`).
+    """
+
+    rows_in_memory = True
+
+    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None):
+        self.fac = fac
+        self.X = X
+        self.basis_vectors = basis_vectors
+        self.basis_indices = basis_indices
+        self.kernel = kernel
+        self.rcond = rcond
+        self.classes = classes
+        self.n_jobs = n_jobs
+        self._holders = None
+
+    @property
+    def solution(self):
+        return self.fac
+
+    @property
+    def n_samples(self):
+        return self.fac.n_samples
+
+    @property
+    def n_basis(self):
+        return self.basis_vectors.shape[0]
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        """Training targets (coded for classifiers), (m, v)."""
+        return self.fac.y_centered + self.fac.y_mean
+
+    def split_labels(self):
+        """What splitters stratify on: class codes, or the first output."""
+        Y = self.targets()
+        if self.classes is None:
+            return Y[:, 0]
+        return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
+
+    # ----------------------------------------------------------------- folds
+    def resolve_cv(self, cv, groups=None, classifier=False):
+        """Test-index arrays of ``cv`` (:func:`lssvm.cv.resolve_folds`); a
+        classifier warns about folds whose training rows lack a class."""
+        folds = resolve_folds(cv, self.n_samples, y=self.split_labels(), groups=groups, classifier=classifier)
+        if self.classes is not None:
+            self._check_fold_classes(folds)
+        return folds
+
+    def _check_fold_classes(self, folds):
+        codes = self.split_labels()
+        n = self.classes.size
+        for i, test in enumerate(folds):
+            train = np.ones(codes.size, dtype=bool)
+            train[test] = False
+            missing = np.setdiff1d(np.arange(n), np.unique(codes[train]))
+            if missing.size:
+                warnings.warn(
+                    f"fold {i}: its training rows hold no example of class(es) "
+                    f"{', '.join(map(str, self.classes[missing]))}, so its model never predicts them and "
+                    "every such held-out row counts as an error; use stratified folds (an int cv) or "
+                    "groups that mix the classes",
+                    UserWarning,
+                    stacklevel=5,
+                )
+                return
+
+    # ------------------------------------------------------------------- LOO
+    def loo_residuals(self, alphas):
+        """Exact LOO residuals (A, m, v), O(m r) per alpha."""
+        with thread_scope(self.n_jobs):
+            return self.fac.loo_residuals(alphas)
+
+    def loo_sums(self, alphas):
+        """:class:`ErrorSums` of the exact LOO residuals, reduced per row block
+        of about 1 MiB, never held for all rows; an overflowing sum gives a
+        NumericalWarning."""
+        fac = self.fac
+        m, v = fac.y_centered.shape
+        sse = np.zeros((alphas.size, v))
+        wrong = np.zeros(alphas.size, dtype=np.int64) if self.classes is not None else None
+        Y = self.targets()
+        tiny = []
+        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
+        with thread_scope(self.n_jobs):
+            for lo in range(0, m, step):
+                rows = slice(lo, min(lo + step, m))
+                R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)
+                tiny.append(lo + t)
+                sse += sum_squares(R, axis=1)
+                if wrong is not None:
+                    wrong += misclassified(Y[None, rows] - R, Y[rows])
+        warn_tiny_leverage(np.concatenate(tiny), stacklevel=5)
+        warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=5)
+        return ErrorSums(sse, wrong, m)
+
+    # ------------------------------------------------------ hold-out and CV
+    def holdout_engine(self):
+        """The exact hold-out engine (:class:`lssvm.cv.HoldoutEngine`)."""
+        if self._holders is None:  # O(m d) row hashing, once per fit
+            self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
+        return HoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
+                                         self.rcond)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        """Outputs (A, h, v) for training rows ``test_indices`` from the model trained without them."""
+        with thread_scope(self.n_jobs):
+            return self.holdout_engine().predict(test_indices, alphas, basis_in_holdout)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        """Out-of-fold outputs (A, m, v) for folds from :meth:`resolve_cv`."""
+        with thread_scope(self.n_jobs):
+            return cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout)
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        """:class:`ErrorSums` of the out-of-fold outputs, reduced per fold:
+        never all A x m x v outputs at once."""
+        Y = self.targets()
+        classify = self.classes is not None
+        sse = np.zeros((alphas.size, Y.shape[1]))
+        wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
+        lock = threading.Lock()
+
+        def sink(rows, F):
+            part = sum_squares(F - Y[None, rows], axis=1)
+            bad = misclassified(F, Y[rows]) if classify else None
+            with lock:
+                sse[...] += part
+                if classify:
+                    wrong[...] += bad
+
+        with thread_scope(self.n_jobs):
+            cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
+        warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
+        return ErrorSums(sse, wrong, Y.shape[0])
