@@ -25,7 +25,24 @@ Part "cost": one ``cv_error_and_gradient`` (LOO, d + 1 partials) against one
 ``SparseLSSVR(kernel="ard")`` fit on the same basis rows, m = 5000, n = 500,
 d = 32, best of 3.
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy] [--sets puma32H,friedman]
+Part "gp": the GP and ours on the same ``--gp-m`` rows of one data set
+(``--sets``, first name), ours before and after the GP (the machine is
+shared, so its load drifts).  The GP runs one L-BFGS-B start (no restart)
+capped at ``--gp-maxiter`` iterations; each of its evaluations (value and
+gradient of the log marginal likelihood) is timed and printed.
+
+Part "ct": the effect of Cawley & Talbot's regularisation where they
+found over-fitting of the selection criterion, on small training sets: the
+IDA binary benchmarks (``--ida-sets``, realisations 1..``--realisations``,
+the original partitions from /work/shared/data; test error rate) and
+Friedman #1 / puma32H at ``--small-m`` rows (``--realisations`` random
+draws; test MSE / variance).  ARD gradient search with and without
+``hyper_penalty``, and the isotropic grid, on a random basis of
+``min(--ct-basis, distinct rows / 2)`` rows (on 2-D banana, 200 basis
+points make ``K_BB`` singular at the isotropic optimum, where the search
+cannot start); mean and standard error over realisations.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct] [--sets puma32H,friedman]
 """
 
 from __future__ import annotations
@@ -47,11 +64,11 @@ DATA = "/work/shared/data"
 SETS = ("puma32H", "friedman", "pol", "elevators", "ailerons")
 
 
-def load(name, m, rng, n_test=4000):
+def load(name, m, rng, n_test=4000, seed=0):
     if name == "friedman":
         from sklearn.datasets import make_friedman1
 
-        X, y = make_friedman1(m + n_test, n_features=20, noise=1.0, random_state=0)
+        X, y = make_friedman1(m + n_test, n_features=20, noise=1.0, random_state=seed)
         return X[:m], y[:m], X[m:], y[m:]
     if name == "puma32H":
         f = pd.read_csv(f"{DATA}/puma32H.csv.gz").to_numpy()
@@ -117,14 +134,157 @@ def accuracy(args):
             mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
             rel = getattr(est, "feature_relevance_", None)
             top = "" if rel is None else " ".join(str(j) for j in np.argsort(rel)[::-1][:5])
+            widths = np.atleast_1d(getattr(est, "gamma_", 0.0)) if rel is not None else None
+            top_w = "" if widths is None else " ".join(str(j) for j in np.argsort(widths)[::-1][:5])
             rows.append(dict(data=name, d=Xtr.shape[1], method=label, m=X.shape[0], fit_s=round(t, 2),
-                             test_mse_rel=round(mse, 4), top5_relevance=top))
+                             test_mse_rel=round(mse, 4), top5_relevance=top, top5_width=top_w))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
     table = pd.DataFrame(rows)
     cols = list(table.columns)
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for r in table.itertuples(index=False):
         print("| " + " | ".join(str(v) for v in r) + " |")
+    return table
+
+
+def gp_at_scale(args):
+    """The GP (one start, capped iterations) and ours on the same ``--gp-m`` rows."""
+    from scipy.optimize import minimize
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    name = args.sets[0]
+    Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(0)))
+    var, d = yte.var(), Xtr.shape[1]
+    log = {"n": 0, "t": time.perf_counter(), "nit": 0}
+
+    def optimizer(obj_func, theta0, bounds):
+        def fun(theta):
+            out = obj_func(theta)
+            log["n"] += 1
+            now = time.perf_counter()
+            print(f"  GP evaluation {log['n']}: {now - log['t']:.1f} s (CPU {time.process_time():.0f} s in all), "
+                  f"-lml {out[0]:.2f}, "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            log["t"] = now
+            if args.gp_state and out[0] < log.get("best", np.inf):  # the best point so far, for a run cut short
+                log["best"] = out[0]
+                np.save(args.gp_state, theta)
+            return out
+
+        res = minimize(fun, theta0, method="L-BFGS-B", jac=True, bounds=bounds,
+                       options={"maxiter": args.gp_maxiter})
+        log["nit"], log["msg"] = res.nit, res.message
+        return res.x, res.fun
+
+    def ours(tag):
+        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                            max_evaluations=args.max_evaluations, n_restarts=1)
+        t0, c0 = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(Xtr, ytr)
+        t, c = time.perf_counter() - t0, time.process_time() - c0
+        mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+        print(f"ours ({tag}), m={len(ytr)}: fit {t:.1f} s (CPU {c:.1f} s), test MSE/var {mse:.4f}, "
+              f"{est.n_evaluations_} evaluations, load {os.getloadavg()[0]:.1f}", flush=True)
+        return t, mse
+
+    kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+    if args.gp_theta:  # score the GP at saved hyper-parameters (a run cut short), one fit without optimiser
+        gp = GaussianProcessRegressor(kern.clone_with_theta(np.load(args.gp_theta)), normalize_y=True, optimizer=None)
+        t0 = time.perf_counter()
+        gp.fit(Xtr, ytr)
+        mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+        print(f"GP at {args.gp_theta}, m={len(ytr)}: test MSE/var {mse:.4f} (fit without optimiser "
+              f"{time.perf_counter() - t0:.1f} s), -lml {-gp.log_marginal_likelihood_value_:.2f}\n  kernel: {gp.kernel_}")
+        return
+    ours("before the GP")
+    gp = GaussianProcessRegressor(kern, normalize_y=True, n_restarts_optimizer=0, random_state=0,
+                                  optimizer=optimizer)
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp.fit(Xtr, ytr)
+    t, c = time.perf_counter() - t0, time.process_time() - c0
+    mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+    print(f"GP, m={len(ytr)}, d={d}: fit {t:.1f} s (CPU {c:.1f} s), test MSE/var {mse:.4f}, {log['n']} evaluations, "
+          f"{log['nit']} iterations (cap {args.gp_maxiter}): {log.get('msg')}, load {os.getloadavg()[0]:.1f}",
+          flush=True)
+    print(f"  kernel: {gp.kernel_}", flush=True)
+    ours("after the GP")
+
+
+def markdown(table):
+    """A pandas DataFrame as a Markdown table (no tabulate dependency)."""
+    cols = [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in table.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def load_ida(name, k):
+    """IDA realisation ``k`` (1-based) of ``name``: (Xtr, ytr, Xte, yte), inputs standardised on the training rows."""
+    data = pd.read_csv(f"{DATA}/ida_{name}.csv.gz").to_numpy()
+    splits = pd.read_csv(f"{DATA}/ida_{name}_splits.csv.gz")
+    part = splits[splits.realisation == k].sort_values("position")
+    tr = data[part[part.set == "train"].row.to_numpy()]
+    te = data[part[part.set == "test"].row.to_numpy()]
+    mu, sd = tr[:, :-1].mean(0), tr[:, :-1].std(0)
+    sd[sd == 0] = 1.0
+    return (tr[:, :-1] - mu) / sd, tr[:, -1], (te[:, :-1] - mu) / sd, te[:, -1]
+
+
+def cawley_talbot(args):
+    """ARD with and without hyper_penalty, and the isotropic grid, on small training sets."""
+    from lssvm import SparseLSSVCCV
+
+    rows = []
+    jobs = [(name, k, "ida") for name in args.ida_sets for k in range(1, args.realisations + 1)]
+    jobs += [(name, k, "reg") for name in ("friedman", "puma32H") for k in range(args.realisations)]
+    for name, k, kind in jobs:
+        if kind == "ida":
+            Xtr, ytr, Xte, yte = load_ida(name, k)
+            Est = SparseLSSVCCV
+        else:
+            Xtr, ytr, Xte, yte = standardise(*load(name, args.small_m, np.random.default_rng(k), n_test=4000, seed=k))
+            Est = SparseLSSVRCV
+        nb = min(args.ct_basis, len(np.unique(Xtr, axis=0)) // 2)
+        made = {
+            "ARD": Est(kernel="ard", search="gradient", basis="random", n_basis=nb, random_state=k,
+                       max_evaluations=args.max_evaluations, n_restarts=1),
+            "ARD + CT": Est(kernel="ard", search="gradient", basis="random", n_basis=nb, random_state=k,
+                            max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=True),
+            "isotropic grid": Est(gamma=1.0, basis="random", n_basis=nb, random_state=k, scoring="mse"),
+        }
+        for label, est in made.items():
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                est.fit(Xtr, ytr)
+            t = time.perf_counter() - t0
+            stopped = any("stopped early" in str(w.message) for w in caught)
+            if kind == "ida":
+                err = float(np.mean(est.predict(Xte) != yte))
+            else:
+                err = float(np.mean((est.predict(Xte) - yte) ** 2) / yte.var())
+            trace = getattr(est, "gradient_trace_", None)
+            rows.append(dict(data=name, realisation=k, m=len(ytr), d=Xtr.shape[1], n_basis=nb, method=label,
+                             error=err, fit_s=t, evaluations=0 if trace is None else trace["mse"].size,
+                             stopped=stopped))
+            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    table = pd.DataFrame(rows)
+    summary = table.groupby(["data", "method"], sort=False).agg(
+        m=("m", "first"), d=("d", "first"), n_basis=("n_basis", "first"), runs=("error", "size"),
+        error=("error", "mean"), se=("error", lambda e: e.std(ddof=1) / np.sqrt(e.size)), fit_s=("fit_s", "mean"),
+        evaluations=("evaluations", "mean"), stopped_early=("stopped", "sum"))
+    print(markdown(summary.round(4).reset_index()))
+    wide = table.pivot_table(index=["data", "realisation"], columns="method", values="error")
+    diff = (wide["ARD + CT"] - wide["ARD"]).groupby(level=0)
+    paired = pd.DataFrame({"mean": diff.mean(), "se": diff.std(ddof=1) / np.sqrt(diff.size()),
+                           "wins": (wide["ARD + CT"] < wide["ARD"]).groupby(level=0).sum(),
+                           "losses": (wide["ARD + CT"] > wide["ARD"]).groupby(level=0).sum()})
+    print("paired ARD + CT minus ARD:\n" + markdown(paired.round(4).reset_index()))
     return table
 
 
@@ -143,22 +303,34 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
     p.add_argument("--gp-m", type=int, default=2000)
+    p.add_argument("--gp-maxiter", type=int, default=15000, help="cap on the GP optimiser's iterations (part gp)")
+    p.add_argument("--gp-state", default="", help="part gp: save the GP's best log hyper-parameters here (.npy)")
+    p.add_argument("--gp-theta", default="", help="part gp: only score the GP at these saved hyper-parameters")
     p.add_argument("--n-basis", type=int, default=300)
+    p.add_argument("--ida-sets", default="banana,breast_cancer,heart,german,ringnorm,waveform")
+    p.add_argument("--realisations", type=int, default=5)
+    p.add_argument("--small-m", type=int, default=200, help="training rows of Friedman / puma32H (part ct)")
+    p.add_argument("--ct-basis", type=int, default=100, help="largest basis (part ct)")
     p.add_argument("--max-evaluations", type=int, default=60)
     args = p.parse_args()
     args.sets = [s for s in args.sets.split(",") if s]
     args.skip = set(s for s in args.skip.split(",") if s)
+    args.ida_sets = [s for s in args.ida_sets.split(",") if s]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}")
     if args.part in ("cost", "all"):
         cost(args)
     if args.part in ("accuracy", "all"):
         accuracy(args)
+    if args.part == "gp":
+        gp_at_scale(args)
+    if args.part == "ct":
+        cawley_talbot(args)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from lssvm import (
     SparseLSSVRCV,
 )
 from lssvm.basis import default_n_basis, pivoted_cholesky, select_basis
-from lssvm.kernels import RBF, Polynomial, gamma_scale, resolve_gamma
+from lssvm.kernels import RBF, Laplacian, Polynomial, gamma_scale, resolve_gamma
 from lssvm.selection import CVPath, grid_search, nelder_mead_search
 
 
@@ -203,3 +203,30 @@ def test_estimator_search_warns_at_edge(rng):
     y = np.sin(6 * X[:, 0]) + 0.05 * rng.standard_normal(60)
     with pytest.warns(SearchEdgeWarning, match="gamma"):
         SparseLSSVRCV(basis="random", n_basis=30, random_state=0, param_space={"gamma": [1e-3, 2e-3]}).fit(X, y)
+
+
+def _unblocked_pivots(X, kern, n, first):
+    """Reference: greedy pivoted Cholesky one dense column at a time (O(m^2) memory), from pivot ``first``
+    (RBF and Laplacian diagonals tie: pivoted_cholesky draws the first pivot)."""
+    K = kern(X, X)
+    d = np.diag(K).copy()
+    G = np.zeros((X.shape[0], 0))
+    piv = []
+    j = first
+    for _ in range(n):
+        g = (K[:, j] - G @ G[j]) / np.sqrt(d[j])
+        G = np.column_stack([G, g])
+        d = np.maximum(d - g**2, 0.0)
+        d[piv + [j]] = 0.0
+        piv.append(j)
+        j = int(np.argmax(d))
+    return np.array(piv)
+
+
+@pytest.mark.parametrize("kern", [RBF(0.8), Laplacian(0.5)], ids=["rbf", "laplacian"])
+def test_blocked_pivoted_cholesky_keeps_the_unblocked_pivots(rng, kern):
+    """Many blocks (candidate sets) over 150 pivots: every pivot is still the global largest residual."""
+    X = rng.standard_normal((500, 3))
+    res = pivoted_cholesky(X, kern, n_basis=150, pivot_tol=1e-12, rcond=1e-14)
+    np.testing.assert_array_equal(res.indices, _unblocked_pivots(X, kern, res.indices.size, res.indices[0]))
+    assert res.indices.size == 150

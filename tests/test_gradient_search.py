@@ -103,3 +103,69 @@ def test_cli_select_gradient_ard_writes_relevance_and_trace(tmp_path):
     assert "relevance  " in res.output and "gamma=[" in res.output
     assert (rep / "relevance.png").is_file() and (rep / "trace.png").is_file()
     assert load_model(out).estimator.kernel_.gamma.shape == (4,)
+
+
+def _friedman(m, seed=0):
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(m, n_features=20, noise=1.0, random_state=seed)  # inputs 0-4 matter, 3 and 4 linearly
+    return (X - X.mean(0)) / X.std(0), (y - y.mean()) / y.std()
+
+
+def test_feature_relevance_is_the_rms_derivative_of_the_fitted_model():
+    from lssvm import SparseLSSVC, SparseLSSVR
+    from lssvm.estimators.gradient_search import feature_relevance
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 4)) * np.array([1.0, 2.0, 0.5, 1.0])
+    Y = np.c_[np.sin(X[:, 0]) + X[:, 1], X[:, 2] ** 2]
+    gamma = np.array([0.3, 0.05, 1.0, 0.2])
+    for model, targets in [(SparseLSSVR(kernel="ard", gamma=gamma, alpha=1e-2, basis="random", n_basis=25,
+                                        random_state=0), Y),
+                           (SparseLSSVC(kernel="ard", gamma=gamma, alpha=1e-2, basis="random", n_basis=25,
+                                        random_state=0), np.digitize(X[:, 0], [-0.5, 0.5]))]:
+        model.fit(X, targets)
+        f = model.decision_function if hasattr(model, "decision_function") else model.predict
+        h, sq = 1e-6, np.zeros(4)
+        for j in range(4):  # central differences of the fitted outputs
+            E = np.zeros(4)
+            E[j] = h
+            sq[j] = np.mean(np.sum(((f(X + E) - f(X - E)).reshape(80, -1) / (2 * h)) ** 2, axis=1))
+        r = np.sqrt(sq) * X.std(axis=0)
+        np.testing.assert_allclose(feature_relevance(model, X, block_size=7), r / r.sum(), rtol=1e-6)
+
+
+def test_friedman_relevant_inputs_rank_first_linear_ones_included():
+    # Friedman #1: 10 sin(pi x0 x1) + 20 (x2 - 1/2)^2 + 10 x3 + 5 x4, and 15 noise inputs.  The linear inputs
+    # 3 and 4 get small widths (a wide kernel fits a line), so the widths alone rank noise inputs above them.
+    X, y = _friedman(400)
+    est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=80, random_state=0,
+                        max_evaluations=40, n_restarts=0, gamma=1.0,
+                        param_space={"gamma": 2.0 ** np.arange(-11, -1)}, alphas=np.logspace(-5, 1, 7)).fit(X, y)
+    rel = est.feature_relevance_
+    assert rel.shape == (20,) and rel.sum() == pytest.approx(1.0)
+    assert set(np.argsort(rel)[::-1][:5]) == {0, 1, 2, 3, 4}
+    assert rel[[3, 4]].min() > 3 * np.delete(rel, range(5)).max()  # a clear gap, not a near tie
+
+
+def test_cawley_talbot_objective_and_its_gradient():
+    from lssvm.estimators.gradient_search import search_objective
+    from lssvm.selection import cv_error_and_gradient
+
+    X, y = _data(m=60, d=3)
+    rows = np.arange(0, 60, 3)
+
+    def objective(theta, penalty):
+        g = np.exp(theta[:3])
+        value, grad = cv_error_and_gradient(X, y, rows, "ard", {"gamma": g}, float(np.exp(theta[-1])))
+        return search_objective(value, grad, g, 60, penalty), value
+
+    theta = np.log([0.3, 0.1, 0.05, 1e-2])
+    for penalty in (False, True):
+        (obj, gobj), value = objective(theta, penalty)
+        omega = 0.5 * np.sum(np.exp(2 * theta[:3]))
+        # (N/2) log PRESS + (p/2) log Omega, divided by N/2 = 30, up to a constant
+        assert obj == pytest.approx(np.log(value) + penalty * (3 / 60) * np.log(omega), rel=1e-12)
+        fd = [(objective(theta + h, penalty)[0][0] - objective(theta - h, penalty)[0][0]) / 2e-6
+              for h in 1e-6 * np.eye(4)]
+        np.testing.assert_allclose(gobj, fd, rtol=1e-5, atol=1e-9)

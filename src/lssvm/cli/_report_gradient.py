@@ -1,5 +1,5 @@
 """Figures of a gradient search (issue 20) for the ``lssvm select`` report:
-the relevance of each input (normalised ARD widths) and the optimisation
+the relevance of each input (RMS derivative of the fitted model) and the optimisation
 trace."""
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ def gradient_figures(plt, search, folder, feature_names=None):
         order = np.argsort(rel)
         fig, ax = plt.subplots(figsize=(6.4, max(2.5, 0.25 * rel.size + 1)))
         ax.barh([names[j] for j in order], rel[order])
-        ax.set_xlabel("relevance (ARD width / sum of widths)")
+        ax.set_xlabel("relevance (RMS df/dx_j x sd_j, normalised)")
         ax.set_title("Input relevance")
         fig.tight_layout()
         fig.savefig(folder / "relevance.png", dpi=110)
         plt.close(fig)
-        figures.append(("Input relevance (ARD widths)", "relevance.png"))
+        figures.append(("Input relevance (model sensitivity)", "relevance.png"))
     if trace["mse"].size:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         for k in np.unique(trace["start"]):
