@@ -47,10 +47,9 @@ class GramSums:
 
     Attributes
     ----------
-    gram : ndarray of shape (M + 1, M + 1)
-        ``[K 1]^T [K 1]``.
-    rhs : ndarray of shape (M + 1, v)
-        ``[K 1]^T Y``.
+    gram, rhs : ndarray
+        ``[K 1]^T [K 1]`` (M + 1, M + 1) and ``[K 1]^T Y`` (M + 1, v), as
+        in :class:`FixedSizeSystem`.
     yy : ndarray of shape (v,)
         ``sum y^2`` per output (for validation errors from sums).
     n_samples : int

@@ -14,12 +14,10 @@ the two k-fold passes), each reduced to sums in the tasks.
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..._params import check_int, count_or_fraction
+from ..._params import count_or_fraction
 from ...basis import near_duplicate_free
 from ...cv.fixed_size import chosen_sizes, scdp_seed
 from ...selection.criteria import CVPath
@@ -104,6 +102,9 @@ class DaskFixedSizeCV(_DaskRowsCV):
     """:class:`lssvm.selection.FixedSizeCV` on Dask data: each alpha scored by
     the MSE at the model size the size rule picks on the fast v-fold curves.
 
+    The search checks the model parameters first (the estimator's own
+    checks); this criterion checks only what Dask input adds.
+
     Attributes
     ----------
     refit_random_state : int
@@ -118,14 +119,8 @@ class DaskFixedSizeCV(_DaskRowsCV):
         if size_metric != "mse":
             raise ValueError(f"scoring={size_metric!r} needs the rows in memory (misclassified rows per model size); "
                              "on Dask input fixed-size searches use scoring='mse' (the paper's PRESS criterion)")
-        for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
-            check_int(name, value)
-        if max_size is not None:
-            check_int("max_size", max_size)
-        if not (isinstance(nu, Real) and np.isfinite(nu) and nu > 0):
-            raise ValueError(f"nu must be a finite number > 0; got {nu!r}")
-        if solver not in ("scdp", "scdpp", "direct"):
-            raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
+        # the model's parameters (solver, nu, max_size, ...) are checked by the search beforehand,
+        # with the checks of the estimator it refits
         super().__init__(X, y, cv=cv, **kw)
         self.solver, self.max_size, self.nu = solver, max_size, float(nu)
         self.n_candidates = n_candidates if solver == "scdpp" else None
