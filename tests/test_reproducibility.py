@@ -209,9 +209,9 @@ def _fixed_size_cases(cls, data, splitter):
         Case(cls, dict(prototypes="renyi", n_prototypes=15, cv=5), data, key, label="renyi-scdp-cv5"),
         Case(cls, dict(prototypes="kcenter", n_prototypes=0.3, solver="direct", cv=5), data, key,
              label="kcenter-fraction-direct-cv5"),
-        # only the fold shuffle is random: it moves the CV curve
-        Case(cls, dict(prototypes="all", cv=5, max_size=20), data, "cv_curve_",
-             label="all-scdp-shuffled-folds"),
+        # an int cv is unshuffled (Stratified)KFold (issue 18): the seed must not move the CV curve
+        Case(cls, dict(prototypes="all", cv=5, max_size=20), data, "cv_curve_", random=False,
+             label="all-scdp-int-folds"),
         # SCDPP's candidate draws alone
         Case(cls, dict(prototypes="all", solver="scdpp", n_candidates=5, cv=None, max_size=15), data,
              "selection_order_", label="all-scdpp-nocv"),

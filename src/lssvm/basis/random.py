@@ -30,13 +30,15 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     Returns
     -------
     indices : ndarray of shape (n_basis,)
-        Sorted row indices into ``X``.  Rows that repeat an earlier row are
-        never drawn, so the basis kernel matrix has no duplicate rows.
+        Sorted row indices into ``X``.  No two drawn rows are equal, so the
+        basis kernel matrix has no duplicate rows.
 
     Notes
     -----
-    O(m d log m) for the duplicate check, then O(m) for the draw.  The draw
-    keeps the rows with the ``n_basis`` smallest of m uniform keys, not
+    O(m d log m) for the duplicate check, then O(m) for the draw
+    (:func:`draw_basis_rows`, shared with Dask input).  The draw keeps the
+    rows with the ``n_basis`` smallest of m uniform keys (skipping
+    repeats), not
     ``rng.choice(m, n, replace=False)``: that is the first n entries of
     ``rng.permutation(m)``, which is exactly the first test fold of
     ``KFold(shuffle=True)`` with the same seed, so a user passing such a
@@ -53,19 +55,16 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     """
     X = check_input(X)
     n_basis = check_count("n_basis", n_basis, allow_none=True)
-    first = unique_row_indices(X)
+    n_distinct = unique_row_indices(X).size
     if n_basis is None:
-        n_basis = min(DEFAULT_N_BASIS, first.size)
-    if n_basis > first.size:
+        n_basis = min(DEFAULT_N_BASIS, n_distinct)
+    if n_basis > n_distinct:
         raise ValueError(
-            f"n_basis={n_basis} exceeds the {first.size} distinct rows of X; "
+            f"n_basis={n_basis} exceeds the {n_distinct} distinct rows of X; "
             "lower n_basis"
         )
-    rng = check_random_state(random_state)
-    keys = rng.random_sample(first.size)
-    if n_basis == first.size:
-        return first
-    return np.sort(first[np.argpartition(keys, n_basis - 1)[:n_basis]])
+    # the one random draw, shared with rows not in memory (Dask): the same rows for the same seed
+    return draw_basis_rows(X.shape[0], X.shape[1], lambda rows: X[rows], "random", n_basis, random_state)[1]
 
 
 def draw_basis_rows(n_rows, n_features, take_rows, basis, n_basis, random_state):
@@ -92,10 +91,13 @@ def draw_basis_rows(n_rows, n_features, take_rows, basis, n_basis, random_state)
 
     Notes
     -----
-    A random basis keeps the rows with the ``n_basis`` smallest of
-    ``n_rows`` uniform keys (see :func:`random_basis` for why not
-    ``rng.choice``); a few spare rows are fetched so that repeated rows can
-    be skipped, so the draw reads O(n_basis) rows, not all of them.
+    A random basis takes the rows in the order of ``n_rows`` uniform keys,
+    skipping rows that repeat an earlier one, until it has ``n_basis`` (see
+    :func:`random_basis` for why not ``rng.choice``).  About
+    ``1.25 n_basis`` rows are fetched (more only when many repeat), so the
+    draw reads O(n_basis) rows, not all of them.  The in-memory
+    :func:`random_basis` is this draw: the same seed gives the same rows in
+    memory and on Dask.
     """
     m = n_rows
     if isinstance(basis, str):
@@ -109,15 +111,19 @@ def draw_basis_rows(n_rows, n_features, take_rows, basis, n_basis, random_state)
         if not isinstance(n, Integral) or isinstance(n, bool) or not 1 <= n <= m:
             raise ValueError(f"n_basis must be an integer in [1, {m}] (the number of rows); got {n_basis!r}")
         rng = check_random_state(random_state)
-        k = min(m, n + n // 4 + 8)
         keys = rng.random_sample(m)
-        cand = np.argpartition(keys, k - 1)[:k] if k < m else np.arange(m)
-        cand = cand[np.argsort(keys[cand])]
-        Zc = take_rows(cand)
-        first = unique_row_indices(Zc)
+        k = min(m, n + n // 4 + 8)
+        while True:  # the rows in key order, skipping repeats; more rows fetched only if too many repeat
+            cand = np.argpartition(keys, k - 1)[:k] if k < m else np.arange(m)
+            cand = cand[np.argsort(keys[cand], kind="stable")]
+            Zc = take_rows(cand)
+            first = unique_row_indices(Zc)
+            if first.size >= n or k == m:
+                break
+            k = min(m, 2 * k)
         if first.size < n:
-            raise ValueError(f"found only {first.size} distinct rows among {cand.size} drawn; lower n_basis")
-        keep = first[:n] if first.size == cand.size else np.sort(first)[:n]
+            raise ValueError(f"found only {first.size} distinct rows among {cand.size}; lower n_basis")
+        keep = np.sort(first)[:n]
         idx = cand[keep]
         order = np.argsort(idx)
         return Zc[keep][order], idx[order]

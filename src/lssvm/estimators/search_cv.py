@@ -14,6 +14,7 @@ those rows, so ``best_estimator_`` is exactly the model whose CV score is
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -135,7 +136,7 @@ class _BaseSearchCV(BaseEstimator):
         if space is None:
             name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
             return {} if name == "linear" else {"gamma": self._scale * DEFAULT_CV_GAMMA_FACTORS}
-        if not isinstance(space, dict):
+        if not isinstance(space, Mapping):
             raise ValueError(f"param_space must be a dict of kernel parameter -> values or (low, high); got {space!r}")
         out = {}
         for k, v in space.items():

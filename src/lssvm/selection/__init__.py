@@ -14,10 +14,10 @@ from .criteria import (
     DenseLSSVMCV,
     FixedSizeCV,
     NystromCV,
-    SparseLSSVMCV,
 )
 from .csa import CSAResult, coupled_simulated_annealing
 from .gradient import cv_error_and_gradient
 from .search import MAX_EVALUATIONS, SearchResult, csa_search, grid_search, nelder_mead_search
+from .sparse_cv import SparseLSSVMCV
 
 __all__ = ["MAX_EVALUATIONS", "DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "SearchResult", "grid_search", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing", "cv_error_and_gradient"]

@@ -1,0 +1,131 @@
+"""The sparse LS-SVM's exact CV criterion over an alpha path, on rows in
+memory or on a row source (Dask), through one engine protocol
+(:class:`lssvm.cv.SparseEngine`)."""
+
+from __future__ import annotations
+
+from .._threads import check_n_jobs, uses_threads
+from ..basis import select_basis
+from ..basis.duplicates import near_duplicate_free
+from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine
+from ..kernels import gamma_scale
+from ..solvers import check_alphas, factorize_sparse_rls
+from .criteria import DEFAULT_ALPHAS, _RowsCV
+from .evidence import gcv_path, log_evidence_path
+
+__all__ = ["SparseLSSVMCV"]
+
+
+class SparseLSSVMCV(_RowsCV):
+    """Exact CV of the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012).
+
+    Parameters
+    ----------
+    X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
+        As for :class:`DenseLSSVMCV`.  ``cv="loo"`` is the exact LOO of Cawley & Talbot 2004 (a
+        left-out basis point stays a basis function); k-fold and group folds
+        are the exact hold-outs of Pahikkala et al. 2012.
+    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
+        As for :class:`lssvm.SparseLSSVR`.  "random", "kcenter" and row
+        indices are drawn once; so is "pchol", at the fixed width or, when
+        the width is searched, at ``gamma="scale"``
+        (:func:`lssvm.kernels.gamma_scale`); "fvs", "renyi" and "greedy"
+        are redrawn per candidate from a fixed seed.
+    n_basis : int, optional
+    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
+        Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
+    basis_alpha : float, default=1.0
+        The alpha at which ``basis="greedy"`` ranks candidates.
+    basis_tol, pivot_tol, basis_candidates, rcond
+        As for :class:`lssvm.SparseLSSVR`.
+
+    Notes
+    -----
+    Per call: the basis selection, O(m n d) kernel values (from cached
+    distances for a fixed basis and RBF), O(m n^2 + n^3) factorisation;
+    per alpha O(m n) for LOO, or one exact hold-out per fold.
+    """
+
+    def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
+                 basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
+        if basis_in_holdout not in BASIS_IN_HOLDOUT:
+            raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
+        self.basis_in_holdout = basis_in_holdout
+        self.rcond = rcond
+        self.selections = {}
+        self.source = None
+        if getattr(X, "rows_in_memory", True) is False:  # a row source (lssvm.backends.dask.DaskRows)
+            self._init_source(X, basis, n_basis, **kw)
+            return
+        super().__init__(X, y, **kw)
+        self._cv_folds = self.folds
+
+        def draw(kern, rng):
+            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
+            sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
+                               alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
+                               n_candidates=basis_candidates, random_state=rng)
+            if sel.indices is None:
+                raise ValueError("the basis must come from the training rows: a method name or row indices")
+            return sel.indices
+
+        independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
+        self._init_rows(independent, draw)
+
+    def _init_source(self, source, basis, n_basis, *, kernel="rbf", cv="loo", alphas=None, classification=False,
+                     groups=None, random_state=None, kernel_params=None, n_jobs=None):
+        """Rows not in memory (Dask): the basis ("random", row indices or
+        points) is drawn once, the folds assigned by passes; every candidate
+        then trains and scores by passes of the row source's engine."""
+        if groups is not None:
+            raise ValueError("pass the groups to the row source (DaskRows), not to the criterion")
+        self.n_jobs = check_n_jobs(n_jobs)
+        self.source = source
+        self.data = getattr(source, "data", None)
+        self.classification = bool(classification)
+        self.classes = source.classes
+        self.alphas, _ = check_alphas(DEFAULT_ALPHAS if alphas is None else alphas)
+        self.kernel = kernel
+        self.kernel_params = dict(kernel_params or {})
+        self.loo = isinstance(cv, str) and cv == "loo"
+        if isinstance(cv, str) and not self.loo:
+            raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
+        self._cv_folds = None if self.loo else source.resolve_cv(cv, self.classification)
+        self.folds = None  # the rows are not in memory: no test-index arrays
+        self._seed = None  # draw_seed: the basis is drawn once
+        self._basis = source.draw_basis(basis, n_basis, random_state)
+        self.n_evaluations = 0
+
+    def rows_for(self, **params):
+        if self.source is None:
+            return super().rows_for(**params)
+        Z, idx = self._basis
+        if idx is None:
+            return None
+        return idx[near_duplicate_free(Z, self._kernel(params))]
+
+    def basis_points(self):
+        """The basis points (n, d) every candidate used (a basis given as points, Dask rows)."""
+        return self._basis[0]
+
+    def _fit_engine(self, kern, params):
+        """The engine (:class:`lssvm.cv.SparseEngine`) of the candidate's model."""
+        if self.source is not None:
+            return self.source.fit_engine(kern, self._basis, self.rcond)
+        rows, K_mn = self._rows_and_columns(kern, params)
+        fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
+        return MemorySparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
+
+    @uses_threads
+    def __call__(self, **params):
+        engine = self._fit_engine(self._kernel(params), params)
+        if self.loo:
+            sums = engine.loo_sums(self.alphas)
+        else:
+            sums = engine.cv_sums(self._cv_folds, self.alphas, self.basis_in_holdout)
+        info = {"n_basis": engine.n_basis}
+        if not self.classification and engine.rows_in_memory:  # O(r) per alpha from the same factorisation
+            info.update(gcv=gcv_path(engine.fac, self.alphas).mean(axis=1),
+                        evidence=log_evidence_path(engine.fac, self.alphas).sum(axis=1))
+        return self._path_from_sums(sums, info)
