@@ -178,12 +178,27 @@ def test_searches_equal_numpy(rng, cls, kw, task):
     assert np.array_equal(pa, pb) if task == "clf" else rel_err(pb, pa) < TOL
 
 
-def test_fixed_size_search_on_dask_scores_mse_by_default(rng):
-    X, y, _ = _problem(rng, m=500)
-    yc = _dask(rng, (y > 0).astype(int))
-    est = FixedSizeLSSVCCV(alphas=[0.3], param_space={"gamma": [1.0]}, cv=KFold(3), prototypes="random",
-                           n_prototypes=15, random_state=0).fit(_dask(rng, X), yc)
-    assert est.scoring_ == "mse"
+@pytest.mark.parametrize("solver", ["scdp", "direct"])
+def test_fixed_size_error_rate_on_dask_counts_in_a_pass(rng, solver):
+    # every fold's SCDP path first, then one pass of misclassified rows per size: the same curves, stops
+    # (rule (38) on the error rate) and sizes as stepping in memory
+    X, y, _ = _problem(rng, m=600)
+    yc = (y + 0.3 * rng.standard_normal(600) > 0).astype(int)
+    kw = dict(gamma=1.0, alpha=0.3, prototypes="random", n_prototypes=25, cv=4, random_state=2, solver=solver,
+              scoring="error_rate", stop_window=3, stop_tol=0.05)
+    a = FixedSizeLSSVC(**kw).fit(X, yc)
+    b = FixedSizeLSSVC(**kw).fit(_dask(rng, X), _dask(rng, yc))
+    assert b.cv_score_ == a.cv_score_ and np.all(b.model_size_ == a.model_size_)
+    if solver == "scdp":
+        assert np.array_equal(b.cv_curve_, a.cv_curve_) and a.cv_curve_.size < 26  # the stop rule fired
+    assert rel_err(b.coef_full_, a.coef_full_) < TOL
+    search = dict(alphas=[0.1, 1.0], param_space={"gamma": [0.5, 2.0]}, cv=3, prototypes="random",
+                  n_prototypes=20, random_state=1, solver=solver)
+    a = FixedSizeLSSVCCV(**search).fit(X, yc)
+    b = FixedSizeLSSVCCV(**search).fit(_dask(rng, X), _dask(rng, yc))
+    assert a.scoring_ == b.scoring_ == "error_rate"  # the same default as in memory
+    assert a.best_params_ == b.best_params_
+    assert np.array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
 
 
 # ----------------------------------------------------------------- errors
@@ -196,9 +211,9 @@ def test_what_needs_all_rows_is_refused_clearly(rng):
         NystromLSSVR(gamma=1.0, sampling="fvs").fit(Xd, yd)
     with pytest.raises(ValueError, match="predictor='low-rank'"):
         NystromLSSVR(gamma=1.0, predictor="exact").fit(Xd, yd)
-    with pytest.raises(ValueError, match="scoring='mse'"):
-        FixedSizeLSSVC(gamma=1.0, prototypes="random", n_prototypes=10, scoring="error_rate",
-                       cv=KFold(3)).fit(Xd, _dask(rng, (y > 0).astype(int)))
+    with pytest.raises(ValueError, match="two classes"):
+        FixedSizeLSSVCCV(scoring="error_rate", prototypes="random", n_prototypes=10).fit(
+            Xd, _dask(rng, np.digitize(y, [-0.5, 0.5])))
     with pytest.raises(ValueError, match="row indices must be in"):
         FixedSizeLSSVR(gamma=1.0, prototypes=np.array([1, 400])).fit(Xd, yd)
     est = NystromLSSVR(gamma=1.0, n_components=10, random_state=0).fit(Xd, yd)

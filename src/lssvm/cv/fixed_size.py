@@ -19,7 +19,7 @@ from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, normal_solve_e
 from ..solvers.scdp import SCDPState
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
-           "RowsInMemory", "SummedRows"]
+           "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]
 
 METRICS = ("mse", "error_rate")
 
@@ -256,6 +256,116 @@ def scdp_seed(rng):
 
 
 # ---------------------------------------------------------------------------
+# Fold curves in two stages: SCDP paths first, then one pass of their errors
+# ---------------------------------------------------------------------------
+# When a fold's rows are not in memory (Dask), its misclassified rows per model
+# size need a pass over them.  SCDP's path does not depend on the scores, so
+# each fold's run goes to k_m first (scdp_paths), one pass counts the errors of
+# every size (block_path_errors), and rule (38) is then applied to those scores
+# as fixed_size_cv_curves applies it step by step (curves_from_path_errors):
+# the same curves, stops and sizes.
+
+
+def scdp_paths(system, fold_sums, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0):
+    """Every fold's SCDP run to ``max_size`` per alpha and output.
+
+    Returns
+    -------
+    dict of int -> list of (order, coef_path)
+        Per fold, in the order (alpha, output): the chosen coordinates
+        (k,) and the lower-triangular (k, k) coefficients after each step.
+        O(k^2 M) per run.
+    """
+    kmax = system.n_coef if max_size is None else int(max_size)
+    alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    v = system.rhs.shape[1]
+    paths = {}
+
+    def work(f):
+        train = system.without(fold_sums[f])
+        runs = []
+        for alpha in alphas:
+            A = train.matrix(alpha, nu)
+            for j in range(v):
+                state = SCDPState(A, train.rhs[:, j], n_candidates, seed)
+                C = np.zeros((kmax, kmax))
+                while state.k < kmax and state.step() is not None:
+                    C[state.k - 1, : state.k] = state.coef
+                k = state.k
+                runs.append((state.order[:k].copy(), C[:k, :k]))
+        paths[f] = runs
+
+    parallel_map(work, range(len(fold_sums)))
+    return paths
+
+
+def block_path_errors(K, Y, folds, paths, n_alphas, n_sizes):
+    """SSE and misclassified rows (targets coded +1/-1) of one row block per
+    alpha, output, fold and model size, each row predicted by its fold's
+    path models.
+
+    Parameters
+    ----------
+    K : ndarray of shape (b, M)
+        The rows' kernel values at the prototypes.
+    Y : ndarray of shape (b, v)
+    folds : ndarray of shape (b,) of int
+    paths : dict of int -> list of (order, coef_path)
+        As :func:`scdp_paths` gives (coef_path (k, k'): one model per row).
+    n_alphas, n_sizes : int
+
+    Returns
+    -------
+    dict with "sse" and "wrong", ndarrays of shape (n_alphas, v, n_folds, n_sizes)
+        Summed by ``+`` over blocks.
+
+    Notes
+    -----
+    Per row: O(k^2) per alpha and output (all sizes at once).
+    """
+    Ka = augmented_rows(K)
+    v = Y.shape[1]
+    shape = (n_alphas, v, len(paths), n_sizes)
+    sse, wrong = np.zeros(shape), np.zeros(shape)
+    for f in np.unique(folds):
+        if int(f) not in paths:  # rows never held out
+            continue
+        sel = folds == f
+        Kf, Yf = Ka[sel], Y[sel]
+        for i, (order, C) in enumerate(paths[int(f)]):
+            a, j = divmod(i, v)
+            P = Kf[:, order] @ C.T  # (h, k): the fold's rows under every size
+            E = Yf[:, j : j + 1] - P
+            sse[a, j, f, : P.shape[1]] = np.einsum("hk,hk->k", E, E)
+            wrong[a, j, f, : P.shape[1]] = ((P > 0) != (Yf[:, j : j + 1] > 0)).sum(axis=0)
+    return {"sse": sse, "wrong": wrong}
+
+
+def curves_from_path_errors(errors, paths, fold_sizes, *, max_size, stop_window=10, stop_tol=None,
+                            stop_metric="mse"):
+    """:class:`SizeCurves` from the errors of full SCDP paths, rule (38)
+    applied to their scores as :func:`fixed_size_cv_curves` applies it while
+    stepping (the same stops, the same padding)."""
+    sse, wrong = errors["sse"].copy(), errors["wrong"].copy()
+    A, v, n_folds, kmax = sse.shape
+    stopped = np.zeros((A, v, n_folds), dtype=np.intp)
+    for f in range(n_folds):
+        for i, (order, _) in enumerate(paths[f]):
+            a, j = divmod(i, v)
+            scores = (sse if stop_metric == "mse" else wrong)[a, j, f, : order.size] / fold_sizes[f]
+            k = order.size
+            for t in range(1, order.size + 1):
+                if stop_rule_met(list(scores[:t]), stop_window, stop_tol):
+                    k = t
+                    break
+            stopped[a, j, f] = k
+            if 0 < k < kmax:
+                sse[a, j, f, k:] = sse[a, j, f, k - 1]
+                wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
+    return SizeCurves(sse, wrong, np.asarray(fold_sizes, dtype=float), stopped)
+
+
+# ---------------------------------------------------------------------------
 # The rows of a fixed-size fit, in memory or as sums (Dask input)
 # ---------------------------------------------------------------------------
 # A fixed-size fit needs from its rows: the system (sums), the folds' CV
@@ -292,7 +402,7 @@ class RowsInMemory:
     def fit_error(self, A_sel, sel, coef):
         return normal_solve_error(A_sel, augmented_rows(self.K)[:, sel], coef)
 
-    def direct_cv(self, system, alpha, nu, call):
+    def direct_cv(self, system, alpha, nu, call, count_wrong=True):
         """Per output: the SSE and misclassified rows (codes +1/-1) of the
         all-prototype model, one direct solve per fold."""
         v = self.Y.shape[1]
@@ -311,13 +421,16 @@ class RowsInMemory:
 
 @dataclass(frozen=True)
 class SummedRows:
-    """The rows as sums only (Dask input): the :class:`GramSums` of each fold
-    (``fold_sums``, None without CV) and of all rows (``total``), and the
-    prototype kernel.  Validation errors come from the sums (MSE only)."""
+    """The rows as sums (Dask input): the :class:`GramSums` of each fold
+    (``fold_sums``, None without CV) and of all rows (``total``), the
+    prototype kernel, and ``path_errors``: ``(paths, n_alphas, n_sizes) ->``
+    the summed :func:`block_path_errors` of all rows (one pass), for the
+    misclassification counts.  The MSE comes from the sums, without a pass."""
 
     total: object
     K_ZZ: np.ndarray
     fold_sums: list | None
+    path_errors: object = None
 
     def system(self):
         return FixedSizeSystem.from_sums(self.total, self.K_ZZ)
@@ -326,8 +439,20 @@ class SummedRows:
     def n_samples(self):
         return self.total.n_samples
 
-    def curves(self, system, alphas, **kw):
-        return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, **kw)
+    def _fold_sizes(self):
+        return np.array([fs.n_samples for fs in self.fold_sums], dtype=float)
+
+    def curves(self, system, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0, stop_window=10,
+               stop_tol=None, stop_metric="mse"):
+        if stop_metric == "mse":
+            return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, nu=nu,
+                                        max_size=max_size, n_candidates=n_candidates, seed=seed,
+                                        stop_window=stop_window, stop_tol=stop_tol)
+        kmax = system.n_coef if max_size is None else int(max_size)
+        paths = scdp_paths(system, self.fold_sums, alphas, nu=nu, max_size=kmax, n_candidates=n_candidates, seed=seed)
+        errors = self.path_errors(paths, np.atleast_1d(alphas).size, kmax)
+        return curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
+                                       stop_tol=stop_tol, stop_metric=stop_metric)
 
     def solve(self, system, alpha, nu, call):
         return solve_guarded(system.matrix(alpha, nu), system.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
@@ -336,13 +461,19 @@ class SummedRows:
     def fit_error(self, A_sel, sel, coef):
         return normal_solve_error(A_sel, None, coef, gram=self.total.gram[np.ix_(sel, sel)])
 
-    def direct_cv(self, system, alpha, nu, call):
+    def direct_cv(self, system, alpha, nu, call, count_wrong=False):
+        """As :meth:`RowsInMemory.direct_cv`; the SSE from the sums, the
+        misclassified rows (``count_wrong``) by one pass, else NaN."""
         v = system.rhs.shape[1]
         sse, wrong = np.zeros(v), np.full(v, np.nan)
         every = np.arange(system.n_coef)
-        for fs in self.fold_sums:
+        paths = {}
+        for f, fs in enumerate(self.fold_sums):
             sub = system.without(fs)
             W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
                               gram=sub.gram)
             sse += [fs.sse(W[:, j], every, j) for j in range(v)]
+            paths[f] = [(every, W[:, j][None]) for j in range(v)]
+        if count_wrong:
+            wrong = self.path_errors(paths, 1, 1)["wrong"][0, :, :, 0].sum(axis=1)
         return sse, wrong

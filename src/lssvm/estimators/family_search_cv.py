@@ -129,18 +129,19 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
     _estimator_class = FixedSizeLSSVC
 
     def _n_classes(self, y):
+        if is_dask_collection(y):  # one pass; the labels are checked when the criterion counts them
+            from ..backends.dask.families import class_labels
+
+            return class_labels(y).size
         return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
 
     def _default_scoring(self, y):
-        # with more classes each one-vs-rest output picks its own size: only the MSE is defined; on Dask
-        # input the fold curves come from sums, which give the MSE only
-        if is_dask_collection(y):
-            return "mse"
+        # with more classes each one-vs-rest output picks its own size: only the MSE is defined
         return "error_rate" if self._n_classes(y) == 2 else "mse"
 
     def _check_search_params(self, y):
         scoring, alphas = super()._check_search_params(y)
-        if scoring == "error_rate" and not is_dask_collection(y) and self._n_classes(y) > 2:
+        if scoring == "error_rate" and self._n_classes(y) > 2:
             raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
                              "output picks its own size); use scoring='mse'")
         return scoring, alphas

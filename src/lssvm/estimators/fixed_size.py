@@ -233,9 +233,6 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
         kernel = self._check_params(data.X if self.gamma == "scale" else None)
         self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
-        if self.scoring != "mse" and self.cv is not None:
-            raise ValueError(f"scoring={self.scoring!r} needs the rows in memory (a count of misclassified rows per "
-                             "model size); on Dask input use scoring='mse' (the paper's PRESS criterion)")
         if classification:
             self.classes_ = dask_backend.count_classes(data)
         else:
@@ -268,7 +265,8 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
             if self.cv is not None:
-                sse, wrong = rows.direct_cv(system, float(self.alpha), float(self.nu), f"{name}(solver='direct') CV")
+                sse, wrong = rows.direct_cv(system, float(self.alpha), float(self.nu), f"{name}(solver='direct') CV",
+                                            count_wrong=self.scoring == "error_rate")
                 self.cv_score_ = (sse if self.scoring == "mse" else wrong) / rows.n_samples
         else:
             rho = self.n_candidates if self.solver == "scdpp" else None

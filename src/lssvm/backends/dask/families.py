@@ -16,7 +16,8 @@ assignment, the random row draw); only the row-block statistic differs:
   per fold; the system, the fold downdates, SCDP, the CV curves over model
   sizes and the guards are then those of the in-memory fit
   (:class:`lssvm.cv.fixed_size.SummedRows`).  The validation SSE of a fold
-  comes from its sums, so the CV criterion is the MSE.
+  comes from its sums; with ``scoring="error_rate"`` every fold's SCDP path
+  is run first and one more pass counts its misclassified rows per size.
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
 uniform columns by the same ``choice`` call, fixed-size "random" prototypes
@@ -34,13 +35,14 @@ Folds: those of :func:`lssvm.backends.dask.fold_spec`, the in-memory rule
 from __future__ import annotations
 
 import dask
+import dask.array as da
 import numpy as np
 from sklearn.utils import check_random_state
 
 from ..._parallel import serial_region
 from ..._params import count_or_fraction
 from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
-from ...cv.fixed_size import SummedRows
+from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums
 from ...solvers.nystrom import nystrom_projection
 from ...solvers.row_blocks import (
@@ -55,7 +57,8 @@ from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
 from .sparse import DaskSparseFit, draw_basis, moments_pass, resolve_dask_cv, total_moments
 
-__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows",
+__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
+           "path_errors_pass",
            "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
@@ -139,6 +142,12 @@ def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
 
 
 # ------------------------------------------------------------ fixed size
+def class_labels(y):
+    """Sorted distinct labels of a Dask array or Series (one pass)."""
+    arr = y.to_dask_array(lengths=True) if hasattr(y, "to_dask_array") else y
+    return np.unique(run_pass("counting classes", da.unique(arr.ravel())))
+
+
 def _pool_size(n_prototypes, m):
     if n_prototypes is None:
         return min(m, default_n_basis(m))
@@ -212,6 +221,37 @@ def gram_pass(data, Z, kernel, classes=None, folds=None, label="training pass"):
     return run_pass(label, tree_reduce(parts, merge_moments))
 
 
+def _task_path_errors(x, y, g, row0, Z, kernel, classes, spec, paths, n_alphas, n_sizes):
+    with serial_region():
+        v = len(next(iter(paths.values()))) // n_alphas
+        out = {"sse": np.zeros((n_alphas, v, len(paths), n_sizes))}
+        out["wrong"] = out["sse"].copy()
+        if np.shape(x)[0] == 0:
+            return out
+        X = check_block(x, _Shape(Z.shape[1]), row0)
+        Y = code_targets(y, classes, row0)
+        f = spec.block_folds(row0, X.shape[0], g)
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            part = block_path_errors(kernel(X[sl], Z), Y[sl], f[sl], paths, n_alphas, n_sizes)
+            out["sse"] += part["sse"]
+            out["wrong"] += part["wrong"]
+        return out
+
+
+def path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes, label="cross-validation pass 2/2"):
+    """Summed :func:`lssvm.cv.fixed_size.block_path_errors` of all rows: one
+    pass, each row predicted by its fold's SCDP path (every model size)."""
+    z, k, c, s, p = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared(paths)
+    parts = [dask.delayed(_task_path_errors, pure=True)(x, y, g, r0, z, k, c, s, p, n_alphas, n_sizes)
+             for x, y, g, r0 in folds.data.blocks()]
+    return run_pass(label, tree_reduce(parts, _add_errors))
+
+
+def _add_errors(*parts):
+    return {key: sum(p[key] for p in parts) for key in parts[0]}
+
+
 def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"):
     """The rows of a fixed-size fit as sums (:class:`SummedRows`): one pass,
     split by ``folds`` if given."""
@@ -221,7 +261,10 @@ def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"
     if folds is not None:
         empty = GramSums(np.zeros_like(total.gram), np.zeros_like(total.rhs), np.zeros_like(total.yy), 0)
         fold_sums = [sums.get(f, empty) for f in range(folds.spec.n_folds)]
-    return SummedRows(total, kernel(Z, Z), fold_sums)
+    def path_errors(paths, n_alphas, n_sizes):
+        return path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes)
+
+    return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
 
 
 def rows_for(Z, idx, kernel):

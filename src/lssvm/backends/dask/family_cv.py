@@ -8,7 +8,8 @@ The rows are drawn as those criteria draw them from the same
 columns for Nyström), so that a search on Dask scores and refits the model
 the in-memory search would, on the same folds.  Per candidate: one pass
 (fixed size: the folds' sums; the CV curves, SCDP runs and size rule are
-then in memory) or two to three (Nyström: the training pass, then LOO or
+then in memory; with the error rate one more pass counts the
+misclassified rows of every fold's SCDP path) or two to three (Nyström: the training pass, then LOO or
 the two k-fold passes), each reduced to sums in the tasks.
 """
 
@@ -99,8 +100,8 @@ class DaskNystromCV(_DaskRowsCV):
 
 
 class DaskFixedSizeCV(_DaskRowsCV):
-    """:class:`lssvm.selection.FixedSizeCV` on Dask data: each alpha scored by
-    the MSE at the model size the size rule picks on the fast v-fold curves.
+    """:class:`lssvm.selection.FixedSizeCV` on Dask data: each alpha scored at
+    the model size the size rule picks on the fast v-fold curves.
 
     The search checks the model parameters first (the estimator's own
     checks); this criterion checks only what Dask input adds.
@@ -116,16 +117,15 @@ class DaskFixedSizeCV(_DaskRowsCV):
         if isinstance(cv, str):
             raise ValueError(f"fixed-size models are cross-validated on folds: cv must be an int, a splitter or "
                              f"(train, test) pairs; got cv={cv!r}")
-        if size_metric != "mse":
-            raise ValueError(f"scoring={size_metric!r} needs the rows in memory (misclassified rows per model size); "
-                             "on Dask input fixed-size searches use scoring='mse' (the paper's PRESS criterion)")
         # the model's parameters (solver, nu, max_size, ...) are checked by the search beforehand,
         # with the checks of the estimator it refits
         super().__init__(X, y, cv=cv, **kw)
         self.solver, self.max_size, self.nu = solver, max_size, float(nu)
         self.n_candidates = n_candidates if solver == "scdpp" else None
         self.stop = (stop_window, stop_tol)
-        self.size_rule = size_rule
+        self.size_rule, self.size_metric = size_rule, size_metric
+        if size_metric == "error_rate" and (not self.classification or self.classes.size != 2):
+            raise ValueError("size_metric='error_rate' is for two-class problems; use 'mse'")
         self.refit_random_state = int(self.random_state.randint(2**31 - 1))
         self.scdp_seed = scdp_seed(np.random.RandomState(self.refit_random_state))
         self._method, self._n = prototypes, n_prototypes
@@ -158,13 +158,18 @@ class DaskFixedSizeCV(_DaskRowsCV):
             raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={D - 1} prototypes + "
                              "intercept)")
         A, v = self.alphas.size, system.rhs.shape[1]
+        count = self.size_metric == "error_rate"
         if self.solver == "direct":
-            sse = np.array([rows.direct_cv(system, float(a), self.nu, "fixed-size direct CV")[0] for a in self.alphas])
-            return self._finish(sse, None, {"model_size": D})
+            out = [rows.direct_cv(system, float(a), self.nu, "fixed-size direct CV", count_wrong=count)
+                   for a in self.alphas]
+            wrong = np.array([w[0] for _, w in out]) if count else None
+            return self._finish(np.array([s for s, _ in out]), wrong, {"model_size": D})
         curves = rows.curves(system, self.alphas, nu=self.nu, max_size=self.max_size, n_candidates=self.n_candidates,
-                             seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1], stop_metric="mse")
-        sizes = chosen_sizes(curves, "mse", self.size_rule)
+                             seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
+                             stop_metric=self.size_metric)
+        sizes = chosen_sizes(curves, self.size_metric, self.size_rule)
         pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
         mse = curves.curve("mse")[0][pick]  # (A, v)
+        err = curves.curve("error_rate")[0][pick][:, 0] if count else None
         self.n_evaluations += 1
-        return CVPath(self.alphas, mse.mean(axis=1), None, {"model_size": sizes.mean(axis=1)})
+        return CVPath(self.alphas, mse.mean(axis=1), err, {"model_size": sizes.mean(axis=1)})
