@@ -12,7 +12,7 @@ from lssvm.cv.holdout_guard import GUARD_RTOL, stable_fold_predictions
 
 from _reference import lstsq_solve
 
-SIDES = ["h", "r", "refactor", None]
+SIDES = ["h", "refactor", None]
 MODES = ["remove", "keep", "train"]
 
 

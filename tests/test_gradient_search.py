@@ -169,3 +169,10 @@ def test_cawley_talbot_objective_and_its_gradient():
         fd = [(objective(theta + h, penalty)[0][0] - objective(theta - h, penalty)[0][0]) / 2e-6
               for h in 1e-6 * np.eye(4)]
         np.testing.assert_allclose(gobj, fd, rtol=1e-5, atol=1e-9)
+
+
+def test_relevance_is_set_without_refit():
+    X, y = _data(m=80)
+    est = _search(refit=False, n_restarts=0, max_evaluations=5).fit(X, y)
+    assert not hasattr(est, "best_estimator_") and est.feature_relevance_.shape == (5,)
+    assert est.feature_relevance_.sum() == pytest.approx(1.0)

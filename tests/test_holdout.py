@@ -66,7 +66,7 @@ def test_reference_equals_a_refit_estimator(rng):
     h=st.integers(1, 10),
     v=st.integers(1, 3),
     mode=st.sampled_from(MODES),
-    side=st.sampled_from(["h", "r", "refactor", None]),
+    side=st.sampled_from(["h", "refactor", None]),
     log_alpha=st.floats(-2, 1),
     seed=st.integers(0, 2**31),
 )
@@ -199,13 +199,13 @@ def test_bad_cv_arguments(rng):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("h", [3, 25])
 def test_all_holdout_algorithms_agree(rng, mode, h):
-    # h rows against rank 10: the h-side and r-side formulas must agree, and
+    # h rows against rank 10: the h-side and band formulas must agree, and
     # equal retraining, whichever is larger
     est, X, Y = fitted(rng, n_basis=10)
     H = np.concatenate([est.basis_indices_[:3], np.setdiff1d(np.arange(60), est.basis_indices_)[: h - 3]])
     engine = est._holdout_engine()
     ref = explicit_holdout_predict(est, X, H, ALPHAS, mode)
-    for side in ("h", "r", "refactor"):
+    for side in ("h", "refactor"):
         assert rel_err(engine.predict(H, ALPHAS, mode, _side=side), ref) < TOL, side
 
 
@@ -265,7 +265,7 @@ def test_blas_thread_limits_survive_concurrent_calls(rng):
     assert [p["num_threads"] for p in threadpool_info()] == before
 
 
-@pytest.mark.parametrize("side", ["h", "r", "refactor"])
+@pytest.mark.parametrize("side", ["h", "refactor"])
 def test_removal_accurate_on_an_ill_conditioned_basis(side):
     """cond(K_BB) ~ 4e9 (an FVS basis at its invertibility limit) and small
     alpha: forming Q_E D Q_E^T lost up to 3e-2 here; every path must keep

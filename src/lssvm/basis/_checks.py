@@ -11,8 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._arrays import all_finite, as_float_matrix
-from ..kernels import Kernel
-from ..kernels._kernels import unchecked
+from ..kernels import Kernel, unchecked
 
 __all__ = ["check_input", "check_kernel", "check_count", "check_fraction", "check_positive", "unchecked"]
 

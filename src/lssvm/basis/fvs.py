@@ -17,8 +17,7 @@ import numpy as np
 from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 
-from ..kernels import Kernel
-from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..kernels import DEFAULT_BLOCK_SIZE, Kernel, iter_row_blocks
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
 __all__ = ["FVSResult", "feature_vector_selection"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..kernels._distances import squared_distances
+from ..kernels import squared_distances
 from ._checks import check_count, check_input
 
 __all__ = ["kcenter"]

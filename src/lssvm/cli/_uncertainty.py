@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 import numpy as np
 
+from ..exceptions import NotFittedError
+
 __all__ = ["uncertainty_columns"]
 
 
@@ -24,12 +26,13 @@ def uncertainty_columns(out, model, X, interval, proba):
         if interval is not None:
             if not hasattr(est, "predict_interval") or hasattr(est, "classes_"):
                 raise ValueError("--interval is for regression models; use --proba for classifiers")
-            if getattr(est, "_saved_loo", None) is None:
+            try:
+                bounds = np.asarray(est.predict_interval(X, coverage=interval)).reshape(X.shape[0], 2, -1)
+            except NotFittedError:  # a loaded model has no factorisation; the file holds no LOO data either
                 raise ValueError(
                     "this model file holds no leave-one-out data for intervals (saved by an older lssvm, "
                     "from a Dask fit, or by a fixed-size/Nystrom model); refit it with 'lssvm fit'"
-                )
-            bounds = np.asarray(est.predict_interval(X, coverage=interval)).reshape(X.shape[0], 2, -1)
+                ) from None
             names = [model.target_name or "prediction"] if bounds.shape[2] == 1 else range(bounds.shape[2])
             for j, name in enumerate(names):
                 out[f"lower_{name}"] = bounds[:, 0, j]

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._labels import LabelCoder
 from ._report_gradient import gradient_figures
 
 __all__ = ["out_of_fold", "write_report"]
@@ -41,30 +42,30 @@ def out_of_fold(search):
         models trained on streamed (Dask) data, whose rows are not in memory.
     """
     best = search.best_estimator_
-    if getattr(best, "_dask", None) is not None:
-        return None
     alpha = search.alpha_
     folds = search.cv_folds_
     kind = "LOO" if folds is None else f"{len(folds)}-fold"
     n = None if folds is None else sum(t.size for t in folds)
     pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
+    classifier = hasattr(best, "classes_")
     if hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
         fac = best.factorization_
+        if getattr(fac, "M", None) is None:  # fitted on Dask: no per-row arrays
+            return None
         Y = fac.y_centered + fac.y_mean
         if pairs is None:
             R = fac.loo_residuals(np.array([alpha]))[0]
             F = Y - R
         else:
-            F = best._cv_3d(pairs, alpha, None, search.basis_in_holdout)[0][0]
+            out_of_fold = best.cv_decision_function if classifier else best.cv_predict
+            F = np.reshape(out_of_fold(pairs, alpha=alpha, basis_in_holdout=search.basis_in_holdout), Y.shape)
     elif hasattr(best, "components_"):  # Nyström
-        R = best._residuals_3d("loo" if pairs is None else pairs, alpha, None)[0][0]
         Y = best.factorization_.Y
-        F = Y - R
+        F = Y - np.reshape(best.cv_residuals("loo" if pairs is None else pairs, alpha=alpha), Y.shape)
     else:
         return None
-    if hasattr(best, "classes_"):
-        codes = np.argmax(Y, axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
-        return codes, (F[:, 0] if F.shape[1] == 1 else F), kind
+    if classifier:
+        return LabelCoder.index_of(Y), (F[:, 0] if F.shape[1] == 1 else F), kind
     return (Y[:, 0] if Y.shape[1] == 1 else Y), (F[:, 0] if F.shape[1] == 1 else F), kind
 
 
@@ -130,7 +131,7 @@ def _figure_oof(plt, oof, classes, path):
         ax.set_ylabel(f"{kind} prediction")
         ax.set_title(f"{kind} predictions against targets")
     else:
-        pred = (outputs > 0).astype(int) if outputs.ndim == 1 else np.argmax(outputs, axis=1)
+        pred = LabelCoder.index_of(outputs.reshape(outputs.shape[0], -1))
         k = len(classes)
         M = np.zeros((k, k), dtype=int)
         np.add.at(M, (targets, pred), 1)

@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
 from .. import __version__
+from .._labels import LabelCoder
 from ..estimators import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -32,7 +33,7 @@ from ..estimators import (
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
-from ..selection import MAX_EVALUATIONS
+from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._common import load_frame, parse_log_values
 from ._cost import estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
@@ -205,7 +206,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             params.update(n_components=_count_or_fraction(n_components, "--n-components"))
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
-        expected = {"grid": 1 if kernel == "linear" else n_gammas, "nelder-mead": max_evaluations,
+        n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
+        expected = {"grid": 1 if kernel == "linear" else n_grid, "nelder-mead": max_evaluations,
                     "csa": 2 * max_evaluations, "gradient": n_gammas}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
@@ -305,7 +307,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         if task == "regression":
             curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
         else:  # decision value against the input, the rows at +1 / -1
-            curve = (raw, np.where(y == est.classes_[1], 1.0, -1.0),
+            curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
                      f"decision value ({est.classes_[1]} > 0)")
     _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features)

@@ -26,7 +26,7 @@ nothing is refitted.
 
 **Hold-out model at a new point.**  Leaving out rows ``H'`` and removing
 basis points ``E``, the hold-out model is ``theta_H = W (c - Z_H'^T w)``
-with ``W`` the restricted inverse of :meth:`HoldoutEngine._h_side` and
+with ``W`` the restricted inverse of :class:`lssvm.cv.holdout_paths.HSidePath` and
 ``w = y_H' - (I - U_H'H')^-1 r`` its solution on the held-out rows (the
 hold-out formula ``f_H = yL_H - U_HH' w`` read at any row).  In the
 eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept

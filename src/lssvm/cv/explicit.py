@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import as_float_matrix
+from .._labels import LabelCoder
 from ..basis import basis_holders
 from ..solvers import check_alphas
 
@@ -100,18 +101,10 @@ def _check_X(X):
 
 
 def _coded_targets(estimator, y):
-    unknown = ~np.isin(y, estimator.classes_)
-    if y.ndim != 1 or unknown.any():
-        raise ValueError(
-            f"y must be 1-D class labels among the estimator's classes_ {estimator.classes_.tolist()}; "
-            + (f"got shape {y.shape}" if y.ndim != 1 else f"got unknown label {np.asarray(y[unknown][0]).item()!r}")
-        )
-    codes = np.searchsorted(estimator.classes_, y)
-    if estimator.classes_.size == 2:
-        return np.where(codes == 1, 1.0, -1.0)
-    Y = -np.ones((y.shape[0], estimator.classes_.size))
-    Y[np.arange(y.shape[0]), codes] = 1.0
-    return Y
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D class labels among the estimator's classes_; got shape {y.shape}")
+    Y = LabelCoder(estimator.classes_).encode(y)
+    return Y[:, 0] if Y.shape[1] == 1 else Y
 
 
 def explicit_holdout_predict(estimator, X, test_indices, alpha=None, basis_in_holdout="remove"):

@@ -14,13 +14,17 @@ Pahikkala et al. 2012 (:mod:`lssvm.cv.holdout`), which need all kernel rows in m
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 
 from .._parallel import serial_region
+from ..exceptions import NumericalWarning
 from ..solvers.row_blocks import SUB_ROWS, RowMoments, check_block, code_targets, misclassified, whitened_rows
+from .fold_solver import solve_fold_path
+from .holdout_guard import GUARD_RTOL
 
 __all__ = ["FoldModel", "fold_models", "block_fold_outputs", "refit_contexts", "block_refit_moments", "refit_models"]
 
@@ -46,13 +50,40 @@ class FoldModel:
 def _path_coefficients(G, g, alphas, N=None):
     """Whitened coefficients (r, A v) of the ridge problem with centred Gram
     ``G`` and right-hand side ``g`` for every alpha, on the basis ``N`` of a
-    subspace if given; one ``eigh`` (about 4 r^3)."""
-    lam, U = linalg.eigh(G, driver="evd", check_finite=False)
-    lam = np.maximum(lam, 0.0)
-    z = U.T @ g  # (r', v)
-    Cz = z[:, None, :] / (lam[:, None, None] + alphas[None, :, None])  # (r', A, v)
-    B = U @ Cz.reshape(U.shape[1], -1)
-    return B if N is None else N @ B
+    subspace if given, and their estimated relative errors (A,).
+
+    The same fold solver as the in-memory hold-out engine
+    (:func:`lssvm.cv.fold_solver.solve_fold_path`: one reduction to band
+    form, about 4/3 r^3, then O(r w^2) per alpha), with the same error
+    estimate, scaled by ``||G||_inf`` (at least its largest eigenvalue: the
+    merged moments carry a rounding error of about eps times it).
+    """
+    G_r = G if N is None else N.T @ G @ N
+    g_r = g if N is None else N.T @ g
+    v = g.shape[1]
+    if G_r.shape[0] == 0:
+        return np.zeros((G.shape[0], alphas.size * v)), np.zeros(alphas.size)
+    scale = float(np.abs(G).sum(axis=0).max())
+    B, est = solve_fold_path(G_r, g_r, alphas, scale)
+    return (B if N is None else N @ B), est
+
+
+def _warn_folds(est, alphas):
+    """``NumericalWarning`` when a fold's estimated relative error passes
+    ``GUARD_RTOL``: the row-block route has no stable refit (it would need
+    the fold's rows in memory), so it says so instead."""
+    bad = ~(est <= GUARD_RTOL)
+    if bad.any():
+        worst = int(np.argmax(np.where(bad, np.nan_to_num(est, nan=np.inf), -np.inf)))
+        warnings.warn(
+            f"k-fold CV on row blocks (Dask): the estimated relative error of fold models is "
+            f"{est[worst]:.1e} at alpha={alphas[worst]:g} (above {GUARD_RTOL:g}), "
+            f"at {int(bad.sum())} of {alphas.size} alphas: the remaining rows determine the model "
+            "too poorly there (lambda_max / alpha is too large). Increase alpha, scale the features, "
+            "or run the CV in memory, where such folds are refitted by a stable route",
+            NumericalWarning,
+            stacklevel=4,
+        )
 
 
 def _removal_null_space(ctx, removed):
@@ -89,8 +120,12 @@ def fold_models(moments, removed, ctx, alphas, n_folds=None):
     Notes
     -----
     Per fold: O(k r^2) merges, the null space of ``W_E`` (SVD, O(r^2 |E|)),
-    one ``eigh`` of the fold's r' x r' Gram matrix (about 4 r'^3), and
-    O(r^2 A v) for the coefficients.
+    one reduction of the fold's r' x r' Gram matrix to band form (about
+    4/3 r'^3, the fold solver of the in-memory engine), and O(r^2 A v) for
+    the coefficients.  Each fold's solution carries an error estimate
+    (:mod:`lssvm.cv.fold_solver`); past ``GUARD_RTOL`` a
+    :class:`~lssvm.exceptions.NumericalWarning` says so (there is no stable
+    refit on row blocks).
     """
     folds = sorted(f for f in moments if f >= 0)
     parts = [moments[f] for f in folds]
@@ -103,6 +138,7 @@ def fold_models(moments, removed, ctx, alphas, n_folds=None):
         suffix.append(p if suffix[-1] is None else p + suffix[-1])
     suffix.reverse()
     models = {}
+    est = np.zeros(alphas.size)
     for i, f in enumerate(folds):
         pieces = [x for x in (base, prefix[i], suffix[i]) if x is not None]
         if not pieces or sum(p.count for p in pieces) < 2:
@@ -117,16 +153,19 @@ def fold_models(moments, removed, ctx, alphas, n_folds=None):
                 f"fold {f} holds every basis vector: with basis_in_holdout='remove' its model would have "
                 "no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
             )
-        G = train.psi_cov if N is None else N.T @ train.psi_cov @ N
-        g = train.psi_y if N is None else N.T @ train.psi_y
-        models[f] = FoldModel(train.psi_mean, train.y_mean, _path_coefficients(G, g, alphas, N))
+        B, e = _path_coefficients(train.psi_cov, train.psi_y, alphas, N)
+        est = np.fmax(est, e)
+        models[f] = FoldModel(train.psi_mean, train.y_mean, B)
     missing = [] if n_folds is None else [f for f in range(n_folds) if f not in models]
     if missing:
         total = None
         for mom in moments.values():
             total = mom if total is None else total + mom
-        model = FoldModel(total.psi_mean, total.y_mean, _path_coefficients(total.psi_cov, total.psi_y, alphas))
+        B, e = _path_coefficients(total.psi_cov, total.psi_y, alphas)
+        est = np.fmax(est, e)
+        model = FoldModel(total.psi_mean, total.y_mean, B)
         models.update({f: model for f in missing})
+    _warn_folds(est, alphas)
     return models
 
 
@@ -140,9 +179,6 @@ def refit_contexts(ctx, removed, rcond):
     folds are refitted on their own basis, as the in-memory hold-out engine
     does.  A fold that removes every basis point is an error, as in memory.
     """
-    import warnings
-
-    from ..exceptions import NumericalWarning
     from ..solvers.row_blocks import BlockContext
 
     out = {}
@@ -193,9 +229,15 @@ def block_refit_moments(X, y, folds, row0, ctxs):
 
 
 def refit_models(moments, ctxs, alphas):
-    """Fold models of :func:`block_refit_moments`' merged moments."""
-    return {f: FoldModel(mom.psi_mean, mom.y_mean, _path_coefficients(mom.psi_cov, mom.psi_y, alphas), ctxs[f])
-            for f, mom in moments.items()}
+    """Fold models of :func:`block_refit_moments`' merged moments (with the
+    error estimate and warning of :func:`fold_models`)."""
+    models, est = {}, np.zeros(alphas.size)
+    for f, mom in moments.items():
+        B, e = _path_coefficients(mom.psi_cov, mom.psi_y, alphas)
+        est = np.fmax(est, e)
+        models[f] = FoldModel(mom.psi_mean, mom.y_mean, B, ctxs[f])
+    _warn_folds(est, alphas)
+    return models
 
 
 def block_fold_outputs(X, y, folds, row0, ctx, models, n_alphas, reduce=False):

@@ -16,14 +16,12 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import uses_threads
-from ..backends import is_dask_collection
 from ..basis import select_basis
 from ..cv import MemorySparseEngine
 from ..exceptions import NotFittedError
-from ..kernels import make_kernel, resolve_gamma
-from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas, factorize_sparse_rls
-from ._validation import validate_input
+from ._expansion import ExpansionMixin, FromExpansionMixin
 
 __all__ = ["BaseSparseLSSVM"]
 
@@ -37,7 +35,7 @@ def _check_unit_interval(name, value, *, allow_zero=True):
     return float(value)
 
 
-class BaseSparseLSSVM(BaseEstimator):
+class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
     """Sparse LS-SVM on a basis, with the training factorisation kept for
     exact fast cross-validation.  Not for direct use."""
 
@@ -75,6 +73,8 @@ class BaseSparseLSSVM(BaseEstimator):
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
         self.n_jobs = n_jobs
+
+    _predict_accepts_sparse = True
 
     # ------------------------------------------------------------------ fit
     def _validate_params_(self, X=None):
@@ -172,19 +172,10 @@ class BaseSparseLSSVM(BaseEstimator):
         self._intercept_2d = b
 
     # -------------------------------------------------------------- predict
-    @uses_threads
-    def _decision_2d(self, X):
+    def _expansion_arrays(self):
+        """``basis_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
         check_is_fitted(self, "_dual_coef_2d")
-        if is_dask_collection(X):
-            from ..backends.dask import decision_blocks
-
-            return decision_blocks(X, self.kernel_, self.basis_vectors_, self._dual_coef_2d, self._intercept_2d)
-        X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
-        out = np.empty((X.shape[0], self._dual_coef_2d.shape[1]))
-        for rows in iter_row_blocks(X.shape[0], self.block_size):
-            out[rows] = self.kernel_(X[rows], self.basis_vectors_) @ self._dual_coef_2d
-        out += self._intercept_2d
-        return out
+        return self.basis_vectors_, self._dual_coef_2d, self._intercept_2d
 
     # ------------------------------------------------------------ LOO (2-D)
     def _factorization(self):

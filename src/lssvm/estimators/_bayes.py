@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from ..cv.conformal import eigen_rows
-from ..kernels._distances import iter_row_blocks
+from ..kernels import iter_row_blocks
 from ..selection.evidence import gcv_path, log_evidence_path, noise_precision
 from ..solvers import check_alphas
 from ._base import squeeze_outputs

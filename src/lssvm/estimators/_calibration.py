@@ -15,7 +15,7 @@ from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils.metaestimators import available_if
 
-__all__ = ["CALIBRATIONS", "ProbaMixin", "fit_platt", "signature_with"]
+__all__ = ["CALIBRATIONS", "CalibrationMap", "ProbaMixin", "fit_platt", "signature_with"]
 
 CALIBRATIONS = ("sigmoid", "isotonic")
 
@@ -72,7 +72,7 @@ def fit_platt(f, t):
     return float(res.x[0] / scale), float(res.x[1])
 
 
-class _Calibrator:
+class CalibrationMap:
     """One class's map from decision value to probability: Platt's ``(A, B)``
     or the isotonic fit's thresholds (evaluated as scikit-learn's
     ``IsotonicRegression(out_of_bounds="clip").predict``: linear
@@ -129,9 +129,9 @@ class ProbaMixin:
         codes = self._codes
         ok = np.all(np.isfinite(F), axis=1)  # rows with leverage ~ 1 (warned about) carry no information
         if self.classes_.size == 2:
-            self.calibrators_ = [_Calibrator(self.calibration, F[ok, 0], codes[ok] == 1)]
+            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, 0], codes[ok] == 1)]
         else:
-            self.calibrators_ = [_Calibrator(self.calibration, F[ok, k], codes[ok] == k)
+            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, k], codes[ok] == k)
                                  for k in range(self.classes_.size)]
 
     @available_if(_calibrated)

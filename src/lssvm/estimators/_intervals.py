@@ -18,7 +18,7 @@ from ..cv.conformal import (
     min_rows_for,
 )
 from ..exceptions import NotFittedError
-from ..kernels._distances import iter_row_blocks
+from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
 from ._validation import validate_input
 

@@ -1,12 +1,11 @@
-"""Label handling of the classifiers that regress +1/-1 codes."""
+"""Label handling of the classifiers that regress +1/-1 codes (the coder
+itself is :class:`lssvm._labels.LabelCoder`, shared by every layer)."""
 
 from __future__ import annotations
 
-import numpy as np
+from .._labels import LabelCoder, encode_classes
 
-from .._labels import encode_classes
-
-__all__ = ["CodedClassifierMixin", "encode_classes"]
+__all__ = ["CodedClassifierMixin", "LabelCoder", "encode_classes"]
 
 
 class CodedClassifierMixin:
@@ -14,15 +13,15 @@ class CodedClassifierMixin:
     codes and provide ``_decision_2d`` (m, v), ``classes_`` and ``_single_output``."""
 
     def decision_function(self, X):
-        """Outputs, shape (m,) for two classes (positive means ``classes_[1]``)
-        or (m, n_classes)."""
+        """Outputs of the LS-SVM, shape (m,) for two classes (positive means
+        ``classes_[1]``) or (m, n_classes)."""
         F = self._decision_2d(X)
         return F[:, 0] if self._single_output else F
 
     def predict(self, X):
         """Predicted labels, shape (m,)."""
-        F = self._decision_2d(X)
-        idx = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
-        if callable(getattr(idx, "__dask_graph__", None)):  # Dask input: decoded lazily, block by block
-            return idx.map_blocks(self.classes_.take, dtype=self.classes_.dtype)
-        return self.classes_[idx]
+        return self._decode(self._decision_2d(X))
+
+    def _decode(self, F):
+        """Labels of outputs ``F`` (..., v) (NumPy or Dask), shape (...)."""
+        return LabelCoder(self.classes_).decode(F)

@@ -9,13 +9,13 @@ from sklearn.base import ClassifierMixin
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._calibration import ProbaMixin, signature_with
-from ._labels import encode_classes
+from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
 
-class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
+class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector classifier with exact fast LOO.
 
     An LS-SVM classifier regresses on coded labels: +1 / -1 for two classes
@@ -106,22 +106,6 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         self.dual_coef_ = a[:, 0] if self._single_output else a
         self.intercept_ = float(b[0]) if self._single_output else b
 
-    def decision_function(self, X):
-        """Outputs of the LS-SVM, shape (m,) for two classes (positive means
-        ``classes_[1]``) or (m, n_classes)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
-
-    def predict(self, X):
-        """Predicted labels, shape (m,)."""
-        return self._labels(self._decision_2d(X))
-
-    def _labels(self, F):
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        if is_dask_collection(idx):
-            return idx.map_blocks(self.classes_.take, dtype=self.classes_.dtype)
-        return self.classes_[idx]
-
     def loo_residuals(self, alpha=None):
         """Exact LOO residuals of the coded targets (+1/-1), without retraining.
 
@@ -168,7 +152,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
         """Labels for rows ``test_indices`` from the model trained without them,
         shape (h,) or (A, h)."""
         F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
-        labels = self._labels(F)
+        labels = self._decode(F)
         return labels[0] if scalar else labels
 
     def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
@@ -185,7 +169,7 @@ class SparseLSSVC(ProbaMixin, ClassifierMixin, BaseSparseLSSVM):
     def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
         """Out-of-fold labels for every training row, shape (m,) or (A, m)."""
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        labels = self._labels(F)
+        labels = self._decode(F)
         return labels[0] if scalar else labels
 
     def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove", metric="error_rate"):

@@ -13,7 +13,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
 from ..backends import is_dask_collection
-from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR

@@ -26,12 +26,12 @@ from ..basis import prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
 from ..exceptions import NumericalWarning
-from ..kernels import make_kernel, resolve_gamma
-from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._docs import PARAMETER_NAMES_NOTE
+from ._expansion import ExpansionMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -129,7 +129,7 @@ _ATTRS_DOC = """
 """
 
 
-class _BaseFixedSizeLSSVM(BaseEstimator):
+class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -336,19 +336,10 @@ class _BaseFixedSizeLSSVM(BaseEstimator):
         return self
 
     # ----------------------------------------------------------- predict
-    @uses_threads
-    def _decision_2d(self, X):
+    def _expansion_arrays(self):
+        """``support_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
         check_is_fitted(self, "_coef_2d")
-        if is_dask_collection(X):  # lazy, block by block
-            from ..backends.dask import decision_blocks
-
-            return decision_blocks(X, self.kernel_, self.support_vectors_, self._coef_2d, self._intercept_2d)
-        X = validate_input(self, X, reset=False, dtype=np.float64)
-        out = np.empty((X.shape[0], self._coef_2d.shape[1]))
-        for rows in iter_row_blocks(X.shape[0], self.block_size):
-            out[rows] = self.kernel_(X[rows], self.support_vectors_) @ self._coef_2d
-        out += self._intercept_2d
-        return out
+        return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
 class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):

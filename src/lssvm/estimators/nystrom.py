@@ -24,13 +24,13 @@ from ..backends import is_dask_collection
 from ..basis import nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
-from ..kernels import make_kernel, resolve_gamma
-from ..kernels._distances import DEFAULT_BLOCK_SIZE, iter_row_blocks
+from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
 from ._docs import PARAMETER_NAMES_NOTE
+from ._expansion import ExpansionMixin
 from ._intervals import RefitIntervalMixin
-from ._labels import CodedClassifierMixin, encode_classes
+from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
 from ._validation import validate_input
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
@@ -104,7 +104,7 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
-class _BaseNystromLSSVM(BaseEstimator):
+class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
     def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, n_components=None, rank=None, sampling="uniform",
                  predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
@@ -251,19 +251,13 @@ class _BaseNystromLSSVM(BaseEstimator):
                 f"(the default) or a larger alpha (now {float(self.alpha):.4g})",
                 NumericalWarning, stacklevel=3)
 
-    @uses_threads
-    def _decision_2d(self, X):
+    def _expansion_arrays(self):
+        """Centres, coefficients (n, v) and intercept (v,) of ``predictor``: the
+        training rows and ``a`` ("exact") or ``components_`` and ``beta``."""
         check_is_fitted(self, "_beta")
-        Z, coef = (self._X_fit, self._a) if self.predictor == "exact" else (self.components_, self._beta)
-        if is_dask_collection(X):  # lazy, block by block
-            from ..backends.dask import decision_blocks
-
-            return decision_blocks(X, self.kernel_, Z, coef, self._b)
-        X = validate_input(self, X, reset=False, dtype=np.float64)
-        out = np.empty((X.shape[0], coef.shape[1]))
-        for rows in iter_row_blocks(X.shape[0], self.block_size):
-            out[rows] = self.kernel_(X[rows], Z) @ coef
-        return out + self._b
+        if self.predictor == "exact":
+            return self._X_fit, self._a, self._b
+        return self.components_, self._beta, self._b
 
     # ------------------------------------- model-approximation error bound
     def kernel_error(self, method="trace"):
@@ -486,6 +480,5 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
             return float(rate[0]) if scalar else rate
         R, scalar = self._residuals_3d(cv, alpha, groups)
         F = self.factorization_.Y[None] - R
-        idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-        rate = (idx != self._codes[None]).mean(axis=1)
+        rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
         return float(rate[0]) if scalar else rate

@@ -3,12 +3,10 @@ scikit-learn's ``RidgeCV``: a search over kernel parameters (grid,
 Nelder-Mead or coupled simulated annealing + Nelder-Mead) in which every
 candidate is scored on a whole alpha path at once by an exact (or, for
 Nyström, the approximate model's exact) CV criterion, then a refit of the
-best model on all data.
-
-The criterion (:mod:`lssvm.selection.criteria`) reports the training rows a
-candidate used (basis, prototype pool, Nyström columns); the refit is given
-those rows, so ``best_estimator_`` is exactly the model whose CV score is
-``best_score_``.
+best model on all data.  The criterion (:mod:`lssvm.selection.criteria`)
+reports the training rows a candidate used (basis, prototype pool, Nyström
+columns); the refit is given those rows, so ``best_estimator_`` is exactly
+the model whose CV score is ``best_score_``.
 """
 
 from __future__ import annotations
@@ -25,10 +23,11 @@ from .._params import check_int
 from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..kernels._distances import DEFAULT_BLOCK_SIZE
+from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import (
     MAX_EVALUATIONS,
     SparseLSSVMCV,
+    coarse_to_fine_search,
     csa_search,
     grid_search,
     nelder_mead_search,
@@ -69,6 +68,7 @@ _SEARCH_DOC = """
         values, whose min and max are used), searched in log2.  Default
         ``{"gamma": s * DEFAULT_CV_GAMMA_FACTORS}`` (s 2^-6 ... s 2^6, s = gamma_scale(X)), or ``{}`` for the
         linear kernel (alpha path only); a best value on an edge warns (``lssvm.SearchEdgeWarning``).
+        The default grid is searched coarse-to-fine (``lssvm.selection.coarse_to_fine_search``), a given one in full.
     search : {"grid", "nelder-mead", "csa"}, default="grid"
         Exhaustive grid (as Ding & Liao 2012), SciPy's Nelder-Mead from the middle of
         the box (as Cawley & Talbot 2004), or coupled simulated annealing then Nelder-Mead
@@ -172,8 +172,7 @@ class _BaseSearchCV(BaseEstimator):
         check_int("max_evaluations", self.max_evaluations, 2)
         if self.max_evaluations > MAX_EVALUATIONS:
             raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
-                             f"calls a search may make; use at most {MAX_EVALUATIONS} (a converged Nelder-Mead "
-                             "stops earlier anyway)")
+                             f"calls a search may make; use at most {MAX_EVALUATIONS}")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
@@ -202,10 +201,11 @@ class _BaseSearchCV(BaseEstimator):
     def _run_search(self, criterion, scoring, rng, callback):
         space = self._space()
         if self.search == "grid" or not space:
+            if self.param_space is None:  # the default widths: coarse-to-fine (an explicit grid is exhaustive)
+                return coarse_to_fine_search(criterion, space, scoring, callback=callback)
             return grid_search(criterion, space, scoring, callback=callback)
         if "degree" in space:
-            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with "
-                             "search='grid'")
+            raise ValueError(f"search={self.search!r} proposes fractional values; search the degree with search='grid'")
         bounds = {k: (float(v.min()), float(v.max())) for k, v in space.items()}
         for k, (lo, hi) in bounds.items():
             if not 0 < lo < hi:
@@ -340,6 +340,10 @@ class _BaseSearchCV(BaseEstimator):
     def predict(self, X):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
+
+    def kernel_expansion(self):
+        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
+        return self._best().kernel_expansion()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

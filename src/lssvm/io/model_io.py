@@ -54,15 +54,12 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from ..estimators import SparseLSSVC, SparseLSSVR
-from ..estimators._base import BaseSparseLSSVM
-from ..estimators.fixed_size import _BaseFixedSizeLSSVM
-from ..estimators.nystrom import _BaseNystromLSSVM
 from ..kernels import KERNELS as KERNEL_NAMES
-from ..kernels import kernel_from_dict
+from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
 from .tables import input_matrix
 from .tabular import TabularEncoding
-from .uncertainty import restore_uncertainty, uncertainty_arrays
+from .uncertainty import stored_uncertainty, uncertainty_arrays
 
 __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_VERSION"]
 
@@ -155,9 +152,10 @@ def save_model(path, model: SavedModel):
     fitted_as = type(est).__name__
     if hasattr(est, "best_estimator_"):  # a *CV estimator: save its refitted model
         est = est.best_estimator_
-    Z, coef, intercept = _expansion(est)
+    expansion = _expansion(est)
+    Z, coef, intercept = expansion.centres, expansion.coef, expansion.intercept
     name = "SparseLSSVC" if is_classifier(est) else "SparseLSSVR"
-    if isinstance(est, BaseSparseLSSVM):
+    if isinstance(est, (SparseLSSVR, SparseLSSVC)):
         params = _json_params(est.get_params(deep=False))
     else:
         params = _json_params({k: getattr(est, k) for k in _PREDICT_PARAMS})
@@ -169,7 +167,7 @@ def save_model(path, model: SavedModel):
         "kernel": est.kernel_.to_dict(),
         "feature_names": [str(f) for f in model.feature_names],
         "target_name": None if model.target_name is None else str(model.target_name),
-        "single_output": bool(est._single_output),
+        "single_output": expansion.single_output,
         "metadata": model.metadata,
         "fitted_as": fitted_as,
         "fitted_params": _json_params(model.estimator.get_params(deep=False)),
@@ -371,33 +369,26 @@ def _build(meta, arrays):
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
         raise ModelFileError(f"unknown {cls.__name__} parameter(s): {sorted(unknown)}")
-    params["basis"] = Z
     if not isinstance(params.get("kernel"), str) or params["kernel"] not in KERNEL_NAMES:
         params["kernel"] = kernel  # a Kernel object was passed
-    est = cls(**params)
-    try:
-        est._validate_params_()
-    except (TypeError, ValueError) as exc:
-        raise ModelFileError(f"invalid parameters: {exc}") from None
-    est.kernel_ = kernel
-    est.gamma_ = getattr(kernel, "gamma", None)
-    est.basis_vectors_ = Z
-    est.basis_indices_ = None
-    est.n_basis_ = n
-    est.n_features_in_ = d
-    est.factorization_ = None
+    classes = None
     if cls is SparseLSSVC:
         classes = arrays.get("classes")
         if classes is None or classes.ndim != 1 or classes.dtype.kind not in "biufU" or classes.size < 2:
             raise ModelFileError("a classifier needs a 1-D array 'classes' of at least two labels")
-        if coef.shape[1] != (1 if classes.size == 2 else classes.size):
-            raise ModelFileError(f"{classes.size} classes but {coef.shape[1]} output column(s)")
-        est.classes_ = classes
+        single = coef.shape[1] == 1  # checked against the classes by from_kernel_expansion
     else:
-        est._single_output = meta["single_output"]
-        if est._single_output and coef.shape[1] != 1:
+        single = meta["single_output"]
+        if single and coef.shape[1] != 1:
             raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
-    est._set_coef(coef, intercept)
+    try:
+        expansion = KernelExpansion(Z, coef, intercept, kernel, single)
+        uncertainty = stored_uncertainty(cls, params.get("calibration"), coef.shape, arrays, ModelFileError)
+        est = cls.from_kernel_expansion(expansion, classes=classes, **uncertainty, **params)
+    except ModelFileError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(str(exc)) from None
     pre = None
     if "preprocessing" in meta:
         try:
@@ -406,7 +397,6 @@ def _build(meta, arrays):
             raise ModelFileError(f"invalid tabular encoding: {exc}") from None
         if pre.feature_names != [str(f) for f in meta["feature_names"]]:
             raise ModelFileError("the tabular encoding's columns do not match the feature names")
-    restore_uncertainty(est, arrays, ModelFileError)
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -424,16 +414,10 @@ _PREDICT_PARAMS = ("kernel", "gamma", "alpha", "degree", "coef0", "normalize_ker
 
 
 def _expansion(est):
-    """``(Z, W, b)`` with ``f(x) = k(x, Z) W + b``: Z (n, d), W (n, v), b (v,)."""
-    if isinstance(est, BaseSparseLSSVM):
-        return est.basis_vectors_, est._dual_coef_2d, est._intercept_2d
-    if isinstance(est, _BaseFixedSizeLSSVM):
-        return est.support_vectors_, est._coef_2d, est._intercept_2d
-    if isinstance(est, _BaseNystromLSSVM):
-        if est.predictor == "exact":
-            return est._X_fit, est._a, est._b
-        return est.components_, est._beta, est._b
-    raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
+    """``est.kernel_expansion()``: ``f(x) = k(x, Z) W + b`` (:class:`lssvm.kernels.KernelExpansion`)."""
+    if not callable(getattr(est, "kernel_expansion", None)):
+        raise TypeError(f"cannot save a {type(est).__name__}: not an lssvm estimator")
+    return est.kernel_expansion()
 
 
 def _is_number_vector(v):

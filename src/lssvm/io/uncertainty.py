@@ -19,8 +19,9 @@ per one-vs-rest output, Platt's ``(A, B)`` or the isotonic thresholds
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 
-__all__ = ["uncertainty_arrays", "restore_uncertainty"]
+__all__ = ["uncertainty_arrays", "stored_uncertainty"]
 
 
 def uncertainty_arrays(est):
@@ -39,37 +40,33 @@ def uncertainty_arrays(est):
     return {"loo_weights": fac.Q @ (d[:, None] * fac.M.T), "loo_residuals": R, "kernel_mean": fac.kernel_mean}
 
 
-def restore_uncertainty(est, arrays, error):
-    """Attach stored interval / calibration data to a rebuilt estimator.
+def stored_uncertainty(cls, calibration, shape, arrays, error):
+    """The keyword arguments of ``cls.from_kernel_expansion`` for the stored
+    interval / calibration data: ``calibration_maps`` (classifiers with a
+    ``calibration``) or ``loo_data`` (regressors saved with it), checked
+    against the expansion's coefficient ``shape`` (n, v).
 
     ``error`` is the exception class to raise for an inconsistent file.
     """
-    n, v = est._dual_coef_2d.shape
-    if hasattr(est, "classes_"):
+    n, v = shape
+    if issubclass(cls, ClassifierMixin):
+        if calibration is None:
+            return {}
         keys = sorted((k for k in arrays if k.startswith("calibration_")), key=lambda k: int(k.split("_")[1]))
-        method = getattr(est, "calibration", None)
-        if method is None:
-            est.calibrators_ = None
-            return
         if len(keys) != v:
-            raise error(f"calibration {method!r} needs {v} calibration array(s); found {len(keys)}")
-        from ..estimators._calibration import _Calibrator
-
-        cals = []
+            raise error(f"calibration {calibration!r} needs {v} calibration array(s); found {len(keys)}")
         for k in keys:
             p = arrays[k]
             ok = p.dtype.kind == "f" and np.all(np.isfinite(p))
-            ok = ok and (p.shape == (2,) if method == "sigmoid" else (p.ndim == 2 and p.shape[0] == 2 and p.shape[1] >= 1))
+            ok = ok and (p.shape == (2,) if calibration == "sigmoid" else (p.ndim == 2 and p.shape[0] == 2 and p.shape[1] >= 1))
             if not ok:
-                raise error(f"array {k!r} is not a valid {method} calibration map")
-            cals.append(_Calibrator(method, params=p))
-        est.calibrators_ = cals
-        return
+                raise error(f"array {k!r} is not a valid {calibration} calibration map")
+        return {"calibration_maps": [arrays[k] for k in keys]}
     if "loo_weights" not in arrays:
-        return
+        return {}
     G, R, mu = arrays["loo_weights"], arrays.get("loo_residuals"), arrays.get("kernel_mean")
     if R is None or mu is None or G.ndim != 2 or G.shape[0] != n or R.shape != (G.shape[1], v) or mu.shape != (n,):
         raise error("the leave-one-out arrays (loo_weights, loo_residuals, kernel_mean) have inconsistent shapes")
     if not all(a.dtype.kind == "f" and np.all(np.isfinite(a)) for a in (G, R, mu)):
         raise error("the leave-one-out arrays must be finite float arrays")
-    est._saved_loo = (G, R, mu)
+    return {"loo_data": (G, R, mu)}

@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
-from .._labels import encode_classes
+from .._labels import LabelCoder, encode_classes
 from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
@@ -138,8 +138,7 @@ class _LSSVMCV:
         err = None
         if self.classification:
             F = self.Y[None] - R
-            idx = (F[..., 0] > 0).astype(int) if F.shape[-1] == 1 else np.argmax(F, axis=-1)
-            err = (idx != self.codes[None]).mean(axis=1)
+            err = LabelCoder.misclassified(F, self.codes) / F.shape[1]
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, dict(info or {}))
 

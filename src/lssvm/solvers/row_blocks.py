@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from .._labels import LabelCoder
 from .._parallel import serial_region
 from .sparse_rls import PathSolution, basis_whitener
 
@@ -164,18 +165,7 @@ def code_targets(y, classes, row0=None):
             where = "" if row0 is None else f" (first at row {row0 + first})"
             raise ValueError(f"y contains NaN or infinity{where}; remove or impute those rows")
         return Y
-    y = np.asarray(y).ravel()
-    if y.size == 0:
-        return np.zeros((0, 1 if classes.size == 2 else classes.size))
-    idx = np.searchsorted(classes, y)
-    idx = np.minimum(idx, classes.size - 1)
-    if not np.all(classes[idx] == y):
-        raise ValueError("y contains a label that is not among the classes seen when the labels were counted")
-    if classes.size == 2:
-        return np.where(idx == 1, 1.0, -1.0)[:, None]
-    Y = -np.ones((y.size, classes.size))
-    Y[np.arange(y.size), idx] = 1.0
-    return Y
+    return LabelCoder(classes).encode(y)
 
 
 def check_block(X, ctx, row0):
@@ -357,9 +347,7 @@ def block_loo(X, y, row0, ctx, sol, psi_mean, alphas, reduce=False):
 
 def misclassified(F, Y):
     """Misclassified rows per alpha from outputs ``F`` (A, b, v) and codes ``Y`` (b, v)."""
-    if Y.shape[1] == 1:
-        return ((F[..., 0] > 0) != (Y[None, :, 0] > 0)).sum(axis=1)
-    return (np.argmax(F, axis=-1) != np.argmax(Y, axis=-1)[None]).sum(axis=1)
+    return LabelCoder.misclassified(F, LabelCoder.index_of(Y))
 
 
 #: How many row numbers of tiny leverage a reduced pass carries back (the count is exact).

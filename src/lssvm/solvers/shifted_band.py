@@ -148,12 +148,14 @@ class ShiftedBandSolver:
         ----------
         alphas : ndarray of shape (A,)
         b : ndarray of shape (r, s)
-        inverse_norms : bool, default=False
-            Also return, per alpha, an estimate of ``||(C + alpha I)^-1||_2``
-            (two steps of inverse iteration on the banded Cholesky factor,
-            O(r w) each; a lower bound, usually within a small factor; inf
-            when ``C + alpha I`` is not numerically positive definite).  The
-            conditioning guard of ``lssvm.cv.holdout`` uses it.
+        inverse_norms : bool or ndarray of shape (A,) of bool, default=False
+            Also return, per alpha (or per alpha where the mask is True), an
+            estimate of ``||(C + alpha I)^-1||_2`` (two steps of inverse
+            iteration on the banded Cholesky factor, O(r w) each; a lower
+            bound, usually within a small factor).  The other alphas get
+            NaN.  Every alpha where ``C + alpha I`` is not numerically
+            positive definite gets inf.  The conditioning guard of
+            ``lssvm.cv.fold_solver`` uses it.
 
         Returns
         -------
@@ -164,19 +166,21 @@ class ShiftedBandSolver:
         """
         b = np.asarray(b, dtype=float).reshape(self.size, -1)
         s = b.shape[1]
+        want = np.broadcast_to(np.asarray(inverse_norms, dtype=bool), (len(alphas),))
         rb = self.rotate(b)
         out = np.empty((self.size, len(alphas) * s))
         norms = np.empty(len(alphas))
         for i, a in enumerate(alphas):
-            out[:, i * s : (i + 1) * s], norms[i] = self._band_solve(a, rb, inverse_norms)
+            out[:, i * s : (i + 1) * s], norms[i] = self._band_solve(a, rb, want[i])
         x = self.rotate(out, inverse=True)
-        return (x, norms) if inverse_norms else x
+        return (x, norms) if np.ndim(inverse_norms) or inverse_norms else x
 
     def _band_solve(self, alpha, rhs, inverse_norm=False):
         ab = np.array(self._band, order="F")
         ab[0] += alpha
-        if self.bandwidth == 0:
-            return rhs / ab[0][:, None], (1.0 / np.min(np.abs(ab[0])) if inverse_norm else np.nan)
+        if self.bandwidth == 0:  # diagonal: positive definite iff every entry is positive
+            norm = np.inf if np.min(ab[0]) <= 0 else 1.0 / np.min(ab[0]) if inverse_norm else np.nan
+            return rhs / ab[0][:, None], norm
         x = np.array(rhs, order="F")
         if pbsv_lower_(ab, x):  # banded Cholesky, LAPACK dpbsv without the GIL
             return x, (_inverse_norm(ab) if inverse_norm else np.nan)
