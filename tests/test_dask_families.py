@@ -270,3 +270,26 @@ def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, ext
         ref = FixedSizeLSSVRCV(prototypes="random", n_prototypes=20, cv=4, **common).fit(Xs, y)
     assert f"gamma={ref.gamma_:.4g}, alpha={ref.alpha_:.4g}" in res.output
     np.testing.assert_allclose(load_model(out).predict(X), ref.predict(Xs), rtol=1e-9, atol=1e-9)
+
+
+def test_cli_select_streams_a_fixed_size_classifier(rng, tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+    from lssvm.io import load_model
+
+    X = rng.standard_normal((500, 2))
+    labels = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.standard_normal(500) > 0, "same", "diff")
+    pd.DataFrame({"u": X[:, 0], "w": X[:, 1], "label": labels}).to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "m.npz"
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "label", "--model", "fixed-size",
+                                   "--chunk-rows", "120", "--n-prototypes", "20", "--cv", "3", "--gammas", "1,4",
+                                   "--alphas", "0.1:10:3", "-o", str(out), "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "FixedSizeLSSVCCV" in res.output and "CV error rate" in res.output
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    ref = FixedSizeLSSVCCV(prototypes="random", n_prototypes=20, cv=3, random_state=0, param_space={"gamma": [1.0, 4.0]},
+                           alphas=np.geomspace(0.1, 10, 3)).fit(Xs, labels)
+    assert f"gamma={ref.gamma_:.4g}, alpha={ref.alpha_:.4g}" in res.output
+    assert np.array_equal(load_model(out).predict(X), ref.predict(Xs))
