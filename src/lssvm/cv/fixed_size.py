@@ -22,6 +22,9 @@ __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "s
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]
 
 METRICS = ("mse", "error_rate")
+#: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
+#: of :meth:`SummedRows.curves`; more alphas take more passes.
+PATH_BYTES = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -449,8 +452,18 @@ class SummedRows:
                                         max_size=max_size, n_candidates=n_candidates, seed=seed,
                                         stop_window=stop_window, stop_tol=stop_tol)
         kmax = system.n_coef if max_size is None else int(max_size)
-        paths = scdp_paths(system, self.fold_sums, alphas, nu=nu, max_size=kmax, n_candidates=n_candidates, seed=seed)
-        errors = self.path_errors(paths, np.atleast_1d(alphas).size, kmax)
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+        # the paths travel to every task: a few alphas per pass keep them under PATH_BYTES
+        per_alpha = 8 * kmax * kmax * len(self.fold_sums) * system.rhs.shape[1]
+        step = max(1, int(PATH_BYTES // per_alpha))
+        paths, errors = {f: [] for f in range(len(self.fold_sums))}, []
+        for lo in range(0, alphas.size, step):
+            part = scdp_paths(system, self.fold_sums, alphas[lo : lo + step], nu=nu, max_size=kmax,
+                              n_candidates=n_candidates, seed=seed)
+            errors.append(self.path_errors(part, alphas[lo : lo + step].size, kmax))
+            for f, runs in part.items():
+                paths[f].extend(runs)  # (alpha, output) order is kept
+        errors = {key: np.concatenate([e[key] for e in errors]) for key in ("sse", "wrong")}
         return curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
                                        stop_tol=stop_tol, stop_metric=stop_metric)
 
