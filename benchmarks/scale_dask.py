@@ -24,9 +24,9 @@ least half the in-memory one at m = 10^6; time linear in m.
 Fixed-size and Nyström models (issue 18), ``--families 1e6,1e7``: the same
 regression generated block by block inside the Dask graph (chunks of
 ``--family-chunk`` rows, each from its own seed, never all in memory, no
-files); ``FixedSizeLSSVR(prototypes="random", n_prototypes=200,
+files); ``FixedSizeLSSVR(basis="random", n_basis=200,
 cv=KFold(10))`` (one pass of per-fold Gram sums, then SCDP and the v-fold
-curves by downdates) and ``NystromLSSVR(n_components=200)`` (rank 100) fit,
+curves by downdates) and ``NystromLSSVR(n_basis=200)`` (rank 100) fit,
 then its exact LOO error for the 20 alphas (a training and a LOO pass).
 Each model runs in its own process; reported: seconds per 10^6 rows and
 peak resident memory (``ru_maxrss``), with the load average.
@@ -164,12 +164,12 @@ def family_worker(kind, m, chunk):
     with dask.config.set(scheduler="threads"):
         X, y = synthetic(m, chunk)
         if kind == "fixed-size":
-            est = FixedSizeLSSVR(gamma=GAMMA, alpha=1.0, prototypes="random", n_prototypes=200, cv=KFold(10),
+            est = FixedSizeLSSVR(gamma=GAMMA, alpha=1.0, basis="random", n_basis=200, cv=KFold(10),
                                  random_state=0).fit(X, y)
             t1 = time.perf_counter()
             info = {"model_size": int(est.model_size_), "cv_mse": float(est.cv_score_)}
         else:
-            est = NystromLSSVR(gamma=GAMMA, alpha=1.0, n_components=200, random_state=0).fit(X, y)
+            est = NystromLSSVR(gamma=GAMMA, alpha=1.0, n_basis=200, random_state=0).fit(X, y)
             t1 = time.perf_counter()
             mse = est.cv_error("loo", ALPHAS)
             info = {"rank": int(est.rank_), "loo_mse": float(mse.min()), "best_alpha": float(ALPHAS[np.argmin(mse)])}

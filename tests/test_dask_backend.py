@@ -143,7 +143,7 @@ def test_classifier_equal_numpy(rng, sched, n_classes):
     kf = KFold(5)  # an int stratifies in memory, not on Dask (documented): compare on KFold
     assert rel_err(est.cv_decision_function(kf, ALPHAS).compute(), ref.cv_decision_function(kf, ALPHAS)) < TOL
     assert np.array_equal(est.cv_error(kf, ALPHAS), ref.cv_error(kf, ALPHAS))
-    assert rel_err(est.cv_error(kf, ALPHAS, metric="press"), ref.cv_error(kf, ALPHAS, metric="press")) < TOL
+    assert rel_err(est.cv_error(kf, ALPHAS, scoring="press"), ref.cv_error(kf, ALPHAS, scoring="press")) < TOL
 
 
 # ------------------------------------------------------- model selection

@@ -49,12 +49,12 @@ class SizeCurves:
     fold_sizes: np.ndarray
     stopped_at: np.ndarray
 
-    def curve(self, metric="mse"):
+    def curve(self, scoring="mse"):
         """Pooled CV score per size and the spread of the per-fold scores.
 
         Parameters
         ----------
-        metric : {"mse", "error_rate"}
+        scoring : {"mse", "error_rate"}
             Mean squared error of all out-of-fold predictions (the PRESS
             criterion of Karsmakers et al. 2011, eq. 35, divided by N), or the misclassification rate.
 
@@ -64,9 +64,9 @@ class SizeCurves:
         std : ndarray of shape (n_alphas, v, K)
             Standard deviation (ddof=1) over folds of the per-fold scores.
         """
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}; got {metric!r}")
-        total = self.sse if metric == "mse" else self.n_wrong
+        if scoring not in METRICS:
+            raise ValueError(f"scoring must be one of {METRICS}; got {scoring!r}")
+        total = self.sse if scoring == "mse" else self.n_wrong
         mean = total.sum(axis=2) / self.fold_sizes.sum()
         per_fold = total / self.fold_sizes[:, None]
         std = per_fold.std(axis=2, ddof=1) if self.fold_sizes.size > 1 else np.zeros_like(mean)
@@ -107,7 +107,7 @@ def fixed_size_cv_curves(
     seed=0,
     stop_window=10,
     stop_tol=None,
-    stop_metric="mse",
+    stop_scoring="mse",
     fold_sums=None,
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
@@ -132,9 +132,9 @@ def fixed_size_cv_curves(
         Seeds SCDPP's draws, the same for every fold, alpha and output
         (Karsmakers et al. 2011, Remark 8).
     stop_window, stop_tol : int, float or None
-        Rule (38) on the fold's own validation score (``stop_metric``);
+        Rule (38) on the fold's own validation score (``stop_scoring``);
         ``stop_tol=None`` runs to ``max_size``.
-    stop_metric : {"mse", "error_rate"}
+    stop_scoring : {"mse", "error_rate"}
     fold_sums : list of lssvm.solvers.fixed_size.GramSums, optional
         Each fold's own sums, when its rows are not in memory (Dask input,
         computed in one pass): the downdate subtracts them and the
@@ -152,10 +152,10 @@ def fixed_size_cv_curves(
     run of k steps, O(k^2 M) in all, plus O(h k^2) for the predictions.
     Folds run in parallel.
     """
-    if stop_metric not in METRICS:
-        raise ValueError(f"stop_metric must be one of {METRICS}; got {stop_metric!r}")
-    if fold_sums is not None and stop_metric != "mse":
-        raise ValueError("the misclassification rate needs the fold's rows in memory; use stop_metric='mse'")
+    if stop_scoring not in METRICS:
+        raise ValueError(f"stop_scoring must be one of {METRICS}; got {stop_scoring!r}")
+    if fold_sums is not None and stop_scoring != "mse":
+        raise ValueError("the misclassification rate needs the fold's rows in memory; use stop_scoring='mse'")
     D = system.n_coef
     kmax = D if max_size is None else int(max_size)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
@@ -192,7 +192,7 @@ def fixed_size_cv_curves(
                     else:
                         sse[a, j, f, k - 1] = fold_sums[f].sse(state.coef, state.order, j)
                         wrong[a, j, f, k - 1] = np.nan
-                    scores.append((sse if stop_metric == "mse" else wrong)[a, j, f, k - 1] / h)
+                    scores.append((sse if stop_scoring == "mse" else wrong)[a, j, f, k - 1] / h)
                     if stop_rule_met(scores, stop_window, stop_tol):
                         break
                 k = state.k
@@ -233,7 +233,7 @@ def select_model_size(mean, std, fraction=0.1):
     return int(np.flatnonzero(mean <= threshold)[0]) + 1
 
 
-def chosen_sizes(curves: SizeCurves, metric="mse", size_rule=0.1):
+def chosen_sizes(curves: SizeCurves, scoring="mse", size_rule=0.1):
     """The model size the ``size_rule`` picks per alpha and output, on the
     CV curves cut at the longest fold run of that alpha.
 
@@ -242,7 +242,7 @@ def chosen_sizes(curves: SizeCurves, metric="mse", size_rule=0.1):
     ndarray of int of shape (n_alphas, v)
         1-based sizes.
     """
-    mean, std = curves.curve(metric)
+    mean, std = curves.curve(scoring)
     A, v = mean.shape[:2]
     sizes = np.empty((A, v), dtype=np.intp)
     for a in range(A):
@@ -345,7 +345,7 @@ def block_path_errors(K, Y, folds, paths, n_alphas, n_sizes):
 
 
 def curves_from_path_errors(errors, paths, fold_sizes, *, max_size, stop_window=10, stop_tol=None,
-                            stop_metric="mse"):
+                            stop_scoring="mse"):
     """:class:`SizeCurves` from the errors of full SCDP paths, rule (38)
     applied to their scores as :func:`fixed_size_cv_curves` applies it while
     stepping (the same stops, the same padding)."""
@@ -355,7 +355,7 @@ def curves_from_path_errors(errors, paths, fold_sizes, *, max_size, stop_window=
     for f in range(n_folds):
         for i, (order, _) in enumerate(paths[f]):
             a, j = divmod(i, v)
-            scores = (sse if stop_metric == "mse" else wrong)[a, j, f, : order.size] / fold_sizes[f]
+            scores = (sse if stop_scoring == "mse" else wrong)[a, j, f, : order.size] / fold_sizes[f]
             k = order.size
             for t in range(1, order.size + 1):
                 if stop_rule_met(list(scores[:t]), stop_window, stop_tol):
@@ -446,8 +446,8 @@ class SummedRows:
         return np.array([fs.n_samples for fs in self.fold_sums], dtype=float)
 
     def curves(self, system, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0, stop_window=10,
-               stop_tol=None, stop_metric="mse"):
-        if stop_metric == "mse":
+               stop_tol=None, stop_scoring="mse"):
+        if stop_scoring == "mse":
             return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, nu=nu,
                                         max_size=max_size, n_candidates=n_candidates, seed=seed,
                                         stop_window=stop_window, stop_tol=stop_tol)
@@ -465,7 +465,7 @@ class SummedRows:
                 paths[f].extend(runs)  # (alpha, output) order is kept
         errors = {key: np.concatenate([e[key] for e in errors]) for key in ("sse", "wrong")}
         return curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
-                                       stop_tol=stop_tol, stop_metric=stop_metric)
+                                       stop_tol=stop_tol, stop_scoring=stop_scoring)
 
     def solve(self, system, alpha, nu, call):
         return solve_guarded(system.matrix(alpha, nu), system.rhs, None, self.K_ZZ, None, alpha, nu, call=call,

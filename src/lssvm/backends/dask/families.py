@@ -20,7 +20,7 @@ assignment, the random row draw); only the row-block statistic differs:
   is run first and one more pass counts its misclassified rows per size.
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
-uniform columns by the same ``choice`` call, fixed-size "random" prototypes
+random columns by the same ``choice`` call, fixed-size "random" prototypes
 by the smallest uniform keys (:func:`~lssvm.backends.dask.draw_basis`,
 equal to :func:`lssvm.basis.random_basis` when the rows are distinct), and
 "renyi" picks by maximal entropy among a candidate pool drawn by that rule
@@ -84,7 +84,7 @@ def _row_indices(rows, m, name):
 def _needs_memory(name, value, allowed):
     return ValueError(
         f"{name}={value!r} needs all rows in memory; on Dask input use {allowed}, training-row indices"
-        + (" or points" if name == "prototypes" else "")
+        + (" or points" if "renyi" in allowed else "")
         + " (for instance selected on a sample that fits in memory)"
     )
 
@@ -92,17 +92,17 @@ def _needs_memory(name, value, allowed):
 # -------------------------------------------------------------- Nyström
 def nystrom_columns(data, kernel, sampling, n_components, random_state):
     """Sampled columns of Dask data: the rows and their indices, as
-    :func:`lssvm.basis.nystrom_columns` draws them in memory ("uniform":
+    :func:`lssvm.basis.nystrom_columns` draws them in memory ("random":
     the same ``choice`` call; or given row indices)."""
     m = data.n_samples
     rng = check_random_state(random_state)
     if isinstance(sampling, str):
-        if sampling != "uniform":
-            raise _needs_memory("sampling", sampling, "sampling='uniform'")
-        c = default_n_basis(m) if n_components is None else count_or_fraction("n_components", n_components, 0.1, m)
+        if sampling != "random":
+            raise _needs_memory("basis", sampling, "basis='random'")
+        c = default_n_basis(m) if n_components is None else count_or_fraction("n_basis", n_components, 0.1, m)
         idx = np.sort(rng.choice(m, c, replace=False))
     else:
-        idx = _row_indices(sampling, m, "sampling")
+        idx = _row_indices(sampling, m, "basis")
     Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
     return Z, idx
 
@@ -151,7 +151,7 @@ def class_labels(y):
 def _pool_size(n_prototypes, m):
     if n_prototypes is None:
         return min(m, default_n_basis(m))
-    return count_or_fraction("n_prototypes", n_prototypes, None, m)
+    return count_or_fraction("n_basis", n_prototypes, None, m)
 
 
 def prototype_pool(data, kernel, method, n_prototypes, rng):
@@ -160,7 +160,7 @@ def prototype_pool(data, kernel, method, n_prototypes, rng):
     m = data.n_samples
     if isinstance(method, str):
         if method not in ("random", "renyi"):
-            raise _needs_memory("prototypes", method, "prototypes='random' or 'renyi'")
+            raise _needs_memory("basis", method, "basis='random' or 'renyi'")
         M = _pool_size(n_prototypes, m)
         if method == "random":
             Z, idx = draw_basis(data, "random", M, rng)
@@ -169,7 +169,7 @@ def prototype_pool(data, kernel, method, n_prototypes, rng):
             sel = renyi_entropy_selection(Zp, M, kernel, random_state=rng).indices
             Z, idx = Zp[sel], pool[sel]
     elif np.ndim(method) == 1:
-        idx = _row_indices(method, m, "prototypes")
+        idx = _row_indices(method, m, "basis")
         Z = take_rows(data.X, idx)
     else:
         Z, idx = draw_basis(data, method, None, None)

@@ -77,20 +77,20 @@ class _DaskRowsCV:
 
 
 class DaskNystromCV(_DaskRowsCV):
-    """:class:`lssvm.selection.NystromCV` on Dask data ("uniform" or given
+    """:class:`lssvm.selection.NystromCV` on Dask data ("random" or given
     columns, drawn once; exact LOO or k-fold with the columns kept)."""
 
-    def __init__(self, X, y, *, n_components=None, rank=0.5, sampling="uniform", **kw):
+    def __init__(self, X, y, *, n_basis=None, rank=0.5, basis="random", rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
-        self.rank_spec = rank
-        self._Z, self._idx = nystrom_columns(self.data, self._kernel({}), sampling, n_components, self.random_state)
+        self.rank_spec, self.rcond = rank, float(rcond)
+        self._Z, self._idx = nystrom_columns(self.data, self._kernel({}), basis, n_basis, self.random_state)
         self.rank = count_or_fraction("rank", rank, 0.5, self._idx.size)
 
     def __call__(self, **params):
         kern = self._kernel(params)
         Z, idx = self._rows(kern)
         k = count_or_fraction("rank", self.rank_spec, 0.5, idx.size)
-        fit = fit_nystrom(self.data, kern, (Z, idx), k, 1e-10, self.classes)
+        fit = fit_nystrom(self.data, kern, (Z, idx), k, self.rcond, self.classes)
         sums = fit.loo_sums(self.alphas) if self.loo else fit.cv_sums(self.spec, self.alphas, "keep")
         return self._finish(sums.sse, sums.wrong, {})
 
@@ -112,8 +112,8 @@ class DaskFixedSizeCV(_DaskRowsCV):
         As for :class:`lssvm.selection.FixedSizeCV`.
     """
 
-    def __init__(self, X, y, *, cv=10, prototypes="random", n_prototypes=None, solver="scdp", max_size=None,
-                 n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_metric="mse", **kw):
+    def __init__(self, X, y, *, cv=10, basis="random", n_basis=None, solver="scdp", max_size=None,
+                 n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse", **kw):
         if isinstance(cv, str):
             raise ValueError(f"fixed-size models are cross-validated on folds: cv must be an int, a splitter or "
                              f"(train, test) pairs; got cv={cv!r}")
@@ -123,19 +123,18 @@ class DaskFixedSizeCV(_DaskRowsCV):
         self.solver, self.max_size, self.nu = solver, max_size, float(nu)
         self.n_candidates = n_candidates if solver == "scdpp" else None
         self.stop = (stop_window, stop_tol)
-        self.size_rule, self.size_metric = size_rule, size_metric
-        if size_metric == "error_rate" and (not self.classification or self.classes.size != 2):
-            raise ValueError("size_metric='error_rate' is for two-class problems; use 'mse'")
+        self.size_rule, self.size_scoring = size_rule, size_scoring
+        if size_scoring == "error_rate" and (not self.classification or self.classes.size != 2):
+            raise ValueError("size_scoring='error_rate' is for two-class problems; use 'mse'")
         self.refit_random_state = int(self.random_state.randint(2**31 - 1))
         self.scdp_seed = scdp_seed(np.random.RandomState(self.refit_random_state))
-        self._method, self._n = prototypes, n_prototypes
-        self._renyi = isinstance(prototypes, str) and prototypes == "renyi"
+        self._method, self._n = basis, n_basis
+        self._renyi = isinstance(basis, str) and basis == "renyi"
         if self._renyi:  # kernel-dependent: redrawn per candidate from one seed
             self._seed = self.random_state.randint(2**31 - 1)
             self._drawn = {}
         else:
-            self._Z, self._idx = prototype_pool(self.data, self._kernel({}), prototypes, n_prototypes,
-                                                self.random_state)
+            self._Z, self._idx = prototype_pool(self.data, self._kernel({}), basis, n_basis, self.random_state)
             if self._idx is None:
                 raise ValueError("the prototypes must come from the training rows: a method name or row indices "
                                  "(a search scores every candidate on its own rows)")
@@ -158,7 +157,7 @@ class DaskFixedSizeCV(_DaskRowsCV):
             raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={D - 1} prototypes + "
                              "intercept)")
         A, v = self.alphas.size, system.rhs.shape[1]
-        count = self.size_metric == "error_rate"
+        count = self.size_scoring == "error_rate"
         if self.solver == "direct":
             out = [rows.direct_cv(system, float(a), self.nu, "fixed-size direct CV", count_wrong=count)
                    for a in self.alphas]
@@ -166,8 +165,8 @@ class DaskFixedSizeCV(_DaskRowsCV):
             return self._finish(np.array([s for s, _ in out]), wrong, {"model_size": D})
         curves = rows.curves(system, self.alphas, nu=self.nu, max_size=self.max_size, n_candidates=self.n_candidates,
                              seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
-                             stop_metric=self.size_metric)
-        sizes = chosen_sizes(curves, self.size_metric, self.size_rule)
+                             stop_scoring=self.size_scoring)
+        sizes = chosen_sizes(curves, self.size_scoring, self.size_rule)
         pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
         mse = curves.curve("mse")[0][pick]  # (A, v)
         err = curves.curve("error_rate")[0][pick][:, 0] if count else None
