@@ -64,7 +64,7 @@ _DOC = """
         ignored).
     n_basis : int or float, optional
         c, columns sampled: a count or a fraction of n; default
-        ``min(1000, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
+        ``min(700, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
         Ding & Liao 2012 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).

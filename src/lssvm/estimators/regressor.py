@@ -49,7 +49,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     n_basis : int, optional
         Number of basis points: an upper bound for "pchol" and "fvs" (which
         also stop by ``basis_tol``/``pivot_tol``), the sample size for the
-        others.  Default for m training rows: ``min(1000, ceil(10 sqrt(m)), m)``
+        others.  Default for m training rows: ``min(700, ceil(10 sqrt(m)), m)``
         for "pchol"; ``min(200, m)`` for "random", "greedy", "kcenter" and
         "renyi"; no bound for "fvs".
     random_state : int, RandomState or None

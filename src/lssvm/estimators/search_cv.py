@@ -32,6 +32,7 @@ from ..selection import (
 )
 from ..solvers import check_alphas
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
+from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
 from ._validation import validate_input
@@ -122,7 +123,7 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-class _BaseSearchCV(ValidatedParamsMixin, BaseEstimator):
+class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
     _classification = False
@@ -335,10 +336,6 @@ class _BaseSearchCV(ValidatedParamsMixin, BaseEstimator):
     def predict(self, X):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
-
-    def kernel_expansion(self):
-        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
-        return self._best().kernel_expansion()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
