@@ -191,13 +191,6 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         sums = self._fitted_engine().loo_sums(alphas)
         return sums.sse, sums.wrong, sums.count, scalar
 
-    @property
-    def _dask(self):
-        """The Dask engine (:class:`lssvm.backends.dask.DaskSparseFit`), or None
-        (kept for readers outside the estimators; they branch on nothing else)."""
-        engine = getattr(self, "_engine", None)
-        return None if engine is None or engine.rows_in_memory else engine
-
     def _targets_2d(self):
         """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""
         return self._fitted_engine().targets()

@@ -438,7 +438,7 @@ _SPARSE_DOC = """
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
     random_state : int, RandomState or None
-        Seeds the folds, the basis draws and "csa".
+        Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
     gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
