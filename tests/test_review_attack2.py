@@ -36,13 +36,14 @@ def test_search_takes_an_ard_width_vector(name):
     np.testing.assert_array_equal(est.best_estimator_.gamma_, ARD_GAMMA)
 
 
-def test_dask_fit_takes_an_ard_width_vector():
-    # was: the same comparison in the Dask fit path
+@pytest.mark.parametrize("name", ["SparseLSSVR", "FixedSizeLSSVR", "NystromLSSVR"])
+def test_dask_fit_takes_an_ard_width_vector(name):
+    # was: the same comparison in the Dask fit paths of all three families
     da = pytest.importorskip("dask.array")
     X, y, _ = _data()
     kw = dict(kernel="ard", gamma=ARD_GAMMA, alpha=0.1, basis="random", n_basis=10, random_state=0)
-    lazy = E.SparseLSSVR(**kw).fit(da.from_array(X, chunks=13), da.from_array(y, chunks=13))
-    mem = E.SparseLSSVR(**kw).fit(X, y)
+    lazy = getattr(E, name)(**kw).fit(da.from_array(X, chunks=13), da.from_array(y, chunks=13))
+    mem = getattr(E, name)(**kw).fit(X, y)
     np.testing.assert_allclose(lazy.predict(X), mem.predict(X), rtol=1e-8, atol=1e-10)
 
 
