@@ -258,8 +258,9 @@ def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, ext
     out = tmp_path / "m.npz"
     res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "t", "--model", model,
                                    "--chunk-rows", "150", "--gammas", "2,5,10", "--alphas", "0.1:10:3", *extra,
-                                   "-o", str(out), "--no-report"])
+                                   "-o", str(out), "--report", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
+    assert (tmp_path / "rep" / "index.html").exists() and not (tmp_path / "rep" / "out_of_fold.png").exists()
     assert "pass       training pass" in res.output
     # the same search in memory on the standardised inputs (random prototypes; --cv 4 is KFold(4) in both)
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
