@@ -131,8 +131,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         from ..backends import dask as dask_backend
 
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
-        kernel = self._validate_params_(data.X if self.gamma == "scale" else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
+        kernel = self._validate_params_(data.X if scale else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if scale else None)
         classes = dask_backend.count_classes(data) if classification else None
         fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
         self.n_features_in_ = data.n_features

@@ -34,7 +34,7 @@ from ..solvers import check_alphas
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
-from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
+from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
@@ -162,7 +162,7 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         """Fixed kernel parameters handed to the criterion."""
         params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
         if "gamma" not in self._space():
-            params["gamma"] = self._scale if self.gamma == "scale" else self.gamma
+            params["gamma"] = self._scale if is_scale(self.gamma) else self.gamma
         return params
 
     def _default_scoring(self, y):
