@@ -68,8 +68,8 @@ def test_gamma_scale_is_scikit_learns_rule(rng):
 @pytest.mark.parametrize("make", [
     lambda g: SparseLSSVR(gamma=g, alpha=0.1, basis="random", n_basis=15, random_state=0),
     lambda g: SparseLSSVR(gamma=g, alpha=0.1, basis="pchol", n_basis=15, random_state=0),
-    lambda g: FixedSizeLSSVR(gamma=g, alpha=0.1, n_prototypes=15, random_state=0),
-    lambda g: NystromLSSVR(gamma=g, alpha=0.1, n_components=15, random_state=0),
+    lambda g: FixedSizeLSSVR(gamma=g, alpha=0.1, n_basis=15, random_state=0),
+    lambda g: NystromLSSVR(gamma=g, alpha=0.1, n_basis=15, random_state=0),
 ])
 def test_gamma_scale_equals_the_explicit_number(rng, make):
     X = 5.0 * rng.standard_normal((80, 3))
@@ -98,10 +98,9 @@ def test_search_grid_is_centred_on_the_scale(rng):
 
 # ------------------------------------------------------------ default basis
 def test_default_basis_rule():
-    assert [default_n_basis(m) for m in (1, 50, 1000, 2000, 5000, 10_000, 10**6)] == [1, 50, 317, 448, 708, 1000,
-                                                                                      1000]
+    assert [default_n_basis(m) for m in (1, 50, 1000, 2000, 4900, 5000, 10**6)] == [1, 50, 317, 448, 700, 700, 700]
     sizes = [default_n_basis(m) for m in range(1, 30_000, 97)]
-    assert np.all(np.diff(sizes) >= 0) and max(sizes) == 1000
+    assert np.all(np.diff(sizes) >= 0) and max(sizes) == 700
 
 
 def test_default_estimator_uses_pivoted_cholesky_of_default_size(rng):

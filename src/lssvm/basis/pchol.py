@@ -26,8 +26,10 @@ from ._checks import check_count, check_fraction, check_input, check_kernel, unc
 
 __all__ = ["DEFAULT_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis", "pivoted_cholesky"]
 
-#: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.
-DEFAULT_BASIS_CAP = 1000
+#: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.  700, not 1000
+#: (issue 17, session 25): half the search time on 10^4+ rows, test error on MAGIC and adult within 2 %
+#: of neo-ls-svm's (docs/benchmarks.md).
+DEFAULT_BASIS_CAP = 700
 #: Default basis size per square root of the number of rows.
 DEFAULT_BASIS_PER_SQRT_M = 10.0
 #: Candidates of the first block of pivoted_cholesky, and the most of any block.
@@ -36,12 +38,12 @@ _FIRST_BLOCK, _MAX_BLOCK = 16, 256
 
 def default_n_basis(m: int) -> int:
     """The default basis size for ``m`` training rows:
-    ``min(DEFAULT_BASIS_CAP, ceil(10 sqrt(m)), m)``.
+    ``min(DEFAULT_BASIS_CAP, ceil(10 sqrt(m)), m)`` (cap 700).
 
     Sub-linear and capped, so the default fit costs O(m n^2) = O(m^2) at
-    most while m < 10,000 and O(m) beyond: 317 points at m = 1,000, 448 at
-    2,000, 708 at 5,000, 1,000 from m = 10,000 (chosen with
-    ``benchmarks/defaults_speed.py``, ``docs/benchmarks.md``).
+    most while m < 4,900 and O(m) beyond: 317 points at m = 1,000, 448 at
+    2,000, 700 from m = 4,900 (chosen with ``benchmarks/defaults_speed.py``,
+    ``docs/benchmarks.md``).
     """
     if not isinstance(m, Integral) or m < 1:
         raise ValueError(f"m must be a positive integer; got {m!r}")
