@@ -251,8 +251,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         from ..backends.dask import families as fam
 
         data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
-        kernel = self._kernel_for(data.X if is_scale(self.gamma) else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if is_scale(self.gamma) else None)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
         if classification:
             self.classes_ = dask_backend.count_classes(data)
             if self._scoring == "error_rate" and self.classes_.size > 2:
