@@ -97,3 +97,16 @@ def test_dask_fit_refuses_n_jobs_zero_and_cv_true_as_memory_does():
     for est in (mem, lazy):
         with pytest.raises(ValueError, match="cv must be an int, a scikit-learn splitter"):
             est.cv_error(True)
+
+
+@pytest.mark.parametrize("command", ["fit", "select"])
+@pytest.mark.parametrize("old", ["--n-prototypes", "--n-components"])
+def test_cli_old_size_options_name_the_new_one(command, old):
+    # was: click's bare "No such option: --n-components" (the Python API names n_basis)
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+
+    result = CliRunner().invoke(cli, [command, "motorcycle", old, "20"])
+    assert result.exit_code == 2
+    assert "renamed --n-basis" in result.output and "--n-basis 20" in result.output
