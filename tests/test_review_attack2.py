@@ -47,11 +47,6 @@ def test_dask_fit_takes_an_ard_width_vector(name):
     np.testing.assert_allclose(lazy.predict(X), mem.predict(X), rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "on Dask a basis given as points has basis_indices None, so cv_error's default "
-    "basis_in_holdout='remove' silently keeps held-out basis points (the 'keep' value); "
-    "in memory the points are matched to equal rows and removed. Matching points to rows "
-    "needs a pass over the Dask blocks (and the duplicate-rows rule): not a small fix"))
 def test_dask_cv_error_with_a_basis_given_as_points_matches_memory():
     da = pytest.importorskip("dask.array")
     X, y, _ = _data(m=60)
@@ -110,3 +105,18 @@ def test_cli_old_size_options_name_the_new_one(command, old):
     result = CliRunner().invoke(cli, [command, "motorcycle", old, "20"])
     assert result.exit_code == 2
     assert "renamed --n-basis" in result.output and "--n-basis 20" in result.output
+
+
+@pytest.mark.parametrize("mode", ["remove", "train"])
+def test_dask_cv_with_duplicate_rows_of_basis_points_matches_memory(mode):
+    """Duplicate rows hold one basis point together: it leaves a fold's model
+    only when every copy is held out, on Dask as in memory."""
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _data(m=60)
+    X[[5, 30, 47]] = X[3]  # three more copies of row 3, spread over folds
+    X[12] = X[11]  # a copy in the same 5-fold block as row 11
+    kw = dict(gamma=0.5, alpha=0.1, basis="random", n_basis=12, random_state=1)
+    mem = E.SparseLSSVR(**kw).fit(X, y)
+    lazy = E.SparseLSSVR(**kw).fit(da.from_array(X, chunks=37), da.from_array(y, chunks=37))
+    np.testing.assert_array_equal(mem.basis_vectors_, lazy.basis_vectors_)
+    assert lazy.cv_error(5, basis_in_holdout=mode) == pytest.approx(mem.cv_error(5, basis_in_holdout=mode), rel=1e-9)

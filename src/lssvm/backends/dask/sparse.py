@@ -16,7 +16,7 @@ import dask.array as da
 import numpy as np
 
 from ..._sums import warn_if_overflow
-from ...basis import draw_basis_rows, drop_near_duplicates
+from ...basis import basis_holders, draw_basis_rows, drop_near_duplicates
 from ...cv import BASIS_IN_HOLDOUT, ErrorSums, FoldSpec, not_in_memory
 from ...cv.row_blocks import (
     block_fold_outputs,
@@ -117,6 +117,15 @@ def resolve_dask_cv(cv, data, classifier=False):
     return DaskFolds(spec, labels_as_groups(spec, data))
 
 
+def _task_holders(x, row0, Z):
+    rows, points = basis_holders(x, Z)  # rows equal to a basis point, value for value: O(rows d)
+    return rows + row0, points
+
+
+def _merge_holders(*parts):
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 @dataclass
 class DaskSparseFit:
     """A sparse model trained on Dask data: the Dask implementation of the
@@ -137,6 +146,7 @@ class DaskSparseFit:
     psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
+    holder_pairs: tuple | None = None
 
     rows_in_memory = False
 
@@ -226,17 +236,39 @@ class DaskSparseFit:
         F = self._cv_outputs(FoldSpec("labels", 1, values=labels), alphas, basis_in_holdout)
         return F[:, test]
 
+    def holders(self):
+        """Pairs ``(row, point)``: training row ``row`` holds basis point
+        ``point`` (its drawn row, or a row equal to it value for value), as
+        :func:`lssvm.basis.basis_holders` in memory; one hashing pass, O(m d),
+        made once per fit."""
+        if self.holder_pairs is None:
+            Z = shared(self.ctx.basis)
+            parts = [dask.delayed(_task_holders, pure=True)(x, r0, Z) for x, _, _, r0 in self.data.blocks()]
+            rows, points = run_pass("matching basis points to rows", tree_reduce(parts, _merge_holders))
+            if self.basis_indices is not None:
+                rows = np.concatenate([np.asarray(self.basis_indices, dtype=np.int64), rows])
+                points = np.concatenate([np.arange(len(self.basis_indices)), points])
+            pairs = np.unique(np.stack([rows, points], axis=1).astype(np.int64), axis=0).reshape(-1, 2)
+            self.holder_pairs = (pairs[:, 0], pairs[:, 1])
+        return self.holder_pairs
+
     def _fold_models(self, spec, alphas, basis_in_holdout, label):
         check_mode(basis_in_holdout)
         train_only = None
         removed = {}
-        if self.basis_indices is not None and basis_in_holdout != "keep":
+        rows, points = self.holders() if basis_in_holdout != "keep" else (np.empty(0, np.int64),) * 2
+        if rows.size:
             g = self.data.groups
-            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(g, rows), lambda lo, hi: g[lo:hi].compute())
+            rf = spec.folds_of(rows, lambda r: take_rows(g, r), lambda lo, hi: g[lo:hi].compute())
             if basis_in_holdout == "train":
-                train_only = np.sort(self.basis_indices)
-            else:
-                removed = {int(f): np.flatnonzero(bf == f) for f in np.unique(bf) if f >= 0}
+                train_only = np.unique(rows)
+            else:  # a point leaves a fold's model when every row holding it is held out in that fold
+                order = np.lexsort((rf, points))
+                p_s, f_s = points[order], rf[order]
+                starts = np.flatnonzero(np.r_[True, p_s[1:] != p_s[:-1]])
+                lo, hi, pts = np.minimum.reduceat(f_s, starts), np.maximum.reduceat(f_s, starts), p_s[starts]
+                ok = (lo == hi) & (lo >= 0)
+                removed = {int(f): np.sort(pts[ok & (lo == f)]) for f in np.unique(lo[ok])}
         refit = {}
         if removed and self.ctx.method == "eigh":
             # singular K_BB: folds that remove basis points are refitted on their own basis
