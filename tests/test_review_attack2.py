@@ -46,11 +46,6 @@ def test_dask_fit_takes_an_ard_width_vector():
     np.testing.assert_allclose(lazy.predict(X), mem.predict(X), rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "on Dask a basis given as points has basis_indices None, so cv_error's default "
-    "basis_in_holdout='remove' silently keeps held-out basis points (the 'keep' value); "
-    "in memory the points are matched to equal rows and removed. Matching points to rows "
-    "needs a pass over the Dask blocks (and the duplicate-rows rule): not a small fix"))
 def test_dask_cv_error_with_a_basis_given_as_points_matches_memory():
     da = pytest.importorskip("dask.array")
     X, y, _ = _data(m=60)

@@ -9,14 +9,14 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import dask
 import dask.array as da
 import numpy as np
 
 from ..._sums import warn_if_overflow
-from ...basis import draw_basis_rows, drop_near_duplicates
+from ...basis import basis_holders, draw_basis_rows, drop_near_duplicates
 from ...cv import BASIS_IN_HOLDOUT, ErrorSums, FoldSpec, not_in_memory
 from ...cv.row_blocks import (
     block_fold_outputs,
@@ -56,6 +56,15 @@ def _task_loo(x, y, row0, ctx, sol, psi_mean, alphas, reduce):
     R, tiny = out
     warn_tiny_leverage(tiny)
     return R
+
+
+def _task_holders(x, row0, Z):
+    rows, points = basis_holders(x, Z)
+    return rows + row0, points
+
+
+def _merge_holders(*parts):
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(2))
 
 
 def _task_refit(x, y, g, row0, spec, ctxs):
@@ -137,6 +146,7 @@ class DaskSparseFit:
     psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     rows_in_memory = False
 
@@ -230,13 +240,19 @@ class DaskSparseFit:
         check_mode(basis_in_holdout)
         train_only = None
         removed = {}
-        if self.basis_indices is not None and basis_in_holdout != "keep":
+        rows, points = self.basis_holders() if basis_in_holdout != "keep" else (np.empty(0, np.intp),) * 2
+        if rows.size and basis_in_holdout == "train":
+            train_only = np.unique(rows)
+        elif rows.size:
             g = self.data.groups
-            bf = spec.folds_of(self.basis_indices, lambda rows: take_rows(g, rows), lambda lo, hi: g[lo:hi].compute())
-            if basis_in_holdout == "train":
-                train_only = np.sort(self.basis_indices)
-            else:
-                removed = {int(f): np.flatnonzero(bf == f) for f in np.unique(bf) if f >= 0}
+            bf = spec.folds_of(rows, lambda r: take_rows(g, r), lambda lo, hi: g[lo:hi].compute())
+            # a point leaves fold f's model when every row holding it is in fold f (as in memory)
+            n = self.ctx.basis.shape[0]
+            first, last = np.full(n, np.iinfo(np.int64).max), np.full(n, -2)
+            np.minimum.at(first, points, bf)
+            np.maximum.at(last, points, bf)
+            out = np.flatnonzero((first == last) & (first >= 0))
+            removed = {int(f): out[first[out] == f] for f in np.unique(first[out])}
         refit = {}
         if removed and self.ctx.method == "eigh":
             # singular K_BB: folds that remove basis points are refitted on their own basis
@@ -250,6 +266,22 @@ class DaskSparseFit:
             mom = run_pass(label + " (refitting folds on their remaining basis)", tree_reduce(parts, merge_moments))
             models.update(refit_models(mom, ctxs, alphas))
         return models
+
+    def basis_holders(self):
+        """Pairs ``(row, point)``: training row ``row`` holds basis point
+        ``point`` (it is the point's row index, or equals it value for value:
+        :func:`lssvm.basis.basis_holders`, block by block).  One pass, the
+        first time; kept with the fit."""
+        if "holders" not in self.cache:
+            Z = shared(self.ctx.basis)
+            parts = [dask.delayed(_task_holders, pure=True)(x, r0, Z) for x, _, _, r0 in self.data.blocks()]
+            rows, points = run_pass("matching basis points to rows", tree_reduce(parts, _merge_holders))
+            if self.basis_indices is not None:
+                rows = np.concatenate([rows, self.basis_indices]).astype(np.intp)
+                points = np.concatenate([points, np.arange(self.basis_indices.size)]).astype(np.intp)
+            pairs = np.unique(np.stack([rows, points], axis=1), axis=0)
+            self.cache["holders"] = (pairs[:, 0], pairs[:, 1])
+        return self.cache["holders"]
 
     def _cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
         models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass")
