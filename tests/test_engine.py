@@ -129,3 +129,20 @@ def test_memory_engine_runs_in_the_estimators_thread_plan(rng, monkeypatch):
     est._engine.loo_sums(ALPHAS)
     est._engine.cv_sums(est._engine.resolve_cv(3), ALPHAS)
     assert seen and all(plan is not None and plan.threads == 1 for plan in seen)
+
+
+@pytest.mark.parametrize("mode", ["remove", "train"])
+def test_dask_basis_holders_follow_the_in_memory_rule(rng, mode):
+    # duplicate rows hold one basis point together, and points given as values are matched to rows
+    X, y, basis = _problem(rng, m=150)
+    X[100] = X[basis[0]]  # a second holder of basis point 0
+    X[7] = X[basis[3]]
+    for given in (basis, X[basis]):
+        kw = dict(gamma=0.7, alpha=0.2, basis=given)
+        mem = SparseLSSVR(**kw).fit(X, y)
+        with dask.config.set(scheduler="threads"):
+            dsk = SparseLSSVR(**kw).fit(da.from_array(X, chunks=(40, 2)), da.from_array(y, chunks=40))
+            for cv in (5, [(None, np.array([3, 100, int(basis[0])])), (None, np.setdiff1d(np.arange(150), [3, 100, int(basis[0])]))]):
+                pairs = cv if isinstance(cv, int) else [(np.setdiff1d(np.arange(150), t), t) for _, t in cv]
+                got = dsk.cv_predict(pairs, ALPHAS, basis_in_holdout=mode).compute()
+                assert rel_err(got, mem.cv_predict(pairs, ALPHAS, basis_in_holdout=mode)) < TOL

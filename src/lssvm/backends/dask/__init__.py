@@ -32,7 +32,9 @@ Passes over the data:
   follows);
 * exact LOO: one more (per-row residuals, or just their sums);
 * k-fold / grouped CV: the moments pass split by fold, then one pass of
-  out-of-fold predictions.
+  out-of-fold predictions; with ``basis_in_holdout`` "remove" or "train",
+  once per fit, one pass matching the basis points to the rows that hold
+  them (their row index, or equal rows: the in-memory rule).
 
 Folds on Dask data (:func:`fold_spec`), computed block by block: an int
 ``k`` is the in-memory rule (scikit-learn's ``check_cv``): unshuffled

@@ -9,7 +9,7 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import dask
 import dask.array as da
@@ -56,6 +56,15 @@ def _task_loo(x, y, row0, ctx, sol, psi_mean, alphas, reduce):
     R, tiny = out
     warn_tiny_leverage(tiny)
     return R
+
+
+def _task_holders(x, row0, Z):
+    rows, points = basis_holders(x, Z)
+    return rows + row0, points
+
+
+def _merge_holders(*parts):
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(2))
 
 
 def _task_refit(x, y, g, row0, spec, ctxs):
@@ -117,15 +126,6 @@ def resolve_dask_cv(cv, data, classifier=False):
     return DaskFolds(spec, labels_as_groups(spec, data))
 
 
-def _task_holders(x, row0, Z):
-    rows, points = basis_holders(x, Z)  # rows equal to a basis point, value for value: O(rows d)
-    return rows + row0, points
-
-
-def _merge_holders(*parts):
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
 @dataclass
 class DaskSparseFit:
     """A sparse model trained on Dask data: the Dask implementation of the
@@ -146,7 +146,7 @@ class DaskSparseFit:
     psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
-    holder_pairs: tuple | None = None
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     rows_in_memory = False
 
@@ -236,39 +236,23 @@ class DaskSparseFit:
         F = self._cv_outputs(FoldSpec("labels", 1, values=labels), alphas, basis_in_holdout)
         return F[:, test]
 
-    def holders(self):
-        """Pairs ``(row, point)``: training row ``row`` holds basis point
-        ``point`` (its drawn row, or a row equal to it value for value), as
-        :func:`lssvm.basis.basis_holders` in memory; one hashing pass, O(m d),
-        made once per fit."""
-        if self.holder_pairs is None:
-            Z = shared(self.ctx.basis)
-            parts = [dask.delayed(_task_holders, pure=True)(x, r0, Z) for x, _, _, r0 in self.data.blocks()]
-            rows, points = run_pass("matching basis points to rows", tree_reduce(parts, _merge_holders))
-            if self.basis_indices is not None:
-                rows = np.concatenate([np.asarray(self.basis_indices, dtype=np.int64), rows])
-                points = np.concatenate([np.arange(len(self.basis_indices)), points])
-            pairs = np.unique(np.stack([rows, points], axis=1).astype(np.int64), axis=0).reshape(-1, 2)
-            self.holder_pairs = (pairs[:, 0], pairs[:, 1])
-        return self.holder_pairs
-
     def _fold_models(self, spec, alphas, basis_in_holdout, label):
         check_mode(basis_in_holdout)
         train_only = None
         removed = {}
-        rows, points = self.holders() if basis_in_holdout != "keep" else (np.empty(0, np.int64),) * 2
-        if rows.size:
+        rows, points = self.basis_holders() if basis_in_holdout != "keep" else (np.empty(0, np.intp),) * 2
+        if rows.size and basis_in_holdout == "train":
+            train_only = np.unique(rows)
+        elif rows.size:
             g = self.data.groups
-            rf = spec.folds_of(rows, lambda r: take_rows(g, r), lambda lo, hi: g[lo:hi].compute())
-            if basis_in_holdout == "train":
-                train_only = np.unique(rows)
-            else:  # a point leaves a fold's model when every row holding it is held out in that fold
-                order = np.lexsort((rf, points))
-                p_s, f_s = points[order], rf[order]
-                starts = np.flatnonzero(np.r_[True, p_s[1:] != p_s[:-1]])
-                lo, hi, pts = np.minimum.reduceat(f_s, starts), np.maximum.reduceat(f_s, starts), p_s[starts]
-                ok = (lo == hi) & (lo >= 0)
-                removed = {int(f): np.sort(pts[ok & (lo == f)]) for f in np.unique(lo[ok])}
+            bf = spec.folds_of(rows, lambda r: take_rows(g, r), lambda lo, hi: g[lo:hi].compute())
+            # a point leaves fold f's model when every row holding it is in fold f (as in memory)
+            n = self.ctx.basis.shape[0]
+            first, last = np.full(n, np.iinfo(np.int64).max), np.full(n, -2)
+            np.minimum.at(first, points, bf)
+            np.maximum.at(last, points, bf)
+            out = np.flatnonzero((first == last) & (first >= 0))
+            removed = {int(f): out[first[out] == f] for f in np.unique(first[out])}
         refit = {}
         if removed and self.ctx.method == "eigh":
             # singular K_BB: folds that remove basis points are refitted on their own basis
@@ -282,6 +266,22 @@ class DaskSparseFit:
             mom = run_pass(label + " (refitting folds on their remaining basis)", tree_reduce(parts, merge_moments))
             models.update(refit_models(mom, ctxs, alphas))
         return models
+
+    def basis_holders(self):
+        """Pairs ``(row, point)``: training row ``row`` holds basis point
+        ``point`` (it is the point's row index, or equals it value for value:
+        :func:`lssvm.basis.basis_holders`, block by block).  One pass, the
+        first time; kept with the fit."""
+        if "holders" not in self.cache:
+            Z = shared(self.ctx.basis)
+            parts = [dask.delayed(_task_holders, pure=True)(x, r0, Z) for x, _, _, r0 in self.data.blocks()]
+            rows, points = run_pass("matching basis points to rows", tree_reduce(parts, _merge_holders))
+            if self.basis_indices is not None:
+                rows = np.concatenate([rows, self.basis_indices]).astype(np.intp)
+                points = np.concatenate([points, np.arange(self.basis_indices.size)]).astype(np.intp)
+            pairs = np.unique(np.stack([rows, points], axis=1), axis=0)
+            self.cache["holders"] = (pairs[:, 0], pairs[:, 1])
+        return self.cache["holders"]
 
     def _cv_outputs(self, spec, alphas, basis_in_holdout="remove"):
         models = self._fold_models(spec, alphas, basis_in_holdout, "cross-validation pass")
