@@ -28,16 +28,16 @@ class FixedSizeTuner:
     pool : (M,) training-row indices of the prototype pool
     folds : list of test-index arrays (a fixed partition, Remark 7)
     rho : SCDPP candidates or None; seed : SCDPP draws
-    metric : "mse" (PRESS / N) or "error_rate", for the score and the size rule
+    scoring : "mse" (PRESS / N) or "error_rate", for the score and the size rule
     """
 
     def __init__(self, X, y, pool, folds, rho=None, seed=0, max_size=None, stop_window=10, stop_tol=1e-4,
-                 metric="mse"):
+                 scoring="mse"):
         self.X, self.Y, self.pool, self.folds = X, y[:, None].astype(float), pool, folds
         self.rho, self.seed = rho, seed
         self.max_size = max_size
         self.stop = (stop_window, stop_tol)
-        self.metric = metric
+        self.scoring = scoring
         self.cache = {}
         self.n_evals = 0
 
@@ -51,7 +51,7 @@ class FixedSizeTuner:
             system, K, self.Y, self.folds, 2.0 ** np.asarray(log2_alphas), max_size=kmax,
             n_candidates=self.rho, seed=self.seed, stop_window=self.stop[0], stop_tol=self.stop[1],
         )
-        mean, std = curves.curve(self.metric)
+        mean, std = curves.curve(self.scoring)
         out = []
         for a, la in enumerate(log2_alphas):
             last = int(curves.stopped_at[a].max())

@@ -194,8 +194,8 @@ def main(argv=None):
                     best[cname] = run
         for cname, (secs, cpu, err, size) in best.items():
             rows.append(dict(data=name, split=split, m=Xa.shape[0], contender=cname, seconds=secs, cpu=cpu,
-                             error=err, metric="error rate" if clf else "MSE", n_basis=size))
-            print(f"{name:22s} split {split} {cname:10s} {secs:8.2f} s ({cpu:.2f} s CPU)  {rows[-1]['metric']} "
+                             error=err, scoring="error rate" if clf else "MSE", n_basis=size))
+            print(f"{name:22s} split {split} {cname:10s} {secs:8.2f} s ({cpu:.2f} s CPU)  {rows[-1]['scoring']} "
                   f"{err:.5g}  basis {size}  load {os.getloadavg()[0]:.1f}", flush=True)
     df = pd.DataFrame(rows)
     mean = df.groupby(["data", "contender"], sort=False)[["m", "seconds", "cpu", "error"]].mean()

@@ -125,11 +125,11 @@ def run_realisation(name, k, sub, seed):
             t_sel = 0.0
         g, a = 2.0 ** params[0], 2.0 ** params[1]
         solver = "scdpp" if rho else "scdp"
-        clf = FixedSizeLSSVC(gamma=g, alpha=a, prototypes=Xtr[pool], solver=solver, cv=cv_pairs,
+        clf = FixedSizeLSSVC(gamma=g, alpha=a, basis=Xtr[pool], solver=solver, cv=cv_pairs,
                              random_state=seed).fit(Xtr, ytr)
         size = clf.model_size_
         # Table 4: one training at the tuned hyper-parameters and size
-        _, t_fit = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, prototypes=Xtr[pool], solver=solver, cv=None,
+        _, t_fit = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, basis=Xtr[pool], solver=solver, cv=None,
                                                 max_size=size, random_state=seed).fit(Xtr, ytr))
         rows[method] = dict(err=100 * np.mean(clf.predict(Xte) != yte), size=clf.n_support_, t_fit=t_fit,
                             t_select=t_sel, log2_gamma=params[0], log2_alpha=params[1])

@@ -174,7 +174,7 @@ def main():
             pool = kcenter(Xtr, args.prototypes, random_state=s)
             if s == 1:
                 folds = [t for _, t in StratifiedKFold(10, shuffle=True, random_state=0).split(Xtr, ytr)]
-                tuner = FixedSizeTuner(Xtr, ytr, pool, folds, seed=0, metric=args.scoring)
+                tuner = FixedSizeTuner(Xtr, ytr, pool, folds, seed=0, scoring=args.scoring)
                 d = Xtr.shape[1]
                 (score, (lg, la)), t_tune = timed(lambda: tuner.search(
                     np.log2(1.0 / d) + np.array([-3.0, -1.0, 1.0, 3.0]), np.array([-8.0, -4.0, 0.0, 4.0, 8.0]),
@@ -183,11 +183,11 @@ def main():
                       f"in {t_tune:.0f} s, {tuner.n_evals} evaluations", flush=True)
             g, a = 2.0**lg, 2.0**la
             Z = Xtr[pool]
-            clf, t_cv = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, prototypes=Z, cv=10, random_state=s,
+            clf, t_cv = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, basis=Z, cv=10, random_state=s,
                                                              scoring=args.scoring)
                               .fit(Xtr, ytr))
             size = clf.model_size_
-            final, t_fit = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, prototypes=Z, cv=None, max_size=size)
+            final, t_fit = timed(lambda: FixedSizeLSSVC(gamma=g, alpha=a, basis=Z, cv=None, max_size=size)
                                  .fit(Xtr, ytr))
             row = dict(split=s, err=100 * np.mean(final.predict(Xte) != yte), n_pv=final.n_support_,
                        t_fit=t_fit, t_fit_with_size_cv=t_cv)

@@ -53,7 +53,7 @@ def main():
     print(f"tuned: gamma = 2^{lg:.2f} (sigma^2 = {1 / g:.3g}), alpha = 2^{la:.2f} "
           f"(paper's gamma = {1 / a:.3g}), CV MSE {score:.4f}")
 
-    clf = FixedSizeLSSVC(gamma=g, alpha=a, prototypes="all", cv=[(np.setdiff1d(np.arange(N), t), t) for t in folds],
+    clf = FixedSizeLSSVC(gamma=g, alpha=a, basis="all", cv=[(np.setdiff1d(np.arange(N), t), t) for t in folds],
                          random_state=0).fit(Xtr, y)
     err = np.mean(clf.predict(Xte) != yt)
     print(f"Fig. 8: SCDP-FSLSSVM uses {clf.n_support_} prototypes; test error {100 * err:.1f} % "

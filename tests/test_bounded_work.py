@@ -40,7 +40,8 @@ def test_item6_search_with_the_largest_budget_ends_quickly():
 @pytest.mark.parametrize("value", [2**63, MAX_EVALUATIONS + 1])
 def test_item6_max_evaluations_is_bounded(value):
     X = np.random.default_rng(1).normal(size=(20, 2))
-    with pytest.raises(ValueError, match=f"max_evaluations={value} is more than the {MAX_EVALUATIONS}"):
+    with pytest.raises(ValueError, match=rf"'max_evaluations' parameter of SparseLSSVRCV must be an int in the range "
+                                         rf"\[2, {MAX_EVALUATIONS}\]"):
         SparseLSSVRCV(kernel="rbf", basis=np.arange(5), search="nelder-mead", max_evaluations=value).fit(X, X[:, 0])
     with pytest.raises(ValueError, match="more than the"):
         nelder_mead_search(_quadratic, {"gamma": (0.1, 10.0)}, max_evaluations=value)

@@ -30,12 +30,12 @@ def test_item10_nystrom_rank_above_distinct_columns():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
         with pytest.raises(ValueError, match=r"rank=3 is more than the \d distinct column\(s\) sampled"):
-            NystromLSSVR(gamma=0.5, alpha=1.0, n_components=5, rank=3, random_state=0).fit(X, np.arange(20.0))
+            NystromLSSVR(gamma=0.5, alpha=1.0, n_basis=5, rank=3, random_state=0).fit(X, np.arange(20.0))
 
 
 @pytest.mark.parametrize("make", [
     lambda: SparseLSSVC(gamma=0.5, alpha=1.0, basis=np.arange(5)),
-    lambda: FixedSizeLSSVC(gamma=0.5, alpha=1.0, n_prototypes=5),
+    lambda: FixedSizeLSSVC(gamma=0.5, alpha=1.0, n_basis=5),
 ])
 def test_item10_mixed_int_and_str_labels(make):
     X = np.random.default_rng(0).normal(size=(20, 2))

@@ -123,8 +123,8 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
 
 
 @pytest.mark.parametrize("args", [
-    ["ripley", "--model", "fixed-size", "--cv", "4", "--gammas", "1,4", "--alphas", "0.1,1", "--n-prototypes", "40"],
-    ["ripley", "--model", "nystrom", "--search", "csa", "--max-evaluations", "6", "--n-components", "0.2"],
+    ["ripley", "--model", "fixed-size", "--cv", "4", "--gammas", "1,4", "--alphas", "0.1,1", "--n-basis", "40"],
+    ["ripley", "--model", "nystrom", "--search", "csa", "--max-evaluations", "6", "--n-basis", "0.2"],
     ["boston", "--target", "medv", "--cv", "group:rad", "--basis", "random", "--n-basis", "60", "--search",
      "nelder-mead", "--max-evaluations", "5"],
     ["boston", "--target", "medv", "--kernel", "linear", "--cv", "5"],
@@ -226,7 +226,7 @@ def test_select_streams_csv_with_groups_and_labels(runner, tmp_path, rng):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--model", "fixed-size"], "streams the sparse model only"),
+    (["--model", "fixed-size", "--cv", "loo"], "fixed-size models need folds"),
     (["--basis", "fvs"], "needs all rows in memory"),
     (["--chunk-rows", "1"], "at least 2"),
     (["--target", "zz"], "target column 'zz' not found"),

@@ -129,8 +129,8 @@ def _fs_problem(seed=1):
 
 
 def _fs_objective(est, X, y, alpha, nu=1e-8):
-    K = est.kernel_(X, est.prototypes_)
-    K_ZZ = est.kernel_(est.prototypes_, est.prototypes_)
+    K = est.kernel_(X, est.basis_vectors_)
+    K_ZZ = est.kernel_(est.basis_vectors_, est.basis_vectors_)
     W = est.coef_full_[:, 0]
     w, b = W[:-1], W[-1]
     return np.sum((y - K @ w - b) ** 2) + alpha * w @ K_ZZ @ w + nu * b * b, K, K_ZZ
@@ -143,7 +143,7 @@ def test_fixed_size_direct_reaches_the_minimum_when_normal_equations_square_cond
     from lssvm import FixedSizeLSSVR
 
     X, y = _fs_problem(seed)
-    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_prototypes=20, solver="direct", cv=None, random_state=0)
+    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_basis=20, solver="direct", cv=None, random_state=0)
     _, warned, _ = call_warned(lambda: est.fit(X, y))
     obj, K, K_ZZ = _fs_objective(est, X, y, 1e-6)
     a, b = lstsq_solve(K, K_ZZ, y, 1e-6, nu=1e-8)
@@ -155,7 +155,7 @@ def test_fixed_size_scdp_says_when_it_keeps_fewer_prototypes_than_asked():
     from lssvm import FixedSizeLSSVR
 
     X, y = _fs_problem(1)
-    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_prototypes=20, cv=None, random_state=0)
+    est = FixedSizeLSSVR(gamma=0.02, alpha=1e-6, n_basis=20, cv=None, random_state=0)
     with pytest.warns(NumericalWarning, match=r"SCDP kept \d+ of the 21 requested"):
         est.fit(X, y)
     assert est.n_support_ < 20
@@ -218,7 +218,7 @@ def test_nystrom_with_every_column_is_the_exact_lssvm():
     n = 60
     X = rng.normal(size=(n, 2))
     y = np.sin(X[:, 0])
-    est = NystromLSSVR(gamma=0.5, alpha=1e-3, n_components=n, rank=n, sampling=np.arange(n), rcond=n * 2.2e-16)
+    est = NystromLSSVR(gamma=0.5, alpha=1e-3, n_basis=n, rank=n, basis=np.arange(n), rcond=n * 2.2e-16)
     est.fit(X, y)
     K = est.kernel_(X, X)
     A = np.block([[K + 1e-3 * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])
@@ -240,16 +240,16 @@ def test_nystrom_low_rank_predictor_keeps_its_digits(alpha):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
-    est = NystromLSSVR(gamma=0.5, alpha=alpha, n_components=40, rank=20, predictor="low-rank", random_state=0)
+    est = NystromLSSVR(gamma=0.5, alpha=alpha, n_basis=40, rank=20, predictor="low-rank", random_state=0)
     est.fit(X, y)
     P = est.factorization_.projection
-    F = est.kernel_(X, est.components_) @ P  # Nystrom features: ridge with an unpenalised intercept
+    F = est.kernel_(X, est.basis_vectors_) @ P  # Nystrom features: ridge with an unpenalised intercept
     k = F.shape[1]
     A = np.block([[F, np.ones((200, 1))], [np.sqrt(alpha) * np.eye(k), np.zeros((k, 1))]])
     scale = np.linalg.norm(A, axis=0)
     Q, R = linalg.qr(A / scale, mode="economic")
     sol = linalg.solve_triangular(R, Q.T @ np.r_[y, np.zeros(k)]) / scale
-    ref = est.kernel_(X[:5], est.components_) @ P @ sol[:-1] + sol[-1]
+    ref = est.kernel_(X[:5], est.basis_vectors_) @ P @ sol[:-1] + sol[-1]
     np.testing.assert_allclose(est.predict(X[:5]), ref, rtol=1e-10, atol=1e-12)
 
 
@@ -260,7 +260,7 @@ def test_nystrom_exact_predictor_warns_at_tiny_alpha():
     X = rng.normal(size=(100, 3))
     y = np.sin(X[:, 0])
     with pytest.warns(NumericalWarning, match="exact predictor's coefficients"):
-        NystromLSSVR(gamma=0.5, alpha=1e-300, n_components=20, rank=10, predictor="exact", random_state=0).fit(X, y)
+        NystromLSSVR(gamma=0.5, alpha=1e-300, n_basis=20, rank=10, predictor="exact", random_state=0).fit(X, y)
 
 
 def test_nystrom_rank_inside_a_degenerate_cluster_warns():
@@ -272,7 +272,7 @@ def test_nystrom_rank_inside_a_degenerate_cluster_warns():
     X = rng.normal(size=(100, 3)) * 5
     y = np.sin(X[:, 0])
     with pytest.warns(NumericalWarning, match=r"rank=10 cuts through a cluster.*another column order"):
-        NystromLSSVR(gamma=50.0, alpha=1e-3, rank=10, sampling=np.arange(20), predictor="low-rank").fit(X, y)
-    _, warned, _ = call_warned(lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_components=20, rank=10,
+        NystromLSSVR(gamma=50.0, alpha=1e-3, rank=10, basis=np.arange(20), predictor="low-rank").fit(X, y)
+    _, warned, _ = call_warned(lambda: NystromLSSVR(gamma=0.1, alpha=1e-3, n_basis=20, rank=10,
                                                     random_state=0).fit(X, y))
     assert not warned

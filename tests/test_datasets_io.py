@@ -141,11 +141,11 @@ def test_ida_reader_rebuilds_a_realisation():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: FixedSizeLSSVR(gamma=0.5, alpha=0.1, n_prototypes=20, random_state=0),
-    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_components=15, predictor="low-rank", random_state=0),
-    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_components=15, predictor="exact", random_state=0),
-    lambda: FixedSizeLSSVC(gamma=0.5, alpha=0.1, n_prototypes=20, random_state=0),
-    lambda: NystromLSSVC(gamma=0.5, alpha=0.1, n_components=15, random_state=0),
+    lambda: FixedSizeLSSVR(gamma=0.5, alpha=0.1, n_basis=20, random_state=0),
+    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_basis=15, predictor="low-rank", random_state=0),
+    lambda: NystromLSSVR(gamma=0.5, alpha=0.1, n_basis=15, predictor="exact", random_state=0),
+    lambda: FixedSizeLSSVC(gamma=0.5, alpha=0.1, n_basis=20, random_state=0),
+    lambda: NystromLSSVC(gamma=0.5, alpha=0.1, n_basis=15, random_state=0),
     lambda: SparseLSSVRCV(param_space={"gamma": [0.5, 2.0]}, basis="random", n_basis=20, random_state=0),
 ])
 def test_every_model_saves_as_its_kernel_expansion(tmp_path, rng, make):

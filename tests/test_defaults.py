@@ -68,8 +68,8 @@ def test_gamma_scale_is_scikit_learns_rule(rng):
 @pytest.mark.parametrize("make", [
     lambda g: SparseLSSVR(gamma=g, alpha=0.1, basis="random", n_basis=15, random_state=0),
     lambda g: SparseLSSVR(gamma=g, alpha=0.1, basis="pchol", n_basis=15, random_state=0),
-    lambda g: FixedSizeLSSVR(gamma=g, alpha=0.1, n_prototypes=15, random_state=0),
-    lambda g: NystromLSSVR(gamma=g, alpha=0.1, n_components=15, random_state=0),
+    lambda g: FixedSizeLSSVR(gamma=g, alpha=0.1, n_basis=15, random_state=0),
+    lambda g: NystromLSSVR(gamma=g, alpha=0.1, n_basis=15, random_state=0),
 ])
 def test_gamma_scale_equals_the_explicit_number(rng, make):
     X = 5.0 * rng.standard_normal((80, 3))

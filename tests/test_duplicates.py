@@ -63,12 +63,12 @@ def test_prototypes_and_nystrom_rows(rng):
     X, y = _data(rng)
     P = np.vstack([X[:10], X[:3]])
     with pytest.warns(NumericalWarning, match="dropped 3 of 13 prototype points"):
-        fs = FixedSizeLSSVR(gamma=0.5, alpha=0.1, prototypes=P, cv=None).fit(X, y)
-    ref = FixedSizeLSSVR(gamma=0.5, alpha=0.1, prototypes=X[:10], cv=None).fit(X, y)
+        fs = FixedSizeLSSVR(gamma=0.5, alpha=0.1, basis=P, cv=None).fit(X, y)
+    ref = FixedSizeLSSVR(gamma=0.5, alpha=0.1, basis=X[:10], cv=None).fit(X, y)
     np.testing.assert_array_equal(fs.predict(X), ref.predict(X))
     with pytest.warns(NumericalWarning, match="dropped 2 of 7 Nystrom column points"):
-        ny = NystromLSSVR(gamma=0.5, alpha=0.1, sampling=np.array([0, 1, 2, 3, 4, 1, 0])).fit(X, y)
-    ref = NystromLSSVR(gamma=0.5, alpha=0.1, sampling=np.array([0, 1, 2, 3, 4])).fit(X, y)
+        ny = NystromLSSVR(gamma=0.5, alpha=0.1, basis=np.array([0, 1, 2, 3, 4, 1, 0])).fit(X, y)
+    ref = NystromLSSVR(gamma=0.5, alpha=0.1, basis=np.array([0, 1, 2, 3, 4])).fit(X, y)
     np.testing.assert_array_equal(ny.predict(X), ref.predict(X))
 
 
@@ -95,12 +95,12 @@ def test_searches_refit_the_rows_they_scored(rng):
     X, y = _data(rng, m=60)
     X[30:40] = X[:10]  # ten repeated rows
     with pytest.warns(NumericalWarning, match="dropped"):
-        ny = NystromLSSVRCV(param_space={"gamma": [0.5, 2.0]}, n_components=40, random_state=0).fit(X, y)
-    assert np.unique(X[ny.best_estimator_.component_indices_], axis=0).shape[0] == \
-        ny.best_estimator_.component_indices_.size
+        ny = NystromLSSVRCV(param_space={"gamma": [0.5, 2.0]}, n_basis=40, random_state=0).fit(X, y)
+    assert np.unique(X[ny.best_estimator_.basis_indices_], axis=0).shape[0] == \
+        ny.best_estimator_.basis_indices_.size
     X[30:40] = X[:10] + 1e-7  # now near-duplicates: distinct rows, one function each
     with pytest.warns(NumericalWarning, match="dropped 10 of 60 prototype points"):
-        fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5]}, prototypes="all", cv=3, alphas=[0.1]).fit(X, y)
+        fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5]}, basis="all", cv=3, alphas=[0.1]).fit(X, y)
     assert fs.best_estimator_.support_vectors_.shape[0] <= 50
     # a pair that is a near-duplicate only at the wide kernel
     X2, y2 = _data(rng, m=40)

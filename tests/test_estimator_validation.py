@@ -35,31 +35,31 @@ WORDS = np.array(["a", "b"] * 15)
 
 
 @pytest.mark.parametrize("fit, message", [
-    (lambda: SparseLSSVRCV(basis="greedy", basis_candidates=0, param_space=GS).fit(X, Y),
-     "basis_candidates must be an integer >= 1"),
-    (lambda: SparseLSSVRCV(rcond=2, param_space=GS).fit(X, Y), r"rcond must be a number in \(0, 1\)"),
-    (lambda: SparseLSSVRCV(basis_tol=1.5, param_space=GS).fit(X, Y), r"basis_tol must be a number in \[0, 1\)"),
+    (lambda: SparseLSSVRCV(basis="greedy", n_candidates=0, param_space=GS).fit(X, Y),
+     "'n_candidates' parameter of \\w+ must be"),
+    (lambda: SparseLSSVRCV(rcond=2, param_space=GS).fit(X, Y), "'rcond' parameter of \\w+ must be"),
+    (lambda: SparseLSSVRCV(basis_tol=1.5, param_space=GS).fit(X, Y), "'basis_tol' parameter of \\w+ must be"),
     (lambda: SparseLSSVRCV(basis="greedy", n_basis=5, alpha=float("nan"), param_space=GS).fit(X, Y),
-     "alpha must be finite and > 0"),
-    (lambda: SparseLSSVRCV(block_size=0, param_space=GS).fit(X, Y), "block_size must be a positive integer"),
-    (lambda: FixedSizeLSSVRCV(stop_window=0, param_space=GS, cv=3).fit(X, Y), "stop_window must be an integer"),
-    (lambda: FixedSizeLSSVRCV(max_size=0, param_space=GS, cv=3).fit(X, Y), "max_size must be an integer"),
+     "'alpha' parameter of \\w+ must be"),
+    (lambda: SparseLSSVRCV(block_size=0, param_space=GS).fit(X, Y), "'block_size' parameter of \\w+ must be"),
+    (lambda: FixedSizeLSSVRCV(stop_window=0, param_space=GS, cv=3).fit(X, Y), "'stop_window' parameter of \\w+ must be"),
+    (lambda: FixedSizeLSSVRCV(max_size=0, param_space=GS, cv=3).fit(X, Y), "'max_size' parameter of \\w+ must be"),
     (lambda: FixedSizeLSSVRCV(solver="scdpp", n_candidates=0, param_space=GS, cv=3).fit(X, Y),
-     "n_candidates must be an integer"),
-    (lambda: FixedSizeLSSVRCV(nu=float("nan"), param_space=GS, cv=3).fit(X, Y), "nu must be a finite number > 0"),
-    (lambda: FixedSizeLSSVRCV(prototypes=X[:5], param_space=GS, cv=3).fit(X, Y),
-     "prototypes must come from the training rows"),
-    (lambda: FixedSizeLSSVRCV(cv="foo", param_space=GS).fit(X, Y), "got cv='foo'"),
+     "'n_candidates' parameter of \\w+ must be"),
+    (lambda: FixedSizeLSSVRCV(nu=float("nan"), param_space=GS, cv=3).fit(X, Y), "'nu' parameter of \\w+ must be"),
+    (lambda: FixedSizeLSSVRCV(basis=X[:5], param_space=GS, cv=3).fit(X, Y),
+     "must come from the training rows"),
+    (lambda: FixedSizeLSSVRCV(cv="foo", param_space=GS).fit(X, Y), "Got 'foo' instead"),
     (lambda: FixedSizeLSSVR(gamma=0.1, cv=3).fit(X, Y * 1e155), "not finite .overflow.: scale the targets"),
-    (lambda: NystromLSSVR(block_size=0).fit(X, Y), "block_size must be a positive integer"),
+    (lambda: NystromLSSVR(block_size=0).fit(X, Y), "'block_size' parameter of \\w+ must be"),
     (lambda: NystromLSSVRCV(param_space={"gamma": "abc"}).fit(X, Y), r"param_space\['gamma'\] must be numbers"),
     (lambda: SparseLSSVRCV(param_space={"foo": [1]}).fit(X, Y), r"parameters of the 'rbf' kernel \(gamma\)"),
     (lambda: SparseLSSVRCV(kernel="linear", param_space=GS).fit(X, Y), "it has none to search"),
     (lambda: FixedSizeLSSVCCV(param_space=GS, cv=3).fit(X, np.array(["a", None] * 15, dtype=object)),
      "class labels must be mutually comparable and not missing"),
     (lambda: SparseLSSVR().fit(pd.DataFrame({"a": X[:, 0], "c": WORDS}), Y), r"non-numeric column\(s\) c"),
-    (lambda: SparseLSSVR(normalize_kernel="yes").fit(X, Y), "normalize_kernel.* must be True or False"),
-    (lambda: SparseLSSVRCV(refit="no", param_space=GS).fit(X, Y), "refit must be True or False"),
+    (lambda: SparseLSSVR(normalize_kernel="yes").fit(X, Y), "'normalize_kernel' parameter of \\w+ must be"),
+    (lambda: SparseLSSVRCV(refit="no", param_space=GS).fit(X, Y), "'refit' parameter of \\w+ must be"),
 ])
 def test_clear_errors(fit, message):
     with warnings.catch_warnings():
@@ -82,15 +82,15 @@ def test_a_fold_without_a_class_warns():
 
 
 def test_nystrom_loo_warns_about_leverage_and_conditioning():
-    full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30, rank=30).fit(X, Y)
+    full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30, rank=30).fit(X, Y)
     with pytest.warns(NumericalWarning, match=r"hat-matrix diagonal of training row\(s\) 0, 1, 2"):
-        full.cv_residuals()
-    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_components=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
+        full.cv_residuals("loo")
+    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
     with pytest.warns(NumericalWarning, match="condition number is 1.6e.14"):
-        low.cv_residuals()
+        low.cv_residuals("loo")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        NystromLSSVR(gamma=5.0, alpha=1e-3, n_components=30).fit(X, Y).cv_residuals()
+        NystromLSSVR(gamma=5.0, alpha=1e-3, n_basis=30).fit(X, Y).cv_residuals("loo")
 
 
 def test_model_file_without_a_metadata_field(tmp_path):
@@ -111,8 +111,8 @@ def test_model_file_without_a_metadata_field(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["fit", "CONST", "--target", "y"], "target 'y' is constant"),
     (["select", "CONST", "--target", "y"], "target 'y' is constant"),
-    (["select", "motorcycle", "--model", "nystrom", "--n-components", "nan"], "must be a whole count or a fraction"),
-    (["select", "motorcycle", "--model", "fixed-size", "--cv", "3", "--n-prototypes", "1.5"], "whole count"),
+    (["select", "motorcycle", "--model", "nystrom", "--n-basis", "nan"], "must be a whole count or a fraction"),
+    (["select", "motorcycle", "--model", "fixed-size", "--cv", "3", "--n-basis", "1.5"], "whole count"),
     (["select", "motorcycle", "--top", "-1"], "-1 is not in the range x>=1"),
     (["fit", "motorcycle", "-o", "NODIR/m.npz"], "folder"),
 ])

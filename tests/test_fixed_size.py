@@ -75,7 +75,7 @@ def test_direct_solver_with_all_rows_equals_the_dense_ls_svm_dual(rng):
     sol = np.linalg.solve(D, np.append(y, 0.0))
     Xt = rng.standard_normal((30, 3))
     f_dual = rbf(Xt, X, gamma) @ sol[:N] + sol[N]
-    clf = FixedSizeLSSVC(gamma=gamma, alpha=alpha, prototypes="all", solver="direct", cv=None).fit(X, y)
+    clf = FixedSizeLSSVC(gamma=gamma, alpha=alpha, basis="all", solver="direct", cv=None).fit(X, y)
     A, _ = explicit_system(Kx, Kx, y[:, None], alpha, 1e-8)
     # forward error of the normal equations ~ cond(A) eps; nu = 1e-8 perturbs b0 by ~1e-8/N
     tol = max(1e-9, 100 * np.linalg.cond(A) * EPS)
@@ -85,7 +85,7 @@ def test_direct_solver_with_all_rows_equals_the_dense_ls_svm_dual(rng):
 
 def test_direct_solver_equals_sparse_lssvr_on_the_same_prototypes(rng):
     X, Z, Y, K, K_ZZ = problem(rng, N=80, M=12, v=2)
-    fs = FixedSizeLSSVR(gamma=0.5, alpha=0.05, prototypes=Z, solver="direct", cv=None).fit(X, Y)
+    fs = FixedSizeLSSVR(gamma=0.5, alpha=0.05, basis=Z, solver="direct", cv=None).fit(X, Y)
     sp = SparseLSSVR(gamma=0.5, alpha=0.05, basis=Z).fit(X, Y)
     Xt = rng.standard_normal((20, 3))
     assert rel_err(fs.predict(Xt), sp.predict(Xt)) < 1e-8
@@ -162,7 +162,7 @@ def test_size_rule_picks_smallest_within_a_tenth_of_a_std():
 def test_fit_keeps_the_cv_chosen_size_and_is_least_squares_on_it(rng):
     X = rng.uniform(-2, 2, (120, 2))
     y = np.sin(2 * X[:, 0]) * X[:, 1] + 0.05 * rng.standard_normal(120)
-    est = FixedSizeLSSVR(gamma=1.0, alpha=1e-3, n_prototypes=40, cv=5, random_state=0, stop_tol=None,
+    est = FixedSizeLSSVR(gamma=1.0, alpha=1e-3, n_basis=40, cv=5, random_state=0, stop_tol=None,
                          max_size=30).fit(X, y)
     k = est.model_size_
     assert est.cv_curve_.shape == (30,)
@@ -170,7 +170,7 @@ def test_fit_keeps_the_cv_chosen_size_and_is_least_squares_on_it(rng):
     assert est.cv_score_ == est.cv_curve_[k - 1]
     # the final model is SCDP on the full system, stopped at k ...
     kern = make_kernel("rbf", gamma=1.0)
-    Z = est.prototypes_
+    Z = est.basis_vectors_
     A, b = explicit_system(kern(X, Z), kern(Z, Z), y[:, None], 1e-3, 1e-8)
     res = scdp(A, b[:, 0], max_nonzero=k)
     np.testing.assert_array_equal(res.order, est.selection_order_)
@@ -188,8 +188,8 @@ def test_fit_keeps_the_cv_chosen_size_and_is_least_squares_on_it(rng):
 def test_scdpp_with_rho_at_least_d_equals_scdp(rng):
     X = rng.standard_normal((70, 2))
     y = np.sign(X[:, 0] * X[:, 1] + 0.1)
-    a = FixedSizeLSSVC(gamma=1.0, alpha=0.1, n_prototypes=20, random_state=4).fit(X, y)
-    b = FixedSizeLSSVC(gamma=1.0, alpha=0.1, n_prototypes=20, random_state=4, solver="scdpp",
+    a = FixedSizeLSSVC(gamma=1.0, alpha=0.1, n_basis=20, random_state=4).fit(X, y)
+    b = FixedSizeLSSVC(gamma=1.0, alpha=0.1, n_basis=20, random_state=4, solver="scdpp",
                        n_candidates=21).fit(X, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_allclose(a.cv_curve_, b.cv_curve_, rtol=1e-12)
@@ -199,7 +199,7 @@ def test_grouped_folds_and_multiclass(rng):
     X = rng.standard_normal((90, 2))
     y = np.digitize(X[:, 0], [-0.5, 0.5])
     groups = np.arange(90) % 9
-    clf = FixedSizeLSSVC(gamma=0.5, alpha=0.01, n_prototypes=30, cv=GroupKFold(3), random_state=0).fit(
+    clf = FixedSizeLSSVC(gamma=0.5, alpha=0.01, n_basis=30, cv=GroupKFold(3), random_state=0).fit(
         X, y, groups=groups)
     assert clf.model_size_.shape == (3,) and len(clf.selection_order_) == 3
     assert clf.cv_curve_.shape[0] == 3
@@ -212,7 +212,7 @@ def test_grouped_folds_and_multiclass(rng):
 def test_error_rate_scoring_for_binary(rng):
     X = rng.standard_normal((80, 2))
     y = np.where(X[:, 0] + X[:, 1] > 0, "pos", "neg")
-    clf = FixedSizeLSSVC(gamma=0.5, alpha=0.1, n_prototypes=25, scoring="error_rate", random_state=0).fit(X, y)
+    clf = FixedSizeLSSVC(gamma=0.5, alpha=0.1, n_basis=25, scoring="error_rate", random_state=0).fit(X, y)
     assert 0 <= clf.cv_score_ <= 0.2
     assert set(clf.predict(X)) <= {"pos", "neg"}
 
@@ -221,15 +221,15 @@ def test_error_rate_scoring_for_binary(rng):
     ({"solver": "lasso"}, "solver"),
     ({"nu": 0.0}, "nu"),
     ({"alpha": -1.0}, "alpha"),
-    ({"n_prototypes": 500}, "n_prototypes"),
-    ({"n_prototypes": 1.5}, "n_prototypes"),
-    ({"prototypes": "kmeans"}, "prototypes"),
-    ({"max_size": 100, "n_prototypes": 10}, "max_size"),
+    ({"n_basis": 500}, "n_basis"),
+    ({"n_basis": 1.5}, "n_basis"),
+    ({"basis": "kmeans"}, "basis"),
+    ({"max_size": 100, "n_basis": 10}, "max_size"),
     ({"stop_window": 0}, "stop_window"),
     ({"stop_tol": -1.0}, "stop_tol"),
     ({"size_rule": -0.1}, "size_rule"),
     ({"cv": 1}, "cv"),
-    ({"prototypes": np.zeros((3, 5))}, "shape"),
+    ({"basis": np.zeros((3, 5))}, "shape"),
 ])
 def test_bad_parameters_raise_clear_errors(rng, kwargs, match):
     X = rng.standard_normal((30, 2))
@@ -246,7 +246,7 @@ def test_bad_data_raises(rng):
 
 
 @parametrize_with_checks([FixedSizeLSSVR(cv=3, gamma=0.1), FixedSizeLSSVC(cv=3), FixedSizeLSSVR(solver="direct", cv=None),
-                          FixedSizeLSSVC(solver="scdpp", prototypes="random", cv=None, max_size=5)])
+                          FixedSizeLSSVC(solver="scdpp", basis="random", cv=None, max_size=5)])
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)
 
@@ -270,8 +270,8 @@ def test_renyi_selection_raises_entropy_and_tracks_it_exactly(rng):
 
 def test_renyi_prototypes_in_the_estimator(rng):
     X = rng.standard_normal((60, 2))
-    est = FixedSizeLSSVR(prototypes="renyi", n_prototypes=10, cv=None, random_state=0).fit(X, X[:, 0])
-    assert est.prototypes_.shape == (10, 2) and est.prototype_indices_.size == 10
+    est = FixedSizeLSSVR(basis="renyi", n_basis=10, cv=None, random_state=0).fit(X, X[:, 0])
+    assert est.basis_vectors_.shape == (10, 2) and est.basis_indices_.size == 10
 
 
 def test_renyi_and_kcenter_bases_for_the_sparse_estimators(rng):

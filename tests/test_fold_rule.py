@@ -91,21 +91,21 @@ def test_in_memory_entry_points_use_check_cv(rng, k):
         # the criteria
         kw = dict(cv=k, classification=clf)
         _same(DenseLSSVMCV(X, target, **kw).folds, ref)
-        _same(NystromCV(X, target, n_components=20, **kw).folds, ref)
-        _same(FixedSizeCV(X, target, prototypes="all", **kw).folds, ref)
+        _same(NystromCV(X, target, n_basis=20, **kw).folds, ref)
+        _same(FixedSizeCV(X, target, basis="all", **kw).folds, ref)
         # the estimators' CV methods
         if clf:
             est = SparseLSSVC(gamma=1.0, alpha=0.1, basis=basis).fit(X, target)
             np.testing.assert_array_equal(est.cv_decision_function(k), est.cv_decision_function(pairs))
             assert est.cv_error(k) == est.cv_error(pairs)
-            nys = NystromLSSVC(gamma=1.0, alpha=0.1, n_components=20, random_state=0).fit(X, target)
-            fs = [FixedSizeLSSVC(gamma=1.0, alpha=0.1, prototypes="all", max_size=12, cv=c).fit(X, target)
+            nys = NystromLSSVC(gamma=1.0, alpha=0.1, n_basis=20, random_state=0).fit(X, target)
+            fs = [FixedSizeLSSVC(gamma=1.0, alpha=0.1, basis="all", max_size=12, cv=c).fit(X, target)
                   for c in (k, pairs)]
         else:
             est = SparseLSSVR(gamma=1.0, alpha=0.1, basis=basis).fit(X, target)
             np.testing.assert_array_equal(est.cv_predict(k), est.cv_predict(pairs))
-            nys = NystromLSSVR(gamma=1.0, alpha=0.1, n_components=20, random_state=0).fit(X, target)
-            fs = [FixedSizeLSSVR(gamma=1.0, alpha=0.1, prototypes="all", max_size=12, cv=c).fit(X, target)
+            nys = NystromLSSVR(gamma=1.0, alpha=0.1, n_basis=20, random_state=0).fit(X, target)
+            fs = [FixedSizeLSSVR(gamma=1.0, alpha=0.1, basis="all", max_size=12, cv=c).fit(X, target)
                   for c in (k, pairs)]
         _same(est._engine.resolve_cv(k, classifier=clf), ref)
         np.testing.assert_array_equal(nys.cv_residuals(k), nys.cv_residuals(pairs))
@@ -166,7 +166,9 @@ def test_cli_cv_10_same_in_memory_and_streamed(tmp_path, rng):
     for extra, name in (([], "m.npz"), (["--chunk-rows", "70"], "d.npz")):
         res = runner.invoke(cli, [*common, *extra, "-o", str(tmp_path / name)])
         assert res.exit_code == 0, res.output
-        chosen.append([line for line in res.output.splitlines() if line.startswith("best")])
+        lines = res.output.splitlines()
+        table = lines[next(i for i, line in enumerate(lines) if "n_basis" in line):]
+        chosen.append([line for line in table if line.strip() and not line.startswith(("model", "warning"))])
     assert chosen[0] == chosen[1] and chosen[0]
     a, b = load_model(tmp_path / "m.npz"), load_model(tmp_path / "d.npz")
     np.testing.assert_array_equal(a.predict(X), b.predict(X))

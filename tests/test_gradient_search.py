@@ -74,7 +74,7 @@ def test_bad_settings_are_refused(kw, match):
 def test_other_estimators_refuse_gradient_search():
     X, y = _data(m=40)
     with pytest.raises(ValueError, match="SparseLSSVRCV and SparseLSSVCCV only"):
-        FixedSizeLSSVRCV(search="gradient", prototypes="all").fit(X, y)
+        FixedSizeLSSVRCV(search="gradient", basis="all").fit(X, y)
 
 
 def test_singular_basis_stops_with_a_warning_at_the_best_point():

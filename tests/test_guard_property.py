@@ -122,17 +122,17 @@ def _cases(rng, family, X, y, params):
         Ka = np.hstack([K, np.ones((m, 1))])
         alpha = max(np.linalg.norm(Ka, 2) ** 2, 1e-300) / cond
         solver = str(rng.choice(["direct", "scdp"]))
-        est = FixedSizeLSSVR(alpha=alpha, prototypes=protos, solver=solver, cv=None, **params)
+        est = FixedSizeLSSVR(alpha=alpha, basis=protos, solver=solver, cv=None, **params)
         return (lambda: np.ravel(est.fit(X, y).predict(X))), [(Ridge(K, K[protos], y, alpha, nu=1e-8), K)], alpha
     c = int(rng.integers(2, m + 1))
     S = np.sort(rng.choice(m, c, replace=False))
     k = int(rng.integers(1, c + 1))
-    probe = NystromLSSVR(alpha=1.0, sampling=S, rank=k, predictor="low-rank", **params)
+    probe = NystromLSSVR(alpha=1.0, basis=S, rank=k, predictor="low-rank", **params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
         probe.fit(X, y)
     alpha = max(probe.factorization_.s2.max(), 1e-300) / cond
-    est = NystromLSSVR(alpha=alpha, sampling=S, rank=k, predictor="low-rank", **params)
+    est = NystromLSSVR(alpha=alpha, basis=S, rank=k, predictor="low-rank", **params)
     if family == "nystrom-predict":
         def fast():
             est.fit(X, y)

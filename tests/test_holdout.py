@@ -161,7 +161,7 @@ def test_classifier_holdout_and_cv(rng, n_classes):
     pred = clf.cv_predict(5, alpha=ALPHAS)
     np.testing.assert_allclose(rate, (pred != y[None]).mean(axis=1))
     assert F.shape == ((3, m) if n_classes == 2 else (3, m, n_classes))
-    press = clf.cv_error(5, alpha=0.1, metric="press")
+    press = clf.cv_error(5, alpha=0.1, scoring="press")
     assert np.all(np.asarray(press) > 0)
 
 

@@ -181,8 +181,8 @@ def test_families_offer_cv_plus_from_refitted_folds(rng, family):
     from lssvm import FixedSizeLSSVR, NystromLSSVR
 
     X, Y, Xt = data(rng, m=40, v=2)
-    est = (FixedSizeLSSVR(gamma=0.3, alpha=0.1, n_prototypes=10, cv=None, random_state=0) if family == "fixed-size"
-           else NystromLSSVR(gamma=0.3, alpha=0.1, n_components=10, random_state=0)).fit(X, Y)
+    est = (FixedSizeLSSVR(gamma=0.3, alpha=0.1, n_basis=10, cv=None, random_state=0) if family == "fixed-size"
+           else NystromLSSVR(gamma=0.3, alpha=0.1, n_basis=10, random_state=0)).fit(X, Y)
     folds = [test for _, test in KFold(4).split(X)]
     cent = np.empty((Xt.shape[0], 40, 2))
     scores = np.empty((40, 2))

@@ -161,3 +161,46 @@ def test_dask_kfold_is_right_or_warns():
         warned_cases += warned
         silent_cases += not warned
     assert warned_cases and silent_cases  # both outcomes occur
+
+
+def test_free_bound_refits_the_same_folds_as_a_per_alpha_estimate(monkeypatch):
+    # the free bound only skips work: on problems from well to badly
+    # conditioned, the alphas sent to the stable route are the same as when
+    # every alpha is estimated by inverse iteration
+    from lssvm.cv import holdout, holdout_paths
+    from lssvm.solvers.shifted_band import ShiftedBandSolver
+
+    def per_alpha(C, rhs, alphas, scale, bandwidth=64):
+        X, inv = ShiftedBandSolver(C, bandwidth).solve(alphas, rhs, inverse_norms=True)
+        return X, EPS * (scale + alphas) * inv
+
+    seen = []
+    guard = holdout.HoldoutEngine._guard
+
+    def spy(self, out, est, *args):
+        seen.append(est <= GUARD_RTOL)
+        return guard(self, out, est, *args)
+
+    monkeypatch.setattr(holdout.HoldoutEngine, "_guard", spy)
+    alphas = np.logspace(-14, 2, 17)
+    poly = dict(kernel="poly", gamma=100.0, degree=4, coef0=1.0)
+    n_refits = 0
+    for seed, (kernel, n, m) in enumerate([(poly, 8, 20), (poly, 5, 50), (poly, 8, 50),
+                                           (dict(kernel="rbf", gamma=0.05), 17, 50)]):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(m, 2)) * 3
+        y = rng.normal(size=m)
+        est = SparseLSSVR(alpha=1.0, basis=np.arange(n), **kernel).fit(X, y)
+        engine = est._holdout_engine()
+        H = np.arange(m // 2, m)
+        masks = []
+        for solver in (solve_fold_path, per_alpha):
+            monkeypatch.setattr(holdout_paths, "solve_fold_path", solver)
+            seen.clear()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NumericalWarning)
+                engine.predict(H, alphas, "keep", _side="refactor")
+            masks.append(seen[0])
+        np.testing.assert_array_equal(masks[0], masks[1])
+        n_refits += int((~masks[0]).sum())
+    assert 0 < n_refits < 4 * alphas.size  # some alphas go to the stable route, not all

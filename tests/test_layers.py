@@ -43,15 +43,15 @@ def _data(rng, m=80, d=2, classes=None):
 MODELS = {
     "sparse-regression": lambda: SparseLSSVR(gamma=GAMMA, alpha=0.1, basis="random", n_basis=15, random_state=0),
     "sparse-classes": lambda: SparseLSSVC(gamma=GAMMA, alpha=0.1, basis="random", n_basis=15, random_state=0),
-    "fixed-size-regression": lambda: FixedSizeLSSVR(gamma=GAMMA, alpha=0.1, prototypes="kcenter", n_prototypes=15,
+    "fixed-size-regression": lambda: FixedSizeLSSVR(gamma=GAMMA, alpha=0.1, basis="kcenter", n_basis=15,
                                                     cv=None, random_state=0),
-    "fixed-size-classes": lambda: FixedSizeLSSVC(gamma=GAMMA, alpha=0.1, prototypes="kcenter", n_prototypes=15,
+    "fixed-size-classes": lambda: FixedSizeLSSVC(gamma=GAMMA, alpha=0.1, basis="kcenter", n_basis=15,
                                                  cv=None, random_state=0),
-    "nystrom-low-rank": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_components=15, sampling="uniform",
+    "nystrom-low-rank": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
                                              predictor="low-rank", random_state=0),
-    "nystrom-exact": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_components=15, sampling="uniform",
+    "nystrom-exact": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
                                           predictor="exact", random_state=0),
-    "nystrom-classes": lambda: NystromLSSVC(gamma=GAMMA, alpha=0.1, n_components=15, sampling="uniform",
+    "nystrom-classes": lambda: NystromLSSVC(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
                                             random_state=0),
 }
 
@@ -87,7 +87,7 @@ def test_expansion_parts_are_the_documented_attributes(rng):
     assert fixed.kernel_expansion().centres is fixed.support_vectors_
     assert np.array_equal(fixed.kernel_expansion().coef[:, 0], fixed.dual_coef_)
     low = MODELS["nystrom-low-rank"]().fit(X, y)
-    assert low.kernel_expansion().centres is low.components_
+    assert low.kernel_expansion().centres is low.basis_vectors_
     exact = MODELS["nystrom-exact"]().fit(X, y)
     assert exact.kernel_expansion().centres.shape == X.shape
     assert np.array_equal(exact.kernel_expansion().coef[:, 0], exact.dual_coef_)
@@ -207,4 +207,4 @@ def test_every_classifier_error_rate_is_the_coders_count(rng):
     assert sparse.loo_error_rate() == np.mean(LabelCoder(sparse.classes_).decode(loo) != y)
     nys = MODELS["nystrom-classes"]().fit(X, y)
     F = nys.factorization_.Y - nys.cv_residuals("loo")
-    assert nys.cv_error_rate("loo") == np.mean(LabelCoder(nys.classes_).decode(F) != y)
+    assert nys.cv_error("loo", scoring="error_rate") == np.mean(LabelCoder(nys.classes_).decode(F) != y)

@@ -68,8 +68,8 @@ def test_many_rows_at_leverage_one_are_counted(rng):
 
 @pytest.mark.parametrize("make", [
     lambda: SparseLSSVR(gamma=0.5),
-    lambda: FixedSizeLSSVR(gamma=0.5, cv=3, n_prototypes=20),
-    lambda: NystromLSSVR(gamma=0.5, n_components=20),
+    lambda: FixedSizeLSSVR(gamma=0.5, cv=3, n_basis=20),
+    lambda: NystromLSSVR(gamma=0.5, n_basis=20),
     lambda: SparseLSSVRCV(param_space={"gamma": [0.1, 1.0]}),
 ])
 def test_constant_targets_warn_and_predict_the_constant(rng, make):

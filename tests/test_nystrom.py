@@ -136,7 +136,7 @@ from lssvm import NystromLSSVC, NystromLSSVR  # noqa: E402
 def test_estimator_with_c_equal_n_equals_the_exact_ls_svm(rng):
     X = rng.standard_normal((50, 2))
     y = np.sign(X[:, 0] * X[:, 1] + 0.1)
-    clf = NystromLSSVC(gamma=0.7, alpha=0.1, n_components=50, rank=50).fit(X, y)
+    clf = NystromLSSVC(gamma=0.7, alpha=0.1, n_basis=50, rank=50).fit(X, y)
     K = np.exp(-0.7 * cdist(X, X, "sqeuclidean"))
     a, b = dual_solve(K, y, 0.1)
     Xt = rng.standard_normal((20, 2))
@@ -148,7 +148,7 @@ def test_estimator_with_c_equal_n_equals_the_exact_ls_svm(rng):
 def test_estimator_cv_matches_the_factorisation_and_low_rank_predictor(rng):
     X = rng.standard_normal((80, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(80)
-    reg = NystromLSSVR(gamma=0.3, alpha=0.05, random_state=0, predictor="low-rank", n_components=30,
+    reg = NystromLSSVR(gamma=0.3, alpha=0.05, random_state=0, predictor="low-rank", n_basis=30,
                        rank=20).fit(X, y)
     Kt = reg.factorization_.kernel()
     # the low-rank predictor on the training rows is K~ a + b
@@ -163,7 +163,7 @@ def test_estimator_cv_matches_the_factorisation_and_low_rank_predictor(rng):
 
 # the check sets alpha = 0.01, where the exact-kernel predictor amplifies the
 # approximation error (paper 003 Thm. 3 scales as 1/alpha^2): check the low-rank one
-@parametrize_with_checks([NystromLSSVR(n_components=0.5, gamma=0.1, predictor="low-rank"),
-                          NystromLSSVC(n_components=0.5)])
+@parametrize_with_checks([NystromLSSVR(n_basis=0.5, gamma=0.1, predictor="low-rank"),
+                          NystromLSSVC(n_basis=0.5)])
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)

@@ -65,7 +65,7 @@ def test_estimator_bound_holds_at_points_and_uniformly(rng, predictor, kernel_er
     X = rng.uniform(-2, 2, (n, 2))
     y = np.column_stack([np.sin(2 * X[:, 0]), X[:, 1] ** 2]) + 0.1 * rng.standard_normal((n, 2))
     Xt = rng.uniform(-3, 3, (40, 2))
-    est = NystromLSSVR(gamma=1.5, alpha=alpha, n_components=25, rank=15, predictor=predictor,
+    est = NystromLSSVR(gamma=1.5, alpha=alpha, n_basis=25, rank=15, predictor=predictor,
                        random_state=0).fit(X, y)
     K = np.exp(-1.5 * cdist(X, X, "sqeuclidean"))
     Kt = np.exp(-1.5 * cdist(Xt, X, "sqeuclidean"))
@@ -82,7 +82,7 @@ def test_estimator_bound_holds_at_points_and_uniformly(rng, predictor, kernel_er
 def test_bound_vanishes_when_nothing_is_approximated(rng):
     X = rng.standard_normal((40, 2))
     y = np.sign(X[:, 0])
-    est = NystromLSSVC(gamma=0.5, alpha=0.1, n_components=40, rank=40, random_state=0).fit(X, y)
+    est = NystromLSSVC(gamma=0.5, alpha=0.1, n_basis=40, rank=40, random_state=0).fit(X, y)
     assert est.kernel_error("spectral") < 1e-8
     assert est.approximation_bound(kernel_error="spectral") < 1e-5
 
@@ -90,7 +90,7 @@ def test_bound_vanishes_when_nothing_is_approximated(rng):
 def test_bound_grows_with_the_kernel_error(rng):
     X = rng.standard_normal((100, 2))
     y = X[:, 0] + 0.1 * rng.standard_normal(100)
-    bounds = [NystromLSSVR(gamma=0.5, alpha=0.1, n_components=c, rank=c, random_state=0).fit(X, y)
+    bounds = [NystromLSSVR(gamma=0.5, alpha=0.1, n_basis=c, rank=c, random_state=0).fit(X, y)
               .approximation_bound(kernel_error="spectral") for c in (5, 60)]
     assert bounds[1] < bounds[0]
 
@@ -98,7 +98,7 @@ def test_bound_grows_with_the_kernel_error(rng):
 def test_bound_input_errors(rng):
     X = rng.standard_normal((30, 2))
     y = X[:, 0]
-    est = NystromLSSVR(kernel="linear", alpha=0.1, n_components=10).fit(X, y)
+    est = NystromLSSVR(kernel="linear", alpha=0.1, n_basis=10).fit(X, y)
     with pytest.raises(ValueError, match="unbounded"):
         est.approximation_bound()
     assert est.approximation_bound(X[:3]).shape == (3,)

@@ -42,12 +42,12 @@ def test_exact_predictor_warns_exactly_when_it_departs(rng, alpha):
     y = np.sin(X).sum(axis=1) + 0.1 * rng.standard_normal(n)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        est = NystromLSSVR(gamma=0.5, alpha=alpha, n_components=20, predictor="exact", random_state=0).fit(X, y)
+        est = NystromLSSVR(gamma=0.5, alpha=alpha, n_basis=20, predictor="exact", random_state=0).fit(X, y)
     warned = any(issubclass(w.category, NumericalWarning) and "predictor='exact'" in str(w.message) for w in rec)
     assert warned == (_departure(est, X, y[:, None]) > 0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumericalWarning)
-        NystromLSSVR(gamma=0.5, alpha=alpha, n_components=20, random_state=0).fit(X, y)
+        NystromLSSVR(gamma=0.5, alpha=alpha, n_basis=20, random_state=0).fit(X, y)
 
 
 def test_exact_predictor_warning_at_small_alpha_on_boston():

@@ -98,7 +98,7 @@ def test_works_inside_calibrated_classifier_cv_and_log_loss(rng):
 
 def test_bad_calibration_is_refused(rng):
     X, y = blobs(rng)
-    with pytest.raises(ValueError, match="calibration must be None or one of"):
+    with pytest.raises(ValueError, match="'calibration' parameter of SparseLSSVC must be a str among"):
         clf(calibration="platt").fit(X, y)
 
 

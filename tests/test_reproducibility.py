@@ -1,7 +1,7 @@
 """Reproducibility: every random choice follows ``random_state`` (reliability issue).
 
 The random choices of the library -- basis draws ("random", "fvs" with
-``basis_candidates``, "greedy" candidates, "kcenter" start, "renyi" swaps),
+``n_candidates``, "greedy" candidates, "kcenter" start, "renyi" swaps),
 fixed-size prototype pools and SCDPP candidates, Nyström column sampling,
 shuffled CV folds and CSA -- must all be driven by ``random_state``, so that
 on one machine the same seed gives a bit-identical model.  For every public
@@ -192,46 +192,46 @@ class Case:
 def _sparse_cases(cls, data):
     return [
         Case(cls, dict(basis="random", n_basis=10), data, label="random"),
-        Case(cls, dict(basis="fvs", n_basis=10, basis_candidates=5), data, label="fvs-candidates"),
+        Case(cls, dict(basis="fvs", n_basis=10, n_candidates=5), data, label="fvs-candidates"),
         Case(cls, dict(basis="fvs", n_basis=10), data, random=False, label="fvs-exact"),
-        Case(cls, dict(basis="greedy", n_basis=8, basis_candidates=10), data, label="greedy"),
+        Case(cls, dict(basis="greedy", n_basis=8, n_candidates=10), data, label="greedy"),
         Case(cls, dict(basis="kcenter", n_basis=10), data, label="kcenter"),
         Case(cls, dict(basis="renyi", n_basis=10), data, label="renyi"),
     ]
 
 
 def _fixed_size_cases(cls, data, splitter):
-    key = "prototype_indices_"
+    key = "basis_indices_"
     return [
-        Case(cls, dict(prototypes="kcenter", n_prototypes=20, cv=5), data, key, label="kcenter-scdp-cv5"),
-        Case(cls, dict(prototypes="random", n_prototypes=20, solver="scdpp", n_candidates=5, cv=5), data, key,
+        Case(cls, dict(basis="kcenter", n_basis=20, cv=5), data, key, label="kcenter-scdp-cv5"),
+        Case(cls, dict(basis="random", n_basis=20, solver="scdpp", n_candidates=5, cv=5), data, key,
              label="random-scdpp-cv5"),
-        Case(cls, dict(prototypes="renyi", n_prototypes=15, cv=5), data, key, label="renyi-scdp-cv5"),
-        Case(cls, dict(prototypes="kcenter", n_prototypes=0.3, solver="direct", cv=5), data, key,
+        Case(cls, dict(basis="renyi", n_basis=15, cv=5), data, key, label="renyi-scdp-cv5"),
+        Case(cls, dict(basis="kcenter", n_basis=0.3, solver="direct", cv=5), data, key,
              label="kcenter-fraction-direct-cv5"),
         # an int cv is unshuffled (Stratified)KFold (issue 18): the seed must not move the CV curve
-        Case(cls, dict(prototypes="all", cv=5, max_size=20), data, "cv_curve_", random=False,
+        Case(cls, dict(basis="all", cv=5, max_size=20), data, "cv_curve_", random=False,
              label="all-scdp-int-folds"),
         # SCDPP's candidate draws alone
-        Case(cls, dict(prototypes="all", solver="scdpp", n_candidates=5, cv=None, max_size=15), data,
+        Case(cls, dict(basis="all", solver="scdpp", n_candidates=5, cv=None, max_size=15), data,
              "selection_order_", label="all-scdpp-nocv"),
-        Case(cls, dict(prototypes="all", solver="scdpp", n_candidates=5, max_size=20,
+        Case(cls, dict(basis="all", solver="scdpp", n_candidates=5, max_size=20,
                        cv=splitter(4, shuffle=True, random_state=3)), data, "selection_order_",
              label="all-scdpp-shuffled-splitter"),
         # nothing random: the estimator's seed must not matter
-        Case(cls, dict(prototypes="all", max_size=20, cv=splitter(4)), data, "cv_curve_", random=False,
+        Case(cls, dict(basis="all", max_size=20, cv=splitter(4)), data, "cv_curve_", random=False,
              label="all-scdp-unshuffled-splitter"),
     ]
 
 
 def _nystrom_cases(cls, data):
-    key = "component_indices_"
+    key = "basis_indices_"
     return [
-        Case(cls, dict(sampling="uniform", n_components=12), data, key, label="uniform-exact"),
-        Case(cls, dict(sampling="uniform", n_components=0.2, rank=4, predictor="low-rank"), data, key,
+        Case(cls, dict(basis="random", n_basis=12), data, key, label="uniform-exact"),
+        Case(cls, dict(basis="random", n_basis=0.2, rank=4, predictor="low-rank"), data, key,
              label="uniform-lowrank"),
-        Case(cls, dict(sampling="kcenter", n_components=12), data, key, label="kcenter"),
-        Case(cls, dict(sampling="fvs", n_components=12), data, key, random=False, label="fvs"),
+        Case(cls, dict(basis="kcenter", n_basis=12), data, key, label="kcenter"),
+        Case(cls, dict(basis="fvs", n_basis=12), data, key, random=False, label="fvs"),
     ]
 
 
@@ -246,60 +246,60 @@ SKF = StratifiedKFold(4, shuffle=True, random_state=0)
 
 SEARCH_CASES = [
     Case(SparseLSSVRCV, _search("grid", 4, basis="random", n_basis=10), "reg", RES, label="random-grid-cv4"),
-    Case(SparseLSSVRCV, _search("csa", "loo", basis="fvs", n_basis=10, basis_candidates=5), "reg", RES,
+    Case(SparseLSSVRCV, _search("csa", "loo", basis="fvs", n_basis=10, n_candidates=5), "reg", RES,
          label="fvs-candidates-csa-loo"),
     Case(SparseLSSVRCV, _search("grid", "loo", basis="fvs", n_basis=10), "reg", RES, random=False,
          label="fvs-exact-grid-loo"),
-    Case(SparseLSSVRCV, _search("nelder-mead", KF, basis="greedy", n_basis=6, basis_candidates=10), "reg",
+    Case(SparseLSSVRCV, _search("nelder-mead", KF, basis="greedy", n_basis=6, n_candidates=10), "reg",
          RES, label="greedy-nelder-mead-kfold"),
     Case(SparseLSSVRCV, _search("csa", 4, basis="kcenter", n_basis=10), "reg", RES, label="kcenter-csa-cv4"),
     Case(SparseLSSVRCV, _search("grid", "loo", basis="renyi", n_basis=10), "reg", RES,
          label="renyi-grid-loo"),
     Case(SparseLSSVCCV, _search("grid", 4, basis="random", n_basis=10), "bin", RES, label="random-grid-cv4"),
-    Case(SparseLSSVCCV, _search("csa", "loo", basis="fvs", n_basis=10, basis_candidates=5), "bin", RES,
+    Case(SparseLSSVCCV, _search("csa", "loo", basis="fvs", n_basis=10, n_candidates=5), "bin", RES,
          label="fvs-candidates-csa-loo"),
     Case(SparseLSSVCCV, _search("nelder-mead", SKF, basis="kcenter", n_basis=10), "multi", RES,
          label="kcenter-nelder-mead-skfold-3class"),
-    Case(SparseLSSVCCV, _search("grid", 4, basis="greedy", n_basis=8, basis_candidates=10), "bin", RES,
+    Case(SparseLSSVCCV, _search("grid", 4, basis="greedy", n_basis=8, n_candidates=10), "bin", RES,
          label="greedy-grid-cv4"),
-    Case(FixedSizeLSSVRCV, _search("grid", 4, prototypes="kcenter", n_prototypes=10), "reg", RES,
+    Case(FixedSizeLSSVRCV, _search("grid", 4, basis="kcenter", n_basis=10), "reg", RES,
          label="kcenter-scdp-grid"),
-    Case(FixedSizeLSSVRCV, _search("csa", 4, prototypes="random", n_prototypes=10, solver="scdpp",
+    Case(FixedSizeLSSVRCV, _search("csa", 4, basis="random", n_basis=10, solver="scdpp",
                                    n_candidates=5), "reg", RES, label="random-scdpp-csa"),
-    Case(FixedSizeLSSVRCV, _search("nelder-mead", 4, prototypes="renyi", n_prototypes=10), "reg", RES,
+    Case(FixedSizeLSSVRCV, _search("nelder-mead", 4, basis="renyi", n_basis=10), "reg", RES,
          label="renyi-scdp-nelder-mead"),
-    Case(FixedSizeLSSVRCV, _search("grid", KF, prototypes="all", solver="scdpp", n_candidates=5, max_size=15),
+    Case(FixedSizeLSSVRCV, _search("grid", KF, basis="all", solver="scdpp", n_candidates=5, max_size=15),
          "reg", RES, label="all-scdpp-grid-kfold"),
-    Case(FixedSizeLSSVCCV, _search("grid", 4, prototypes="kcenter", n_prototypes=10, solver="scdpp",
+    Case(FixedSizeLSSVCCV, _search("grid", 4, basis="kcenter", n_basis=10, solver="scdpp",
                                    n_candidates=5), "bin", RES, label="kcenter-scdpp-grid"),
-    Case(FixedSizeLSSVCCV, _search("csa", 4, prototypes="random", n_prototypes=10, solver="direct"), "bin",
+    Case(FixedSizeLSSVCCV, _search("csa", 4, basis="random", n_basis=10, solver="direct"), "bin",
          RES, label="random-direct-csa"),
-    Case(FixedSizeLSSVCCV, _search("grid", SKF, prototypes="random", n_prototypes=10), "multi", RES,
+    Case(FixedSizeLSSVCCV, _search("grid", SKF, basis="random", n_basis=10), "multi", RES,
          label="random-scdp-grid-skfold-3class"),
-    Case(NystromLSSVRCV, _search("grid", "loo", n_components=12), "reg", RES, label="uniform-grid-loo"),
-    Case(NystromLSSVRCV, _search("csa", 4, sampling="kcenter", n_components=12), "reg", RES,
+    Case(NystromLSSVRCV, _search("grid", "loo", n_basis=12), "reg", RES, label="uniform-grid-loo"),
+    Case(NystromLSSVRCV, _search("csa", 4, basis="kcenter", n_basis=12), "reg", RES,
          label="kcenter-csa-cv4"),
-    Case(NystromLSSVRCV, _search("csa", "loo", n_components=12, predictor="exact"), "reg", RES,
+    Case(NystromLSSVRCV, _search("csa", "loo", n_basis=12, predictor="exact"), "reg", RES,
          label="uniform-csa-loo"),
-    Case(NystromLSSVRCV, _search("nelder-mead", KF, sampling="fvs", n_components=12), "reg", RES,
+    Case(NystromLSSVRCV, _search("nelder-mead", KF, basis="fvs", n_basis=12), "reg", RES,
          random=False, label="fvs-nelder-mead-kfold"),
-    Case(NystromLSSVCCV, _search("grid", 4, n_components=12), "bin", RES, label="uniform-grid-cv4"),
-    Case(NystromLSSVCCV, _search("csa", "loo", sampling="kcenter", n_components=12), "bin", RES,
+    Case(NystromLSSVCCV, _search("grid", 4, n_basis=12), "bin", RES, label="uniform-grid-cv4"),
+    Case(NystromLSSVCCV, _search("csa", "loo", basis="kcenter", n_basis=12), "bin", RES,
          label="kcenter-csa-loo"),
 ]
 
 CASES = (
     _sparse_cases(SparseLSSVR, "reg")
     + _sparse_cases(SparseLSSVC, "bin")
-    + [Case(SparseLSSVC, dict(basis="greedy", n_basis=8, basis_candidates=10), "multi",
+    + [Case(SparseLSSVC, dict(basis="greedy", n_basis=8, n_candidates=10), "multi",
             label="greedy-3class")]
     + _fixed_size_cases(FixedSizeLSSVR, "reg", KFold)
     + _fixed_size_cases(FixedSizeLSSVC, "bin", StratifiedKFold)
     + [
-        Case(FixedSizeLSSVC, dict(prototypes="kcenter", n_prototypes=20, solver="scdpp", n_candidates=5,
-                                  cv=5, scoring="error_rate"), "bin", "prototype_indices_",
+        Case(FixedSizeLSSVC, dict(basis="kcenter", n_basis=20, solver="scdpp", n_candidates=5,
+                                  cv=5, scoring="error_rate"), "bin", "basis_indices_",
              label="kcenter-scdpp-error-rate"),
-        Case(FixedSizeLSSVC, dict(prototypes="all", solver="scdpp", n_candidates=5, cv=4, max_size=15),
+        Case(FixedSizeLSSVC, dict(basis="all", solver="scdpp", n_candidates=5, cv=4, max_size=15),
              "multi", "selection_order_", label="all-scdpp-3class"),
     ]
     + _nystrom_cases(NystromLSSVR, "reg")
@@ -390,8 +390,8 @@ def cv_methods():
     rs = 7
     sparse_r = SparseLSSVR(basis="random", n_basis=10, random_state=rs).fit(X, y)
     sparse_c = SparseLSSVC(basis="random", n_basis=10, random_state=rs).fit(X, labels)
-    nys_r = NystromLSSVR(n_components=12, random_state=rs).fit(X, y)
-    nys_c = NystromLSSVC(n_components=12, random_state=rs).fit(X, labels)
+    nys_r = NystromLSSVR(n_basis=12, random_state=rs).fit(X, y)
+    nys_c = NystromLSSVC(n_basis=12, random_state=rs).fit(X, labels)
 
     def kf(s):
         return KFold(5, shuffle=True, random_state=s)
@@ -405,12 +405,12 @@ def cv_methods():
                                                                  basis_in_holdout="keep"),
         "SparseLSSVC.cv_decision_function": lambda s: sparse_c.cv_decision_function(cv=skf(s), alpha=ALPHAS),
         "NystromLSSVR.cv_residuals": lambda s: nys_r.cv_residuals(cv=kf(s), alpha=ALPHAS),
-        "NystromLSSVC.cv_error_rate": lambda s: nys_c.cv_error_rate(cv=skf(s), alpha=ALPHAS),
+        "NystromLSSVC.cv_error": lambda s: nys_c.cv_error(cv=skf(s), alpha=ALPHAS, scoring="error_rate"),
     }
 
 
 CV_METHOD_NAMES = ["SparseLSSVR.cv_predict", "SparseLSSVR.cv_error-keep", "SparseLSSVC.cv_decision_function",
-                   "NystromLSSVR.cv_residuals", "NystromLSSVC.cv_error_rate"]
+                   "NystromLSSVR.cv_residuals", "NystromLSSVC.cv_error"]
 
 
 @pytest.mark.parametrize("name", CV_METHOD_NAMES)
@@ -477,7 +477,7 @@ FUNC_CASES = [
     FuncCase("prototype_pool-renyi", lambda rs: prototype_pool(X0, KERNEL, "renyi", 15, rs)),
     FuncCase("prototype_pool-all", lambda rs: prototype_pool(X0, KERNEL, "all", None, rs), random=False),
     # documented as taking a RandomState (the estimators pass one)
-    FuncCase("nystrom_columns-uniform", lambda rs: nystrom_columns(X0, KERNEL, "uniform", 12, rs),
+    FuncCase("nystrom_columns-uniform", lambda rs: nystrom_columns(X0, KERNEL, "random", 12, rs),
              int_seed=False),
     FuncCase("nystrom_columns-kcenter", lambda rs: nystrom_columns(X0, KERNEL, "kcenter", 12, rs),
              int_seed=False),
@@ -495,13 +495,13 @@ FUNC_CASES = [
                                                         n_basis=10, random_state=rs))),
     FuncCase("SparseLSSVMCV-greedy-loo",
              lambda rs: _criterion_record(SparseLSSVMCV(X0, Y0, cv="loo", alphas=ALPHAS, basis="greedy",
-                                                        n_basis=8, basis_candidates=10, random_state=rs))),
+                                                        n_basis=8, n_candidates=10, random_state=rs))),
     FuncCase("FixedSizeCV-kcenter-scdpp",
              lambda rs: _criterion_record(FixedSizeCV(X0, LAB0, cv=4, alphas=ALPHAS, classification=True,
-                                                      prototypes="kcenter", n_prototypes=15, solver="scdpp",
+                                                      basis="kcenter", n_basis=15, solver="scdpp",
                                                       n_candidates=5, random_state=rs))),
     FuncCase("NystromCV-uniform-kfold",
-             lambda rs: _criterion_record(NystromCV(X0, Y0, cv=4, alphas=ALPHAS, n_components=12,
+             lambda rs: _criterion_record(NystromCV(X0, Y0, cv=4, alphas=ALPHAS, n_basis=12,
                                                     random_state=rs))),
 ]
 FUNC_IDS = [f.label for f in FUNC_CASES]
@@ -542,8 +542,8 @@ def test_function_seed_changes_only_random_choices(fc):
 @pytest.mark.parametrize(
     "params",
     [
-        pytest.param(dict(basis="fvs", n_basis=10, basis_candidates=5), id="fvs-candidates"),
-        pytest.param(dict(basis="greedy", n_basis=8, basis_candidates=10), id="greedy"),
+        pytest.param(dict(basis="fvs", n_basis=10, n_candidates=5), id="fvs-candidates"),
+        pytest.param(dict(basis="greedy", n_basis=8, n_candidates=10), id="greedy"),
         pytest.param(dict(basis="renyi", n_basis=10), id="renyi"),
     ],
 )

@@ -28,8 +28,8 @@ GAMMAS = {"gamma": [0.1, 1.0]}
     SparseLSSVCCV(param_space=GAMMAS),
     FixedSizeLSSVRCV(param_space=GAMMAS, cv=3, alphas=[0.1, 1.0]),
     FixedSizeLSSVCCV(param_space=GAMMAS, cv=3, alphas=[0.1, 1.0]),
-    NystromLSSVRCV(param_space=GAMMAS, n_components=0.5),
-    NystromLSSVCCV(param_space=GAMMAS, n_components=0.5),
+    NystromLSSVRCV(param_space=GAMMAS, n_basis=0.5),
+    NystromLSSVCCV(param_space=GAMMAS, n_basis=0.5),
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -73,13 +73,13 @@ def test_refit_is_the_scored_model_for_kernel_dependent_rows(data):
     folds = list(KFold(4).split(X))
     assert est.n_basis_ == model.cv_results_["n_basis"][model.best_index_]
     assert est.reconstruction_error_curve_ is not None  # refitted by FVS itself, same seed, same rows
-    fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5, 2.0]}, alphas=[0.01, 0.3], n_prototypes=20, cv=5,
+    fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5, 2.0]}, alphas=[0.01, 0.3], n_basis=20, cv=5,
                           random_state=0).fit(X, y)
     i = fs.best_index_
     assert fs.best_estimator_.cv_score_ == pytest.approx(fs.cv_results_["mean_test_mse"][i], rel=1e-12)
     assert fs.best_estimator_.model_size_ == fs.cv_results_["model_size"][i]
-    ny = NystromLSSVRCV(param_space={"gamma": [0.5, 2.0]}, cv=folds, n_components=20, random_state=0).fit(X, y)
-    ref = NystromLSSVR(gamma=ny.gamma_, sampling=ny.best_estimator_.component_indices_, predictor="low-rank")
+    ny = NystromLSSVRCV(param_space={"gamma": [0.5, 2.0]}, cv=folds, n_basis=20, random_state=0).fit(X, y)
+    ref = NystromLSSVR(gamma=ny.gamma_, basis=ny.best_estimator_.basis_indices_, predictor="low-rank")
     assert ref.fit(X, y).cv_error(cv=folds, alpha=ny.alpha_) == pytest.approx(-ny.best_score_, rel=1e-12)
 
 
@@ -126,7 +126,7 @@ def test_in_pipeline_and_grid_search(data):
 
 def test_search_cv_input_errors(data):
     X, y = data
-    with pytest.raises(ValueError, match="search must be"):
+    with pytest.raises(ValueError, match="'search' parameter of SparseLSSVRCV must be"):
         SparseLSSVRCV(search="random").fit(X, y)
     with pytest.raises(ValueError, match="scoring must be 'mse'"):
         SparseLSSVRCV(scoring="error_rate").fit(X, y)
@@ -134,7 +134,7 @@ def test_search_cv_input_errors(data):
         SparseLSSVRCV(param_space={"alpha": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="0 < low < high"):
         SparseLSSVRCV(search="nelder-mead", param_space={"gamma": (0.0, 1.0)}).fit(X, y)
-    with pytest.raises(ValueError, match="got cv='loo'"):
+    with pytest.raises(ValueError, match="'cv' parameter of FixedSizeLSSVRCV .* Got 'loo' instead"):
         FixedSizeLSSVRCV(cv="loo").fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         FixedSizeLSSVCCV(scoring="error_rate", cv=3).fit(X, np.arange(70) % 3)

@@ -17,7 +17,7 @@ def test_cost_estimate_counts_the_default_sizes():
     assert cost.seconds == pytest.approx(cost.flops / 1e10)
     small = estimate_cost("sparse", 1_000, 10, 13, 21, rate=1e10)
     assert small.seconds < cost.seconds / 50
-    assert estimate_cost("nystrom", 5000, 8, 13, 21, n_components=0.1, rate=1e10).size == 500
+    assert estimate_cost("nystrom", 5000, 8, 13, 21, n_basis=0.1, rate=1e10).size == 500
     assert estimate_cost("fixed-size", 5000, 8, 13, 21, cv=10, rate=1e10).size == default_n_basis(5000)
     huge = estimate_cost("sparse", 10**9, 50, 13, 21, rate=1e10)
     assert huge.too_large(available=128 * 2**30) and "--chunk-rows" in huge.lines()[-1]

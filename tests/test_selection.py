@@ -49,7 +49,7 @@ def test_nystrom_criterion_equals_explicit_retraining_of_the_approximate_model(r
     X = rng.standard_normal((60, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, "a", "b")
     groups = np.repeat(np.arange(6), 10)
-    crit = NystromCV(X, y, cv=GroupKFold(3), groups=groups, classification=True, n_components=20, rank=8,
+    crit = NystromCV(X, y, cv=GroupKFold(3), groups=groups, classification=True, n_basis=20, rank=8,
                      alphas=[0.05, 1.0], random_state=1)
     assert crit.columns.size == 20 and crit.rank == 8
     gamma = 0.7
@@ -119,7 +119,7 @@ def test_selection_input_errors(data):
     res = grid_search(DenseLSSVMCV(X, Y, kernel="linear"), {})
     assert res.n_evaluations == 1 and list(res.best_params) == ["alpha"]
     with pytest.raises(ValueError, match="rank"):
-        NystromCV(X, Y, n_components=10, rank=11)
+        NystromCV(X, Y, n_basis=10, rank=11)
     with pytest.raises(ValueError):
         DenseLSSVMCV(X[:, :1] * np.nan, Y)
 

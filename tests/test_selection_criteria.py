@@ -66,7 +66,7 @@ def test_sparse_criterion_error_rate_equals_the_classifier(rng):
     path = crit(gamma=1.0)
     clf = SparseLSSVC(gamma=1.0, basis=crit.rows_for(gamma=1.0)).fit(X, y)
     folds = [(np.setdiff1d(np.arange(80), t), t) for t in crit.folds]
-    assert np.allclose(path.error_rate, clf.cv_error(cv=folds, alpha=alphas, metric="error_rate"))
+    assert np.allclose(path.error_rate, clf.cv_error(cv=folds, alpha=alphas, scoring="error_rate"))
     assert path.error_rate.max() < 0.5
 
 
@@ -83,7 +83,7 @@ def explicit_fixed_size_cv(K, rows, Y, folds, alpha, nu=1e-8):
 def test_fixed_size_direct_criterion_equals_explicit_retraining(data):
     X, Y = data
     alphas = [0.05, 1.0]
-    crit = FixedSizeCV(X, Y, prototypes="kcenter", n_prototypes=12, solver="direct", cv=4, alphas=alphas,
+    crit = FixedSizeCV(X, Y, basis="kcenter", n_basis=12, solver="direct", cv=4, alphas=alphas,
                        random_state=0)
     path = crit(gamma=0.5)
     rows = crit.rows_for(gamma=0.5)
@@ -97,17 +97,17 @@ def test_fixed_size_direct_criterion_equals_explicit_retraining(data):
 def test_fixed_size_criterion_equals_the_estimators_own_cv(rng, solver):
     X = rng.standard_normal((90, 2))
     y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1, -1)
-    crit = FixedSizeCV(X, y, classification=True, prototypes="random", n_prototypes=30, solver=solver,
-                       n_candidates=8, cv=5, alphas=[0.1, 2.0], random_state=7, size_metric="error_rate")
+    crit = FixedSizeCV(X, y, classification=True, basis="random", n_basis=30, solver=solver,
+                       n_candidates=8, cv=5, alphas=[0.1, 2.0], random_state=7, size_scoring="error_rate")
     path = crit(gamma=0.8)
     folds = [(np.setdiff1d(np.arange(90), t), t) for t in crit.folds]
     for a, alpha in enumerate(crit.alphas):
-        clf = FixedSizeLSSVC(gamma=0.8, alpha=alpha, prototypes=crit.rows_for(gamma=0.8), solver=solver,
+        clf = FixedSizeLSSVC(gamma=0.8, alpha=alpha, basis=crit.rows_for(gamma=0.8), solver=solver,
                              n_candidates=8, cv=folds, random_state=crit.refit_random_state,
                              scoring="error_rate").fit(X, y)
         assert clf.model_size_ == path.info["model_size"][a]
         assert clf.cv_score_ == pytest.approx(path.error_rate[a], abs=1e-12)
-    reg = FixedSizeLSSVR(gamma=0.8, alpha=crit.alphas[0], prototypes=crit.rows_for(gamma=0.8), solver=solver,
+    reg = FixedSizeLSSVR(gamma=0.8, alpha=crit.alphas[0], basis=crit.rows_for(gamma=0.8), solver=solver,
                          n_candidates=8, cv=folds, random_state=crit.refit_random_state)
     assert reg.fit(X, y).cv_curve_ is not None
 
@@ -115,11 +115,11 @@ def test_fixed_size_criterion_equals_the_estimators_own_cv(rng, solver):
 def test_nystrom_criterion_with_fvs_columns_equals_the_estimator(data):
     X, Y = data
     alphas = [0.1, 1.0]
-    crit = NystromCV(X, Y, sampling="fvs", n_components=20, rank=0.5, cv=4, alphas=alphas, random_state=2)
+    crit = NystromCV(X, Y, basis="fvs", n_basis=20, rank=0.5, cv=4, alphas=alphas, random_state=2)
     assert crit.rank is None and crit.columns is None
     path = crit(gamma=0.3)
     cols = crit.rows_for(gamma=0.3)
-    est = NystromLSSVR(gamma=0.3, sampling=cols, rank=0.5, predictor="low-rank").fit(X, Y)
+    est = NystromLSSVR(gamma=0.3, basis=cols, rank=0.5, predictor="low-rank").fit(X, Y)
     folds = [(np.setdiff1d(np.arange(60), t), t) for t in crit.folds]
     assert rel_err(path.mse, est.cv_error(cv=folds, alpha=alphas).mean(axis=1)) < 1e-12
     # another width selects other columns from the same seed
@@ -134,7 +134,7 @@ def test_criterion_input_errors(data):
         FixedSizeCV(X, Y, cv="loo")
     with pytest.raises(ValueError, match="solver"):
         FixedSizeCV(X, Y, solver="cg")
-    with pytest.raises(ValueError, match="sampling"):
-        NystromCV(X, Y, sampling="leverage")
+    with pytest.raises(ValueError, match="basis"):
+        NystromCV(X, Y, basis="leverage")
     with pytest.warns(NumericalWarning, match="dropped 1 of 3 basis points"):
         SparseLSSVMCV(X, Y, basis=np.array([1, 1, 2]))

@@ -60,7 +60,7 @@ def test_bad_n_jobs(bad):
     with pytest.raises(ValueError, match="n_jobs must be None"):
         plan_threads(bad, usable=4)
     X, y = np.random.default_rng(0).standard_normal((30, 2)), np.arange(30.0)
-    with pytest.raises(ValueError, match="n_jobs must be None"):
+    with pytest.raises(ValueError, match="n_jobs must be None|'n_jobs' parameter of SparseLSSVR must be an int"):
         SparseLSSVR(gamma=1.0, basis="random", n_basis=5, n_jobs=bad).fit(X, y)
 
 
@@ -199,8 +199,8 @@ def test_criteria_take_n_jobs():
     y = X[:, 0] + 0.1 * rng.standard_normal(80)
     for make in (lambda j: DenseLSSVMCV(X, y, cv=4, random_state=0, n_jobs=j),
                  lambda j: SparseLSSVMCV(X, y, cv=4, basis="random", n_basis=20, random_state=0, n_jobs=j),
-                 lambda j: FixedSizeCV(X, y, cv=4, prototypes="random", n_prototypes=20, random_state=0, n_jobs=j),
-                 lambda j: NystromCV(X, y, cv=4, n_components=20, rank=10, random_state=0, n_jobs=j)):
+                 lambda j: FixedSizeCV(X, y, cv=4, basis="random", n_basis=20, random_state=0, n_jobs=j),
+                 lambda j: NystromCV(X, y, cv=4, n_basis=20, rank=10, random_state=0, n_jobs=j)):
         a, b = make(1)(gamma=0.5), make(2)(gamma=0.5)
         np.testing.assert_allclose(a.mse, b.mse, rtol=1e-9)
         with pytest.raises(ValueError, match="n_jobs"):

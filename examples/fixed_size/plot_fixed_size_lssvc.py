@@ -16,7 +16,7 @@ from lssvm.datasets import load_ripley
 X, y = load_ripley(return_X_y=True)
 X_test, y_test = load_ripley(subset="test", return_X_y=True)
 
-clf = FixedSizeLSSVC(kernel="rbf", gamma=2.0, alpha=0.1, prototypes="all", cv=10, random_state=0).fit(X, y)
+clf = FixedSizeLSSVC(kernel="rbf", gamma=2.0, alpha=0.1, basis="all", cv=10, random_state=0).fit(X, y)
 print(f"{clf.n_support_} prototypes; test error {np.mean(clf.predict(X_test) != y_test):.3f}")
 
 xx, yy = np.meshgrid(np.linspace(-1.3, 1.1, 150), np.linspace(-0.3, 1.1, 150))

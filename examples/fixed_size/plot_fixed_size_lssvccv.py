@@ -16,7 +16,7 @@ X, y = load_ripley(return_X_y=True)
 X_test, y_test = load_ripley(subset="test", return_X_y=True)
 
 clf = FixedSizeLSSVCCV(
-    kernel="rbf", gamma=1.0, prototypes="kcenter", n_prototypes=50, cv=5, search="csa",
+    kernel="rbf", gamma=1.0, basis="kcenter", n_basis=50, cv=5, search="csa",
     param_space={"gamma": (0.5, 32.0)}, max_evaluations=8, alphas=np.logspace(-3, 1, 5),
     random_state=0,
 ).fit(X, y)

@@ -17,8 +17,8 @@ from lssvm.datasets import load_motorcycle
 X, y = load_motorcycle(return_X_y=True)
 X = (X - X.mean()) / X.std()
 
-model = FixedSizeLSSVR(kernel="rbf", gamma=13.0, alpha=1e-2, prototypes="kcenter",
-                       n_prototypes=60, cv=10, random_state=0).fit(X, y)
+model = FixedSizeLSSVR(kernel="rbf", gamma=13.0, alpha=1e-2, basis="kcenter",
+                       n_basis=60, cv=10, random_state=0).fit(X, y)
 print(f"pool of 60 prototypes, {model.n_support_} used (SCDP steps kept, intercept included: {model.model_size_})")
 
 grid = np.linspace(X.min(), X.max(), 300)[:, None]

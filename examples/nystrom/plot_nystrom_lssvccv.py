@@ -17,7 +17,7 @@ X, y = load_ripley(return_X_y=True)
 X_test, y_test = load_ripley(subset="test", return_X_y=True)
 
 clf = NystromLSSVCCV(
-    kernel="rbf", gamma=1.0, n_components=50, rank=25, predictor="low-rank", cv=5,
+    kernel="rbf", gamma=1.0, n_basis=50, rank=25, predictor="low-rank", cv=5,
     param_space={"gamma": 2.0 ** np.arange(0, 6)}, alphas=np.logspace(-5, 1, 13),
     random_state=0,
 ).fit(X, y)

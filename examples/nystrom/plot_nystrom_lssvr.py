@@ -22,7 +22,7 @@ full = SparseLSSVR(kernel="rbf", gamma=0.1, alpha=1.0, basis=np.arange(len(X))).
 fig, ax = plt.subplots(figsize=(6, 4))
 ax.semilogx(alphas, full.press(alphas) / len(y), "k--", label="full LS-SVM")
 for c in (25, 50, 100):
-    model = NystromLSSVR(kernel="rbf", gamma=0.1, alpha=1.0, n_components=c, rank=c // 2,
+    model = NystromLSSVR(kernel="rbf", gamma=0.1, alpha=1.0, n_basis=c, rank=c // 2,
                          predictor="low-rank", random_state=0).fit(X, y)
     ax.semilogx(alphas, model.cv_error("loo", alphas), label=f"c = {c}, k = {c // 2}")
     gap = np.sqrt(np.mean((model.predict(X) - full.predict(X)) ** 2))

@@ -20,7 +20,7 @@ X, y = load_boston(return_X_y=True)
 
 pipe = make_pipeline(
     StandardScaler(),
-    NystromLSSVRCV(kernel="rbf", gamma=0.1, n_components=100, rank=50, predictor="low-rank",
+    NystromLSSVRCV(kernel="rbf", gamma=0.1, n_basis=100, rank=50, predictor="low-rank",
                    cv=5, param_space={"gamma": [0.003, 0.01, 0.03, 0.1, 0.3]},
                    alphas=np.logspace(-6, 1, 8), random_state=0),
 )

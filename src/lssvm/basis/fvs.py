@@ -144,7 +144,7 @@ def feature_vector_selection(
                          meaning=" (the mean relative reconstruction error at which to stop)")
     pivot_tol = check_fraction("pivot_tol", pivot_tol, meaning=" (a relative residual, e.g. 1e-10)")
     rcond = check_fraction("rcond", rcond, meaning=" (a reciprocal condition number, e.g. 1e-10)")
-    n_candidates = check_count("n_candidates (basis_candidates)", n_candidates, allow_none=True)
+    n_candidates = check_count("n_candidates", n_candidates, allow_none=True)
     n_max = m if n_basis is None else min(n_basis, m)
     kdiag = np.asarray(kernel.diag(X), dtype=float)
     scale = kdiag.max() if m else 0.0

@@ -24,25 +24,25 @@ from .renyi import renyi_entropy_selection
 __all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "nystrom_columns", "prototype_pool"]
 
 PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
-SAMPLINGS = ("uniform", "kcenter", "fvs")
+SAMPLINGS = ("random", "kcenter", "fvs")
 #: Paper 002's prototype pool (§5.3); the default pool is now :func:`lssvm.basis.default_n_basis`.
 DEFAULT_N_PROTOTYPES = 2000
 
 
-def _pool_size(n_prototypes, N, n_distinct):
-    n = n_prototypes
+def _pool_size(n_basis, N, n_distinct):
+    n = n_basis
     if n is None:
         return min(n_distinct, default_n_basis(N))
     if isinstance(n, Integral) and not isinstance(n, bool):
         if not 1 <= n <= N:
-            raise ValueError(f"n_prototypes={n} must be in [1, {N}] (the training rows)")
+            raise ValueError(f"n_basis={n} must be in [1, {N}] (the training rows)")
         return int(n)
     if isinstance(n, Real) and not isinstance(n, bool) and 0 < n <= 1:
         return min(n_distinct, max(1, int(round(n * N))))
-    raise ValueError(f"n_prototypes must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
+    raise ValueError(f"n_basis must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
 
 
-def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=None):
+def prototype_pool(X, kernel, method="kcenter", n_basis=None, random_state=None):
     """The fixed-size LS-SVM's prototype pool.
 
     Parameters
@@ -54,7 +54,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
         Gonzalez farthest-point clustering, uniform distinct rows, maximal
         quadratic Rényi entropy, every distinct row, given points, or
         training-row indices.
-    n_prototypes : int, float or None
+    n_basis : int, float or None
         A count, a fraction of N (capped at the distinct rows), or None:
         ``min(distinct rows, default_n_basis(N))`` (sub-linear in N, capped
         at 1,000; Karsmakers et al. 2011 used 2,000).
@@ -74,7 +74,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
         If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
     ValueError
         If ``X`` is not a non-empty finite 2-D array, or ``method`` or
-        ``n_prototypes`` is invalid.
+        ``n_basis`` is invalid.
 
     Notes
     -----
@@ -85,15 +85,15 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
     if isinstance(method, str):
         if method not in PROTOTYPE_METHODS:
             raise ValueError(
-                f"prototypes must be one of {PROTOTYPE_METHODS} or an array of shape "
+                f"basis must be one of {PROTOTYPE_METHODS} or an array of shape "
                 f"(M, {X.shape[1]}); got {method!r}"
             )
         distinct = unique_row_indices(X)
         if method == "all":
             return drop_near_duplicates(X[distinct], kernel, distinct, what="prototype", stacklevel=3)
-        M = _pool_size(n_prototypes, X.shape[0], distinct.size)
+        M = _pool_size(n_basis, X.shape[0], distinct.size)
         if M > distinct.size:
-            raise ValueError(f"n_prototypes={M} exceeds the {distinct.size} distinct training rows; lower n_prototypes")
+            raise ValueError(f"n_basis={M} exceeds the {distinct.size} distinct training rows; lower n_basis")
         if method == "kcenter":
             idx = kcenter(X, M, random_state)
         elif method == "random":
@@ -102,7 +102,7 @@ def prototype_pool(X, kernel, method="kcenter", n_prototypes=None, random_state=
             idx = renyi_entropy_selection(X, M, kernel, random_state=random_state).indices
         return drop_near_duplicates(X[idx], kernel, idx, what="prototype", stacklevel=3)
     if np.ndim(method) == 1:
-        idx = _check_rows(method, X, "prototypes", distinct=False)
+        idx = _check_rows(method, X, "basis", distinct=False)
         return drop_near_duplicates(X[idx], kernel, idx, what="prototype", stacklevel=3)
     return drop_near_duplicates(check_basis_array(method, X.shape[1]), kernel, what="prototype", stacklevel=3)
 
@@ -121,7 +121,7 @@ def _check_rows(rows, X, name, distinct=True):
     return idx.astype(np.intp)
 
 
-def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_state=None):
+def nystrom_columns(X, kernel, method="random", n_basis=None, random_state=None):
     """Rows whose kernel columns the Nyström approximation samples.
 
     Parameters
@@ -129,11 +129,11 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     X : ndarray of shape (n, d)
     kernel : Kernel
         Used by "fvs" only.
-    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array
+    method : {"random", "kcenter", "fvs"} or 1-D int array
         Uniform without replacement (Ding & Liao 2012), farthest-point clustering,
         greedy feature-vector selection (may stop before c points), or the
-        rows themselves (``n_components`` is then ignored).
-    n_components : int, float or None
+        rows themselves (``n_basis`` is then ignored).
+    n_basis : int, float or None
         c: a count or a fraction of n; default :func:`lssvm.basis.default_n_basis`
         (sub-linear in n, capped at 1,000; Ding & Liao 2012 used 0.1 n).
     random_state : int, RandomState or None
@@ -141,7 +141,7 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     Returns
     -------
     ndarray of shape (c,)
-        Sorted for "uniform"; in selection order otherwise; rows that duplicate
+        Sorted for "random"; in selection order otherwise; rows that duplicate
         or nearly duplicate another are dropped with a warning.
 
     Raises
@@ -149,22 +149,24 @@ def nystrom_columns(X, kernel, sampling="uniform", n_components=None, random_sta
     TypeError
         If ``kernel`` is not a :class:`~lssvm.kernels.Kernel`.
     ValueError
-        If ``X`` is not a non-empty finite 2-D array, or ``sampling`` or
-        ``n_components`` is invalid.
+        If ``X`` is not a non-empty finite 2-D array, or ``method`` or
+        ``n_basis`` is invalid.
     """
     X = check_input(X)
     kernel = check_kernel(kernel)
     random_state = check_random_state(random_state)
-    if not isinstance(sampling, str):
-        idx = _check_rows(sampling, X, "sampling", distinct=False)
+    if not isinstance(method, str):
+        idx = _check_rows(method, X, "basis", distinct=False)
         return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]
-    if sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {SAMPLINGS} or an array of row indices; got {sampling!r}")
+    if method == "uniform":
+        raise ValueError('the uniform draw of Nystrom columns is now called "random"; pass basis="random"')
+    if method not in SAMPLINGS:
+        raise ValueError(f"basis must be one of {SAMPLINGS} or an array of row indices; got {method!r}")
     n = X.shape[0]
-    c = default_n_basis(n) if n_components is None else count_or_fraction("n_components", n_components, 0.1, n)
-    if sampling == "uniform":
+    c = default_n_basis(n) if n_basis is None else count_or_fraction("n_basis", n_basis, 0.1, n)
+    if method == "random":
         idx = np.sort(random_state.choice(n, c, replace=False))
-    elif sampling == "kcenter":
+    elif method == "kcenter":
         idx = kcenter(X, c, random_state)
     else:
         idx = feature_vector_selection(X, kernel, n_basis=c, random_state=random_state).indices

@@ -64,7 +64,7 @@ class SearchCost:
                f"{self.nbytes / 2**30:.2g} GiB"]
         if self.too_large():
             out.append("memory     this looks too large for memory: stream the data in blocks with "
-                       "--chunk-rows N (sparse model, random basis)")
+                       "--chunk-rows N (random basis, prototypes or columns)")
         return out
 
 
@@ -77,7 +77,7 @@ def _duration(seconds):
 
 
 def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", basis="pchol", n_basis=None,
-                  n_components=None, n_prototypes=None, rate=None):
+                  rate=None):
     """Estimate the cost of a search of ``evaluations`` kernel parameter values.
 
     Parameters
@@ -88,7 +88,7 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
         Criterion calls and alphas per call.
     cv : "loo" or int or other
         Folds (anything but "loo" counts as 10).
-    basis, n_basis, n_components, n_prototypes
+    basis, n_basis
         As given to the estimator (None: its default).
     rate : float, optional
         Flops per second (default :func:`machine_rate`).
@@ -115,13 +115,13 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
             per_eval += n_alphas * folds * (h * h * n + h**3 / 3)
         nbytes = 8 * (3 * m * n + m * d)
     elif model == "nystrom":
-        n = size(n_components)
+        n = size(n_basis)
         k = n // 2
         select = 0
         per_eval = 2 * m * n * d + 20 * m * n + 2 * m * n * k + 10 * n**3 + 2 * n_alphas * m * k
         nbytes = 8 * (3 * m * n + m * d)
     else:
-        n = size(n_prototypes)
+        n = size(n_basis)
         select = m * n * d
         per_eval = 2 * m * n * d + 20 * m * n + 2 * m * n * n + max(folds, 10) * (2 * m / 10 * n * n + n**3)
         per_eval += n_alphas * 10 * n * n * min(n, 200)

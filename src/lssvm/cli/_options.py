@@ -4,6 +4,7 @@ both commands take the same names and choices."""
 from __future__ import annotations
 
 import click
+import numpy as np
 
 from ..basis import BASIS_METHODS
 from ..io.tabular import DEFAULT_MIN_FREQUENCY
@@ -66,13 +67,34 @@ kernel_options = _apply([
     click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z))."),
 ])
 
-#: --basis, --n-basis
+class _CountOrFraction(click.ParamType):
+    """A whole count >= 1 (int) or a fraction in (0, 1) (float)."""
+
+    name = "count-or-fraction"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"must be a whole count or a fraction in (0, 1); got {value!r}", param, ctx)
+        if not np.isfinite(number) or number <= 0 or (number >= 1 and not number.is_integer()):
+            self.fail(f"must be a whole count or a fraction in (0, 1); got {value}", param, ctx)
+        return number if number < 1 else int(number)
+
+
+#: --basis, --n-basis (every model family: fixed-size prototypes and Nystrom columns are bases too)
 basis_options = _apply([
-    click.option("--basis", type=click.Choice(list(BASIS_METHODS)), default=None,
-                 help="Basis of the sparse model: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
-                      "per point), random (the default with --chunk-rows), greedy, kcenter or renyi."),
-    click.option("--n-basis", type=click.IntRange(min=1), default=None,
-                 help="Basis size of the sparse model (pchol, fvs: at most).  Default min(700, 10 sqrt(rows))."),
+    click.option("--basis", type=click.Choice([*BASIS_METHODS, "all"]), default=None,
+                 help="Basis method.  Sparse: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
+                      "per point), random (the default with --chunk-rows), greedy, kcenter or renyi; fixed-size "
+                      "prototype pool: kcenter (default), random, renyi or all; Nystrom columns: random (default), "
+                      "kcenter or fvs."),
+    click.option("--n-basis", type=_CountOrFraction(), default=None,
+                 help="Basis size (pchol, fvs: at most); fixed-size and Nystrom also take a fraction of the rows "
+                      "(< 1).  Default min(700, 10 sqrt(rows))."),
 ])
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,

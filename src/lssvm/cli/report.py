@@ -48,7 +48,12 @@ def out_of_fold(search):
     n = None if folds is None else sum(t.size for t in folds)
     pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
     classifier = hasattr(best, "classes_")
-    if hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
+    if hasattr(best, "cv_residuals"):  # Nyström (it has basis_vectors_ and factorization_ too)
+        if best.factorization_ is None:  # fitted on Dask: no per-row arrays
+            return None
+        Y = best.factorization_.Y
+        F = Y - np.reshape(best.cv_residuals("loo" if pairs is None else pairs, alpha=alpha), Y.shape)
+    elif hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
         fac = best.factorization_
         if getattr(fac, "M", None) is None:  # fitted on Dask: no per-row arrays
             return None
@@ -59,9 +64,6 @@ def out_of_fold(search):
         else:
             out_of_fold = best.cv_decision_function if classifier else best.cv_predict
             F = np.reshape(out_of_fold(pairs, alpha=alpha, basis_in_holdout=search.basis_in_holdout), Y.shape)
-    elif hasattr(best, "components_"):  # Nyström
-        Y = best.factorization_.Y
-        F = Y - np.reshape(best.cv_residuals("loo" if pairs is None else pairs, alpha=alpha), Y.shape)
     else:
         return None
     if classifier:
@@ -176,7 +178,7 @@ def _figure_basis(plt, best, path):
         ax.semilogy(np.arange(1, s2.size + 1), s2, "o-", ms=3)
         ax.set_xlabel("index")
         ax.set_ylabel("eigenvalue of the Nyström kernel")
-        ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.components_.shape[0]} columns")
+        ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.n_basis_} columns")
     else:
         plt.close(fig)
         return False

@@ -109,10 +109,6 @@ def _results_table(search, top):
 @click.option("--max-evaluations", type=int, default=30, show_default=True,
               help="Criterion calls of nelder-mead (and of each csa stage).")
 @basis_options
-@click.option("--n-prototypes", type=float, default=None,
-              help="Fixed-size pool: a count, or a fraction of the rows if < 1 (default min(700, 10 sqrt(rows))).")
-@click.option("--n-components", type=float, default=None,
-              help="Nystrom columns: a count, or a fraction of the rows if < 1 (default min(700, 10 sqrt(rows))).")
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -125,12 +121,12 @@ def _results_table(search, top):
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
-              help="Stream the files in blocks of this many rows with Dask instead of loading them (sparse "
-                   "model, random basis; K folds are the same as in memory).  Needs lssvm[dask].")
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (random "
+                   "basis, prototypes or columns; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, max_evaluations, basis, n_basis,
-           n_prototypes, n_components, random_state, test_data, test_size, top, output, report_dir, no_report,
+           random_state, test_data, test_size, top, output, report_dir, no_report,
            chunk_rows, verbose):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
@@ -196,12 +192,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
-        if model_kind == "sparse":
-            params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
-        elif model_kind == "fixed-size":
-            params.update(n_prototypes=_count_or_fraction(n_prototypes, "--n-prototypes"))
-        else:
-            params.update(n_components=_count_or_fraction(n_components, "--n-components"))
+        params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
         n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
@@ -218,7 +209,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
         cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=basis,
-                             n_basis=n_basis, n_components=n_components, n_prototypes=n_prototypes)
+                             n_basis=n_basis)
         for line in cost.lines():
             click.echo(line)
         X_test = y_test = None
@@ -339,8 +330,6 @@ def _check_streaming(data, chunk_rows, model_kind, basis):
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
-    if model_kind != "sparse":
-        raise click.BadParameter("--chunk-rows streams the sparse model only", param_hint="--model")
     if basis not in (None, "random"):
         raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows draws a random basis",
                                  param_hint="--basis")
@@ -386,14 +375,6 @@ def _echo_evaluation(params, path):
     shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
     click.echo(f"evaluated  {shown or 'the kernel'}: best alpha {path.alphas[i]:.3g}, CV {what} {scores[i]:.4g}",
                err=True)
-
-
-def _count_or_fraction(value, option):
-    if value is None:
-        return None
-    if not np.isfinite(value) or value <= 0 or (value > 1 and not float(value).is_integer()):
-        raise click.BadParameter(f"must be a whole count or a fraction in (0, 1); got {value}", param_hint=option)
-    return float(value) if value < 1 else int(value)
 
 
 def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None):

@@ -42,6 +42,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
 from .._threads import thread_scope
 from ..basis import basis_holders
@@ -165,7 +166,7 @@ class MemorySparseEngine:
         Y = self.targets()
         if self.classes is None:
             return Y[:, 0]
-        return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else np.argmax(Y, axis=1)
+        return LabelCoder.index_of(Y)
 
     # ----------------------------------------------------------------- folds
     def resolve_cv(self, cv, groups=None, classifier=False):

@@ -28,8 +28,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..solvers import SparseRLSFactorization
-from ..solvers import syr2k_lower_
+from ..solvers import SparseRLSFactorization, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
 from .fold_solver import solve_fold_path
 from .holdout_guard import EPS

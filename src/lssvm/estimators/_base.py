@@ -8,9 +8,6 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
@@ -21,23 +18,17 @@ from ..cv import MemorySparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas, factorize_sparse_rls
+from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
 __all__ = ["BaseSparseLSSVM"]
 
 
-def _check_unit_interval(name, value, *, allow_zero=True):
-    ok = isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value >= 0 if allow_zero else value > 0) and value < 1
-    if not ok:
-        bound = "[0, 1)" if allow_zero else "(0, 1)"
-        raise ValueError(f"{name} must be a number in {bound}; got {value!r}")
-    return float(value)
-
-
-class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
+class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, BaseEstimator):
     """Sparse LS-SVM on a basis, with the training factorisation kept for
     exact fast cross-validation.  Not for direct use."""
+
+    _parameter_constraints = SPARSE_PARAMS
 
     def __init__(
         self,
@@ -52,7 +43,7 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
         coef0=1.0,
         basis_tol=1e-6,
         pivot_tol=1e-6,
-        basis_candidates=None,
+        n_candidates=None,
         rcond=1e-10,
         block_size=DEFAULT_BLOCK_SIZE,
         normalize_kernel=False,
@@ -68,7 +59,7 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
         self.coef0 = coef0
         self.basis_tol = basis_tol
         self.pivot_tol = pivot_tol
-        self.basis_candidates = basis_candidates
+        self.n_candidates = n_candidates
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
@@ -78,30 +69,21 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _validate_params_(self, X=None):
-        """Validate the parameters; the kernel, at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
-        kernel = make_kernel(
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel,
+        at ``gamma="scale"`` resolved on ``X`` (1.0 without it)."""
+        self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
+        """The kernel of validated parameters, ``gamma="scale"`` resolved on ``X``."""
+        return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(
-                "alpha must be a single number > 0 for fit; pass an array of alphas to "
-                f"loo_residuals/press instead; got {self.alpha!r}"
-            )
-        check_alphas(self.alpha)
-        _check_unit_interval("basis_tol", self.basis_tol)
-        _check_unit_interval("pivot_tol", self.pivot_tol, allow_zero=False)
-        _check_unit_interval("rcond", self.rcond, allow_zero=False)
-        fc = self.basis_candidates
-        if fc is not None and (not isinstance(fc, Integral) or isinstance(fc, bool) or fc < 1):
-            raise ValueError(f"basis_candidates must be an integer >= 1 or None; got {fc!r}")
-        if not (isinstance(self.block_size, Integral) and self.block_size >= 1):
-            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
-        return kernel
 
     @uses_threads
     def _fit_targets(self, X, Y):
-        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v)."""
-        kernel = self._validate_params_(X)
+        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v); ``fit`` has validated the parameters."""
+        kernel = self._kernel_for(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
         if sp.issparse(X) and not kernel.accepts_sparse:
             raise ValueError(
@@ -118,7 +100,7 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
-            n_candidates=self.basis_candidates,
+            n_candidates=self.n_candidates,
             random_state=self.random_state,
         )
         Z = sel.vectors
@@ -149,8 +131,9 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
         from ..backends import dask as dask_backend
 
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
-        kernel = self._validate_params_(data.X if self.gamma == "scale" else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
+        kernel = self._validate_params_(data.X if scale else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if scale else None)
         classes = dask_backend.count_classes(data) if classification else None
         fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
         self.n_features_in_ = data.n_features
@@ -207,13 +190,6 @@ class BaseSparseLSSVM(FromExpansionMixin, ExpansionMixin, BaseEstimator):
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         sums = self._fitted_engine().loo_sums(alphas)
         return sums.sse, sums.wrong, sums.count, scalar
-
-    @property
-    def _dask(self):
-        """The Dask engine (:class:`lssvm.backends.dask.DaskSparseFit`), or None
-        (kept for readers outside the estimators; they branch on nothing else)."""
-        engine = getattr(self, "_engine", None)
-        return None if engine is None or engine.rows_in_memory else engine
 
     def _targets_2d(self):
         """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""

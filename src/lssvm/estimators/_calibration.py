@@ -108,12 +108,6 @@ class ProbaMixin:
     """``predict_proba`` for :class:`SparseLSSVC` (a mixin; needs its
     ``classes_``, ``calibration``, ``calibration_cv`` and CV methods)."""
 
-    def _check_calibration_params(self):
-        if self.calibration is not None and self.calibration not in CALIBRATIONS:
-            raise ValueError(
-                f"calibration must be None or one of {list(CALIBRATIONS)}; got {self.calibration!r}"
-            )
-
     def _fit_calibration(self):
         """Calibrators on the out-of-sample decision values of the fitted
         alpha: exact LOO (``calibration_cv=None``, O(m r) after the fit) or

@@ -17,7 +17,7 @@ from ..backends import is_dask_collection
 from ..kernels import KernelExpansion
 from ._validation import validate_input
 
-__all__ = ["ExpansionMixin", "FromExpansionMixin"]
+__all__ = ["BestExpansionMixin", "ExpansionMixin", "FromExpansionMixin"]
 
 
 class ExpansionMixin:
@@ -54,6 +54,14 @@ class ExpansionMixin:
         sparse = "csr" if self._predict_accepts_sparse else False
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse=sparse)
         return expansion(X, self.block_size)
+
+
+class BestExpansionMixin:
+    """``kernel_expansion()`` of a search: its ``best_estimator_``'s (``_best()``)."""
+
+    def kernel_expansion(self):
+        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
+        return self._best().kernel_expansion()
 
 
 class FromExpansionMixin:

@@ -4,13 +4,15 @@ exact fast leave-one-out."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 
 from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
-from ._calibration import ProbaMixin, signature_with
+from ._calibration import CALIBRATIONS, ProbaMixin, signature_with
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
+from ._vocabulary import CLASSIFICATION_SCORINGS, check_scoring_name, renamed_keywords
 
 __all__ = ["SparseLSSVC"]
 
@@ -26,7 +28,7 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
     Parameters
     ----------
     kernel, gamma, alpha, basis, n_basis, random_state, degree, coef0,
-    basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel,
+    basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel,
     n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     calibration : {None, "sigmoid", "isotonic"}, default=None
@@ -62,6 +64,12 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
     True
     """
 
+    _parameter_constraints = {
+        **BaseSparseLSSVM._parameter_constraints,
+        "calibration": [StrOptions(set(CALIBRATIONS)), None],
+        "calibration_cv": ["cv_object"],
+    }
+
     def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.calibration = calibration
@@ -69,6 +77,7 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
 
     __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Fit on labels of any type.
 
@@ -83,7 +92,6 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         -------
         self
         """
-        self._check_calibration_params()
         if is_dask_collection(X) or is_dask_collection(y):
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None
@@ -172,27 +180,29 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         labels = self._decode(F)
         return labels[0] if scalar else labels
 
-    def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove", metric="error_rate"):
+    @renamed_keywords
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
         """Cross-validated error per alpha.
 
         Parameters
         ----------
-        metric : {"error_rate", "press", "mse"}, default="error_rate"
-            Misclassification rate; or PRESS / mean squared error of the
-            coded outputs, per output.
+        cv, alpha, groups, basis_in_holdout
+            As for :meth:`cv_predict`.
+        scoring : {"error_rate", "mse", "press"}, optional
+            Misclassification rate (the default, None); or mean squared error
+            / PRESS of the coded outputs, per output.
 
         Returns
         -------
         float or ndarray of shape (A,) for "error_rate"; like :meth:`press` otherwise.
         """
-        if metric not in ("error_rate", "press", "mse"):
-            raise ValueError(f"metric must be 'error_rate', 'press' or 'mse'; got {metric!r}")
+        scoring = check_scoring_name(self, scoring, CLASSIFICATION_SCORINGS)
         sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
         sse, wrong, count = sums.sse, sums.wrong, sums.count
-        if metric == "error_rate":
+        if scoring == "error_rate":
             rate = wrong / count
             return float(rate[0]) if scalar else rate
-        agg = sse if metric == "press" else sse / count
+        agg = sse if scoring == "press" else sse / count
         return squeeze_outputs(agg, scalar, self._single_output)
 
     def press(self, alpha=None):

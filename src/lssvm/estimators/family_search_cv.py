@@ -6,14 +6,14 @@ each family's criterion, model parameters and refit rows.
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
+from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
+from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
@@ -25,10 +25,16 @@ __all__ = ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV", "NystromLSSVRCV", "NystromLSS
 # ------------------------------------------------------------ fixed size
 class _FixedSizeSearchCV(_BaseSearchCV):
     _default_cv = 10
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: FixedSizeLSSVR._parameter_constraints[k] for k in (
+            "basis", "n_basis", "solver", "max_size", "cv", "n_candidates", "nu", "stop_window", "stop_tol",
+            "size_rule")},
+    }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
-                 max_evaluations=30, refit=True, prototypes="kcenter", n_prototypes=None, solver="scdp",
-                 max_size=None, random_state=None, *, gamma="scale", n_candidates=59, nu=1e-8, stop_window=10,
+                 max_evaluations=30, refit=True, basis="kcenter", n_basis=None, random_state=None, *,
+                 solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
                  stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel = kernel
@@ -39,11 +45,11 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.scoring = scoring
         self.max_evaluations = max_evaluations
         self.refit = refit
-        self.prototypes = prototypes
-        self.n_prototypes = n_prototypes
+        self.basis = basis
+        self.n_basis = n_basis
+        self.random_state = random_state
         self.solver = solver
         self.max_size = max_size
-        self.random_state = random_state
         self.gamma = gamma
         self.n_candidates = n_candidates
         self.nu = nu
@@ -56,16 +62,20 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
-        if isinstance(kw["cv"], str):
-            raise ValueError("fixed-size models are cross-validated on folds: cv must be an int, a splitter "
-                             f"or (train, test) pairs; got cv={kw['cv']!r}")
-        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
-            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
-        return FixedSizeCV(X, y, prototypes=self.prototypes, n_prototypes=self.n_prototypes, solver=self.solver,
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.family_cv import DaskFixedSizeCV
+
+            return DaskFixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
+                                   max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
+                                   stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
+                                   size_scoring=scoring, **kw)
+        return FixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
                            max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
                            stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
-                           size_metric=scoring, **kw)
+                           size_scoring=scoring, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, solver=self.solver, max_size=self.max_size,
@@ -74,9 +84,12 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
+        if criterion.folds is None:  # Dask input: the same splitter, assigned by passes
+            return {"basis": rows, "cv": criterion.cv, "random_state": criterion.refit_random_state,
+                    "scoring": scoring}
         n = criterion.X.shape[0]
         folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
-        return {"prototypes": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
+        return {"basis": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
 
 
 _FIXED_DOC = """
@@ -86,9 +99,9 @@ _FIXED_DOC = """
     cv : int, splitter or iterable of (train, test), default=10
         The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int k is unshuffled
         ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers), used for every candidate.
-    prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
-        The pool, drawn once ("renyi" depends on the kernel: per candidate).
-    n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
+    basis : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
+        The prototype pool, drawn once ("renyi" depends on the kernel: per candidate).
+    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
     degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
         model size ``size_rule`` picks, with the search's ``scoring``.
@@ -116,6 +129,10 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
     _estimator_class = FixedSizeLSSVC
 
     def _n_classes(self, y):
+        if is_dask_collection(y):  # one pass; the labels are checked when the criterion counts them
+            from ..backends.dask.families import class_labels
+
+            return class_labels(y).size
         return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
 
     def _default_scoring(self, y):
@@ -132,10 +149,15 @@ class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearch
 
 # --------------------------------------------------------------- Nyström
 class _NystromSearchCV(_BaseSearchCV):
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor", "rcond")},
+    }
+
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, n_components=None, rank=None, sampling="uniform",
-                 predictor="low-rank", random_state=None, *, gamma="scale", degree=3, coef0=1.0,
-                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+                 max_evaluations=30, refit=True, basis="random", n_basis=None, random_state=None, *,
+                 rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -144,11 +166,12 @@ class _NystromSearchCV(_BaseSearchCV):
         self.scoring = scoring
         self.max_evaluations = max_evaluations
         self.refit = refit
-        self.n_components = n_components
-        self.rank = rank
-        self.sampling = sampling
-        self.predictor = predictor
+        self.basis = basis
+        self.n_basis = n_basis
         self.random_state = random_state
+        self.rcond = rcond
+        self.rank = rank
+        self.predictor = predictor
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
@@ -156,17 +179,24 @@ class _NystromSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
-        return NystromCV(X, y, n_components=self.n_components,
-                         rank=0.5 if self.rank is None else self.rank, sampling=self.sampling, **kw)
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.family_cv import DaskNystromCV
+
+            return DaskNystromCV(X, y, n_basis=self.n_basis, rank=0.5 if self.rank is None else self.rank,
+                                 basis=self.basis, rcond=self.rcond, **kw)
+        return NystromCV(X, y, n_basis=self.n_basis, rank=0.5 if self.rank is None else self.rank,
+                         basis=self.basis, rcond=self.rcond, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, rank=self.rank, predictor=self.predictor,
                     degree=self.degree, coef0=self.coef0, normalize_kernel=self.normalize_kernel,
-                    block_size=self.block_size)
+                    block_size=self.block_size, rcond=self.rcond)
 
     def _refit_params(self, criterion, rows, scoring):
-        return {"sampling": rows}
+        return {"basis": rows}
 
 
 _NYSTROM_DOC = """
@@ -175,14 +205,14 @@ _NYSTROM_DOC = """
     kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
     cv : "loo", int, splitter or iterable of (train, test), default="loo"
         Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
-    n_components, rank, sampling
-        As for :class:`lssvm.NystromLSSVR`; uniform and k-center columns
+    basis, n_basis, rank
+        As for :class:`lssvm.NystromLSSVR`; random and k-center columns
         are drawn once for the whole search, FVS columns per candidate.
     predictor : {"low-rank", "exact"}, default="low-rank"
         Predictor of the refitted model; "low-rank" is the model the CV
         criterion scores.
     random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size, n_jobs
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs, rcond
         As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
 """ + _SEARCH_DOC + _RESULT_DOC
 

@@ -1,6 +1,6 @@
 """Fixed-size LS-SVMs solved sparsely by SCDP (Karsmakers et al. 2011).
 
-Prototypes Z (k-center, random, Rényi entropy, all rows, or given) span the
+Prototypes Z, the basis (k-center, random, Rényi entropy, all rows, or given), span the
 model ``f(x) = sum_i w_i k(x, z_i) + b0``.  Fitting solves the fixed-size
 normal equations (:mod:`lssvm.solvers.fixed_size`) either directly (all
 prototypes) or by sparse conjugate directions pursuit, which adds one
@@ -11,34 +11,30 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 from __future__ import annotations
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
-from ..basis import prototype_pool
+from ..backends import is_dask_collection
+from ..basis import PROTOTYPE_METHODS, prototype_pool
 from ..cv import resolve_folds
-from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
+from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
 from ..exceptions import NumericalWarning
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers import check_alphas
-from ..solvers.fixed_size import (
-    FS_GUARD_RTOL,
-    FixedSizeSystem,
-    augmented_rows,
-    normal_solve_error,
-    solve_guarded,
-)
+from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
+from ._scale import is_scale
 from ._validation import validate_input
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
@@ -57,12 +53,12 @@ _PARAMS_DOC = """
     alpha : float > 0, default=1.0
         Regularisation; larger values give smoother fits (LS-SVMlab's
         ``gam`` is ``1/alpha``: Notes).
-    prototypes : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, n_features) or 1-D int array, default="kcenter"
-        The pool SCDP picks from: Gonzalez farthest-point clustering,
+    basis : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, n_features) or 1-D int array, default="kcenter"
+        The prototype pool SCDP picks from: Gonzalez farthest-point clustering,
         uniform distinct rows, maximal quadratic Rényi entropy (classic
         FS-LSSVM), every distinct training row, given points (they need
         not be training rows), or training-row indices.
-    n_prototypes : int or float, optional
+    n_basis : int or float, optional
         Pool size M: a count, or a fraction of the training rows (the
         SCDP-FSLSSVM_PV of Karsmakers et al. 2011 uses 0.3; capped at the distinct rows); default
         ``min(distinct rows, 2000)``.
@@ -80,8 +76,8 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None
         Seeds the prototype pool, the folds and SCDPP's draws (the same
         draws for every fold and hyper-parameter, Remark 8).
-    n_candidates : int, default=59
-        rho of "scdpp".
+    n_candidates : int, optional
+        rho of "scdpp"; default 59 (one of the top 5 % with probability 0.95, §3.5.2).
     nu : float > 0, default=1e-8
         Penalty on the intercept that makes the system positive definite.
     stop_window : int, default=10
@@ -93,10 +89,10 @@ _PARAMS_DOC = """
     size_rule : float >= 0, default=0.1
         The final size is the smallest whose CV score is within
         ``size_rule`` standard deviations (over folds) of the best (§4.5).
-    scoring : {"mse", "error_rate"}, default="mse"
+    scoring : {"mse", "error_rate"} or None, default=None
         CV criterion for the model size and rule (38): mean squared error
-        (PRESS / N, the paper's choice), or the misclassification rate
-        (classifiers with two classes).
+        (PRESS / N, the paper's choice; None means "mse"), or the
+        misclassification rate (classifiers with two classes).
     degree, coef0 : int, float
         Parameters of the "poly" kernel.
     normalize_kernel : bool, default=False
@@ -109,10 +105,12 @@ _PARAMS_DOC = """
 _ATTRS_DOC = """
     Attributes
     ----------
-    prototypes_ : ndarray of shape (M, n_features)
-        The pool.
-    prototype_indices_ : ndarray of shape (M,) or None
+    basis_vectors_ : ndarray of shape (M, n_features)
+        The prototype pool.
+    basis_indices_ : ndarray of shape (M,) or None
         Training rows of the pool (None for given points).
+    n_basis_ : int
+        M, the pool size.
     support_ : ndarray of shape (n_support_,)
         Indices into the pool of the prototypes the model uses, in the
         order SCDP chose them (sorted for several outputs).
@@ -134,25 +132,25 @@ _ATTRS_DOC = """
 """
 
 
-class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
         gamma="scale",
         alpha=1.0,
-        prototypes="kcenter",
-        n_prototypes=None,
+        basis="kcenter",
+        n_basis=None,
+        random_state=None,
+        *,
         solver="scdp",
         max_size=None,
         cv=10,
-        random_state=None,
-        *,
-        n_candidates=DEFAULT_N_CANDIDATES,
+        n_candidates=None,
         nu=1e-8,
         stop_window=10,
         stop_tol=1e-4,
         size_rule=0.1,
-        scoring="mse",
+        scoring=None,
         degree=3,
         coef0=1.0,
         normalize_kernel=False,
@@ -162,12 +160,12 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
-        self.prototypes = prototypes
-        self.n_prototypes = n_prototypes
+        self.basis = basis
+        self.n_basis = n_basis
+        self.random_state = random_state
         self.solver = solver
         self.max_size = max_size
         self.cv = cv
-        self.random_state = random_state
         self.n_candidates = n_candidates
         self.nu = nu
         self.stop_window = stop_window
@@ -181,74 +179,132 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------ checks
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "alpha": [POSITIVE],
+        "basis": [StrOptions(set(PROTOTYPE_METHODS)), "array-like"],
+        "n_basis": SIZE,
+        "solver": [StrOptions(set(SOLVERS))],
+        "max_size": [COUNT, None],
+        "cv": ["cv_object"],
+        "n_candidates": [COUNT, None],
+        "nu": [POSITIVE],  # Theorem 2 needs nu > 0
+        "stop_window": [COUNT],
+        "stop_tol": [Number(Real, 0, None, closed="left"), None],
+        "size_rule": [Number(Real, 0, None, closed="left")],
+        "scoring": [StrOptions({"mse", "error_rate"}), None],
+    }
+
+    def _check_param_rules(self):
+        if isinstance(self.n_basis, Integral) and self.max_size is not None and self.max_size > self.n_basis + 1:
+            raise ValueError(
+                f"max_size={self.max_size} exceeds the n_basis + 1 = {self.n_basis + 1} coefficients (prototypes "
+                "plus intercept); lower max_size or raise n_basis"
+            )
+        if self.scoring == "error_rate" and not is_classifier(self):
+            raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
+
     def _check_params(self, X=None):
-        kernel = make_kernel(
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
+        self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
+        return make_kernel(
             self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
-        check_alphas(self.alpha)
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}")
-        if not (isinstance(self.nu, Real) and np.isfinite(self.nu) and self.nu > 0):
-            raise ValueError(f"nu must be a finite number > 0 (Theorem 2 needs it); got {self.nu!r}")
-        check_int("n_candidates", self.n_candidates, 1)
-        check_int("stop_window", self.stop_window, 1)
-        check_int("block_size", self.block_size, 1)
-        if self.max_size is not None:
-            check_int("max_size", self.max_size, 1)
-        if self.stop_tol is not None and not (isinstance(self.stop_tol, Real) and self.stop_tol >= 0):
-            raise ValueError(f"stop_tol must be a number >= 0 or None; got {self.stop_tol!r}")
-        if not (isinstance(self.size_rule, Real) and np.isfinite(self.size_rule) and self.size_rule >= 0):
-            raise ValueError(f"size_rule must be a finite number >= 0; got {self.size_rule!r}")
-        return kernel
+
+    @property
+    def _scoring(self):
+        return "mse" if self.scoring is None else self.scoring
 
     # --------------------------------------------------------------- fit
-    @uses_threads
-    def _fit_targets(self, X, Y, groups, split_labels):
-        kernel = self._check_params(X)
-        self.gamma_ = resolve_gamma(self.gamma, X)
-        rng = check_random_state(self.random_state)
-        Z, zidx = prototype_pool(X, kernel, self.prototypes, self.n_prototypes, rng)
-        M = Z.shape[0]
+    def _check_max_size(self, M):
+        """k_m for a pool of M prototypes (checked before any pass over the rows)."""
         D = M + 1
         if self.max_size is not None and self.max_size > D:
             raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
-        kmax = D if self.max_size is None else int(self.max_size)
+        return D if self.max_size is None else int(self.max_size)
+
+    @uses_threads
+    def _fit_targets(self, X, Y, groups, split_labels):
+        kernel = self._kernel_for(X)  # fit has validated the parameters
+        self.gamma_ = resolve_gamma(self.gamma, X)
+        rng = check_random_state(self.random_state)
+        Z, zidx = prototype_pool(X, kernel, self.basis, self.n_basis, rng)
+        self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
         K = kernel(X, Z)
         K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
-        system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
-        A = system.matrix(float(self.alpha), float(self.nu))
-        v = Y.shape[1]
         folds = None
         if self.cv is not None:
             # an int is scikit-learn's check_cv rule: unshuffled (Stratified)KFold
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
+        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
 
+    def _fit_dask(self, X, y, groups, classification):
+        """Fit on Dask collections: the pool drawn as in memory, one pass of
+        per-fold sums (:mod:`lssvm.backends.dask.families`), then the
+        in-memory fit on the sums."""
+        from ..backends import dask as dask_backend
+        from ..backends.dask import families as fam
+
+        data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
+        if classification:
+            self.classes_ = dask_backend.count_classes(data)
+            if self._scoring == "error_rate" and self.classes_.size > 2:
+                raise ValueError("scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
+                                 "its own size; use scoring='mse'")
+        else:
+            self._y_1d = data.y.ndim == 1
+        rng = check_random_state(self.random_state)
+        Z, zidx = fam.prototype_pool(data, kernel, self.basis, self.n_basis, rng)
+        self._check_max_size(Z.shape[0])
+        seed = scdp_seed(rng)
+        folds = None if self.cv is None else fam.folds_for(self.cv, data, classification)
+        rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
+        self.n_features_in_ = data.n_features
+        self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory
+        return self._fit_rows(kernel, Z, zidx, rows, seed)
+
+    def _fit_rows(self, kernel, Z, zidx, rows, seed):
+        """The fit given the rows, in memory or as sums over row blocks
+        (:class:`lssvm.cv.fixed_size.RowsInMemory` / ``SummedRows``): one
+        code path for NumPy and Dask input."""
+        M = Z.shape[0]
+        D = M + 1
+        kmax = self._check_max_size(M)
+        system = rows.system()
+        A = system.matrix(float(self.alpha), float(self.nu))
+        v = system.rhs.shape[1]
+        name = type(self).__name__
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
         if self.solver == "direct":
-            W[:] = solve_guarded(A, system.rhs, K, K_ZZ, Y, float(self.alpha), float(self.nu),
-                                 call=f"{type(self).__name__}(solver='direct').fit")
+            W[:] = rows.solve(system, float(self.alpha), float(self.nu), call=f"{name}(solver='direct').fit")
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
-            if folds is not None:
-                self.cv_score_ = self._direct_cv_score(system, K, Y, folds)
+            if self.cv is not None:
+                sse, wrong = rows.direct_cv(system, float(self.alpha), float(self.nu), f"{name}(solver='direct') CV",
+                                            count_wrong=self._scoring == "error_rate")
+                self.cv_score_ = (sse if self._scoring == "mse" else wrong) / rows.n_samples
         else:
-            rho = self.n_candidates if self.solver == "scdpp" else None
+            rho = None if self.solver != "scdpp" else (
+                DEFAULT_N_CANDIDATES if self.n_candidates is None else self.n_candidates)
             sizes = np.full(v, kmax)
-            if folds is not None:
-                curves = fixed_size_cv_curves(
-                    system, K, Y, folds, [float(self.alpha)], nu=float(self.nu), max_size=kmax,
-                    n_candidates=rho, seed=seed, stop_window=self.stop_window, stop_tol=self.stop_tol,
-                    stop_metric=self.scoring,
+            if self.cv is not None:
+                curves = rows.curves(
+                    system, [float(self.alpha)], nu=float(self.nu), max_size=kmax, n_candidates=rho, seed=seed,
+                    stop_window=self.stop_window, stop_tol=self.stop_tol, stop_scoring=self._scoring,
                 )
-                mean, std = curves.curve(self.scoring)
+                mean, std = curves.curve(self._scoring)
                 last = int(curves.stopped_at.max())
                 mean, std = mean[0, :, :last], std[0, :, :last]
-                sizes = chosen_sizes(curves, self.scoring, self.size_rule)[0]
+                sizes = chosen_sizes(curves, self._scoring, self.size_rule)[0]
                 self.cv_curve_, self.cv_curve_std_ = mean, std
                 self.cv_score_ = mean[np.arange(v), sizes - 1]
             orders = []
@@ -258,7 +314,7 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
                     pass
                 if state.k < sizes[j] and state.skipped:
                     warnings.warn(
-                        f"{type(self).__name__}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                        f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
                         f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
                         "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
                         "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
@@ -271,10 +327,10 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
                 sizes[j] = state.k
                 if state.k:  # conditioning guard (issue 21): SCDP solves the normal equations
                     sel = state.order
-                    err = normal_solve_error(A[np.ix_(sel, sel)], augmented_rows(K)[:, sel], state.coef)
+                    err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
                     if err > FS_GUARD_RTOL:
                         warnings.warn(
-                            f"{type(self).__name__}: the SCDP solution's fitted values have an estimated "
+                            f"{name}: the SCDP solution's fitted values have an estimated "
                             f"relative error of {err:.1e} (the normal equations square the kernel's "
                             "conditioning); solver='direct' re-solves by QR, or increase alpha",
                             NumericalWarning,
@@ -285,8 +341,9 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
         else:
             used = np.flatnonzero(np.any(W[:M] != 0, axis=1))
         self.kernel_ = kernel
-        self.prototypes_ = Z
-        self.prototype_indices_ = zidx
+        self.basis_vectors_ = Z
+        self.basis_indices_ = zidx
+        self.n_basis_ = M
         self.support_ = used
         self.support_vectors_ = Z[used]
         self.n_support_ = int(used.size)
@@ -303,22 +360,6 @@ class _BaseFixedSizeLSSVM(ExpansionMixin, BaseEstimator):
         self.dual_coef_ = self._coef_2d[:, 0] if single else self._coef_2d
         self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
         return self
-
-    def _direct_cv_score(self, system, K, Y, folds):
-        """CV score of the all-prototype model: one direct solve per fold."""
-        sse = np.zeros(Y.shape[1])
-        wrong = np.zeros(Y.shape[1])
-        for test in folds:
-            sub = system.without_rows(K[test], Y[test])
-            train = np.ones(K.shape[0], dtype=bool)
-            train[test] = False
-            W = solve_guarded(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs, K[train],
-                              system.prototype_kernel, Y[train], float(self.alpha), float(self.nu),
-                              call=f"{type(self).__name__}(solver='direct') CV")
-            pred = augmented_rows(K[test]) @ W
-            sse += ((Y[test] - pred) ** 2).sum(axis=0)
-            wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
-        return (sse if self.scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
     def _expansion_arrays(self):
@@ -350,7 +391,7 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     >>> from lssvm.datasets import load_motorcycle
     >>> X, y = load_motorcycle(return_X_y=True)
     >>> X = (X - X.min()) / (X.max() - X.min())
-    >>> reg = FixedSizeLSSVR(gamma=50.0, alpha=1e-3, prototypes="all", random_state=0).fit(X, y)
+    >>> reg = FixedSizeLSSVR(gamma=50.0, alpha=1e-3, basis="all", random_state=0).fit(X, y)
     >>> reg.n_support_ < 40
     True
     """
@@ -360,6 +401,7 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     def _single_output(self):
         return self._y_1d
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
         """Fit; ``groups`` go to a group splitter passed as ``cv``.
 
@@ -373,9 +415,9 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        if self.scoring != "mse":
-            raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
         y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
@@ -427,6 +469,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
     def _single_output(self):
         return self.classes_.size == 2
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
         """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``.
 
@@ -440,10 +483,10 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
-        if self.scoring not in ("mse", "error_rate"):
-            raise ValueError(f"scoring must be 'mse' or 'error_rate'; got {self.scoring!r}")
         if self.scoring == "error_rate" and self.classes_.size > 2:
             raise ValueError(
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "

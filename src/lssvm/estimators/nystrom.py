@@ -1,7 +1,7 @@
 """Nyström LS-SVMs solved by the Woodbury identity (Ding & Liao 2012).
 
-The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_components``
-sampled columns truncated to ``rank``, never forming an n x n matrix
+The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_basis``
+sampled columns (the basis) truncated to ``rank``, never forming an n x n matrix
 (:mod:`lssvm.solvers.nystrom`).  The factorisation serves every alpha, and
 gives the exact LOO and k-fold residuals of this approximate model.
 """
@@ -9,28 +9,38 @@ gives the exact LOO and k-fold residuals of this approximate model.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
-from ..basis import nystrom_columns
+from ..backends import is_dask_collection
+from ..basis import SAMPLINGS, nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
+from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
+from ._nystrom_dask import NystromDaskMixin
 from ._validation import validate_input
+from ._vocabulary import (
+    CLASSIFICATION_SCORINGS,
+    REGRESSION_SCORINGS,
+    check_scoring_name,
+    renamed_keywords,
+)
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -49,16 +59,17 @@ _DOC = """
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
         values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
-    n_components : int or float, optional
+    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
+        The sampled columns (the basis): drawn uniformly without replacement
+        (the paper), by farthest-point clustering, by greedy feature-vector
+        selection, or given as training-row indices (``n_basis`` is then
+        ignored).
+    n_basis : int or float, optional
         c, columns sampled: a count or a fraction of n; default
         ``min(700, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
         Ding & Liao 2012 used c = 0.1 n).
     rank : int or float, optional
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
-    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
-        Columns drawn uniformly without replacement (the paper), by
-        farthest-point clustering, by greedy feature-vector selection, or
-        given as training-row indices (``n_components`` is then ignored).
     predictor : {"low-rank", "exact"}, default="low-rank"
         "low-rank": the Nyström model itself, ``k(x, X_S) W_k^+ C^T a + b``
         -- O(c d) per point, and the model whose LOO / CV residuals the
@@ -74,6 +85,7 @@ _DOC = """
         (:class:`lssvm.NumericalWarning`) when it exceeds half the
         targets' standard deviation.
     random_state : int, RandomState or None
+        Seeds the "random" and "kcenter" draws.
     degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
     rcond : float in (0, 1), default=1e-10
         Eigenvalues of the sampled block W below ``rcond`` times the largest
@@ -84,9 +96,11 @@ _DOC = """
 
     Attributes
     ----------
-    components_ : ndarray of shape (c, n_features)
+    basis_vectors_ : ndarray of shape (c, n_features)
         The sampled points X_S.
-    component_indices_ : ndarray of shape (c,)
+    basis_indices_ : ndarray of shape (c,)
+    n_basis_ : int
+        c, the columns sampled (FVS may stop before ``n_basis``).
     rank_ : int
         k after dropping non-positive eigenvalues of W.
     dual_coef_ : ndarray of shape (n,) or (n, n_outputs)
@@ -103,18 +117,18 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
-class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
-    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, n_components=None, rank=None, sampling="uniform",
-                 predictor="low-rank", random_state=None, *, degree=3, coef0=1.0, normalize_kernel=False,
+class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="random", n_basis=None, random_state=None, *,
+                 rank=None, predictor="low-rank", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
-        self.n_components = n_components
-        self.rank = rank
-        self.sampling = sampling
-        self.predictor = predictor
+        self.basis = basis
+        self.n_basis = n_basis
         self.random_state = random_state
+        self.rank = rank
+        self.predictor = predictor
         self.degree = degree
         self.coef0 = coef0
         self.normalize_kernel = normalize_kernel
@@ -122,45 +136,61 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.rcond = rcond
 
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "alpha": [POSITIVE],
+        "basis": [StrOptions(set(SAMPLINGS)), "array-like"],
+        "n_basis": SIZE,
+        "rank": SIZE,
+        "predictor": [StrOptions(set(PREDICTORS))],
+        "rcond": [UNIT_OPEN],
+    }
+
+    def _check_param_rules(self):
+        if isinstance(self.rank, Integral) and isinstance(self.n_basis, Integral) and self.rank > self.n_basis:
+            raise ValueError(
+                f"rank={self.rank} is more than the n_basis={self.n_basis} columns sampled; lower rank, raise "
+                "n_basis, or leave rank=None"
+            )
+
     def _check_params(self, X=None):
-        """Validate the hyper-parameters; returns the kernel."""
-        kernel = make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
-                             normalize=self.normalize_kernel)
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a single number > 0; got {self.alpha!r}")
-        check_alphas(self.alpha)
-        if self.predictor not in PREDICTORS:
-            raise ValueError(f"predictor must be one of {PREDICTORS}; got {self.predictor!r}")
-        if not (isinstance(self.block_size, Integral) and not isinstance(self.block_size, bool)
-                and self.block_size >= 1):
-            raise ValueError(f"block_size must be a positive integer; got {self.block_size!r}")
-        if not (isinstance(self.rcond, Real) and not isinstance(self.rcond, bool) and 0 < self.rcond < 1):
-            raise ValueError(f"rcond must be a number in (0, 1); got {self.rcond!r}")
-        return kernel
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
+        self._validate_params()
+        return self._kernel_for(X)
+
+    def _kernel_for(self, X):
+        return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
+                           normalize=self.normalize_kernel)
+
+    def _rank_for(self, c):
+        """k for c distinct sampled columns."""
+        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > c >= 1:
+            raise ValueError(
+                f"rank={self.rank} is more than the {c} distinct column(s) sampled (duplicate or "
+                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
+                "more columns (n_basis), or leave rank=None"
+            )
+        return count_or_fraction("rank", self.rank, 0.5, c)  # FVS may stop before c points
 
     @uses_threads
     def _fit_targets(self, X, Y):
-        kernel = self._check_params(X)
+        kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
-        S = nystrom_columns(X, kernel, self.sampling, self.n_components, check_random_state(self.random_state))
-        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
-            raise ValueError(
-                f"rank={self.rank} is more than the {S.size} distinct column(s) sampled (duplicate or "
-                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
-                "more columns (n_components), or leave rank=None"
-            )
-        k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
+        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
+        k = self._rank_for(S.size)
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k, rcond=float(self.rcond))
         a, b, _ = fac.solve(float(self.alpha))
         if self.predictor == "exact":
             fac.warn_conditioning([float(self.alpha)], stacklevel=4, what="the exact predictor's coefficients")
         self.kernel_ = kernel
-        self.components_ = X[S]
-        self.component_indices_ = S
+        self.basis_vectors_ = X[S]
+        self.basis_indices_ = S
+        self.n_basis_ = int(S.size)
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X
+        self._dask_fit = None
         self._a, self._b = a, b
         # W_k^+ C^T a = projection V^T a for the low-rank predictor, by the
         # route without cancellation (NystromFactorization.feature_coef)
@@ -200,11 +230,11 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
 
     def _expansion_arrays(self):
         """Centres, coefficients (n, v) and intercept (v,) of ``predictor``: the
-        training rows and ``a`` ("exact") or ``components_`` and ``beta``."""
+        training rows and ``a`` ("exact") or ``basis_vectors_`` and ``beta``."""
         check_is_fitted(self, "_beta")
         if self.predictor == "exact":
             return self._X_fit, self._a, self._b
-        return self.components_, self._beta, self._b
+        return self.basis_vectors_, self._beta, self._b
 
     # ------------------------------------- model-approximation error bound
     def kernel_error(self, method="trace"):
@@ -222,6 +252,7 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
         float
         """
         check_is_fitted(self, "_a")
+        self._in_memory("kernel_error")
         if method not in KERNEL_ERRORS:
             raise ValueError(f"method must be one of {KERNEL_ERRORS}; got {method!r}")
         X, kern, bs = self._X_fit, self.kernel_, self.block_size
@@ -268,6 +299,7 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
         LS-SVM.
         """
         check_is_fitted(self, "_a")
+        self._in_memory("approximation_bound")
         if isinstance(kernel_error, str):
             eps = self.kernel_error(kernel_error)
         else:
@@ -295,7 +327,7 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
             Kx = kern(X[rows], self._X_fit)
             out[rows] = np.linalg.norm(Kx, axis=1)[:, None] * da + db
             if self.predictor == "low-rank":
-                gap = Kx @ self._a - kern(X[rows], self.components_) @ self._beta
+                gap = Kx @ self._a - kern(X[rows], self.basis_vectors_) @ self._beta
                 out[rows] += np.abs(gap)
         return out[:, 0] if self._single_output else out
 
@@ -304,6 +336,8 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
     def _residuals_3d(self, cv, alpha, groups):
         check_is_fitted(self, "_a")
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        if getattr(self, "_dask_fit", None) is not None:
+            return self._dask_cv(cv, alphas, groups, reduce=False), scalar
         fac = self.factorization_
         if cv == "loo":
             return fac.loo_residuals(alphas), scalar
@@ -311,12 +345,13 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
                               classifier=is_classifier(self))
         return fac.cv_residuals(folds, alphas), scalar
 
-    def cv_residuals(self, cv="loo", alpha=None, groups=None):
+    def cv_residuals(self, cv=10, alpha=None, groups=None):
         """Exact out-of-fold residuals of the (low-rank) Nyström LS-SVM.
 
         Parameters
         ----------
-        cv : "loo", int, scikit-learn splitter or iterable of (train, test)
+        cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=10
+            An int k means ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers).
         alpha : float or array of floats, optional
             Default: the fitted alpha.
         groups : array-like of shape (n,), optional
@@ -334,14 +369,45 @@ class _BaseNystromLSSVM(ExpansionMixin, BaseEstimator):
             R = R[..., 0]
         return R[0] if scalar else R
 
-    def cv_error(self, cv="loo", alpha=None, groups=None):
-        """Mean squared out-of-fold residual (PRESS / n), per alpha (and output)."""
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        mse = sum_squares(R, axis=1) / R.shape[1]
-        warn_if_overflow(mse, "NystromLSSVR.cv_error")
+    @renamed_keywords
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None):
+        """Out-of-fold error of the Nyström model, per alpha (and output).
+
+        Parameters
+        ----------
+        cv, alpha, groups
+            As for :meth:`cv_residuals` (``cv="loo"``: exact LOO, O(n k) per alpha).
+        scoring : {"mse", "press"} (regression) or {"error_rate", "mse", "press"} (classification), optional
+            The first is the default (None): mean squared residual (PRESS / n)
+            or the misclassification rate; "press" the sum of squares, per
+            output (of the coded +1/-1 targets for classifiers).
+
+        Returns
+        -------
+        float or ndarray of shape (v,), (A,) or (A, v); (A,) for "error_rate"
+        """
+        scoring = check_scoring_name(
+            self, scoring, CLASSIFICATION_SCORINGS if is_classifier(self) else REGRESSION_SCORINGS)
+        if getattr(self, "_dask_fit", None) is not None:  # reduced in the passes
+            alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+            sums = self._dask_cv(cv, alphas, groups, reduce=True)
+            if scoring == "error_rate":
+                rate = sums.wrong / sums.count
+                return float(rate[0]) if scalar else rate
+            err = sums.sse / (sums.count if scoring == "mse" else 1)
+        else:
+            R, scalar = self._residuals_3d(cv, alpha, groups)
+            if scoring == "error_rate":
+                F = self.factorization_.Y[None] - R
+                rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
+                return float(rate[0]) if scalar else rate
+            err = sum_squares(R, axis=1)
+            if scoring == "mse":
+                err = err / R.shape[1]
+        warn_if_overflow(err, f"{type(self).__name__}.cv_error")
         if self._single_output:
-            mse = mse[:, 0]
-        return mse[0] if scalar else mse
+            err = err[:, 0]
+        return err[0] if scalar else err
 
 
 class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
@@ -355,8 +421,12 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
     def _split_labels(self):
         return None
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
+        """Fit on X (n, d) and y (n,) or (n, n_outputs); Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
@@ -386,15 +456,12 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     def _split_labels(self):
         return self._codes
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit on X (n, d) and labels y (n,) of any type."""
+        """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         return self._fit_targets(X, Y)
-
-    def cv_error_rate(self, cv="loo", alpha=None, groups=None):
-        """Out-of-fold misclassification rate of the Nyström model, per alpha."""
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        F = self.factorization_.Y[None] - R
-        rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
-        return float(rate[0]) if scalar else rate

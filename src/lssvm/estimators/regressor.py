@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, _fit_context
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
@@ -12,6 +12,7 @@ from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import SparseIntervalMixin
 from ._validation import validate_input
+from ._vocabulary import REGRESSION_SCORINGS, check_scoring_name, renamed_keywords
 
 __all__ = ["SparseLSSVR"]
 
@@ -39,7 +40,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         "pchol": pivoted incomplete Cholesky on the largest residual
         diagonal, O(m (d + k)) for the k-th point (the default);
         "fvs": greedy feature-vector selection (Cawley & Talbot 2004, §2.4.1),
-        O(m^2) per point (``basis_candidates`` makes it near-linear);
+        O(m^2) per point (``n_candidates`` makes it near-linear);
         "random": uniform sample of distinct training points; "greedy":
         randomized greedy forward selection by training error at ``alpha``
         (Pahikkala et al. 2012, Algorithm 1); "kcenter": farthest points;
@@ -52,7 +53,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         for "pchol"; ``min(200, m)`` for "random", "greedy", "kcenter" and
         "renyi"; no bound for "fvs".
     random_state : int, RandomState or None
-        Seeds "random" and ``basis_candidates``.
+        Seeds "random" and ``n_candidates``.
     degree, coef0 : int, float
         Parameters of the "poly" kernel ``(gamma x.z + coef0) ** degree``.
     basis_tol : float in [0, 1), default=1e-6
@@ -60,7 +61,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     pivot_tol : float in (0, 1), default=1e-6
         FVS stops when no remaining point has relative residual above this
         (K_SS would stop being numerically invertible).
-    basis_candidates : int, optional
+    n_candidates : int, optional
         Random candidates scored per selection step: "fvs" scores all points
         by default (exact greedy; set this for large data), "greedy" draws
         60 by default (Pahikkala et al. 2012, Algorithm 1).
@@ -130,6 +131,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     (133,)
     """
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Select the basis, fit, and factorise for fast cross-validation.
 
@@ -269,16 +271,28 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
-    def cv_error(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
-        """Cross-validated mean squared error, per output.
+    @renamed_keywords
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
+        """Cross-validated error per alpha and output.
+
+        Parameters
+        ----------
+        cv, alpha
+            As for :meth:`cv_predict`.
+        scoring : {"mse", "press"}, optional
+            Mean squared error (the default, None) or the sum of squared
+            out-of-fold residuals, per output.
+        groups, basis_in_holdout
+            As for :meth:`cv_predict`.
 
         Returns
         -------
         float, ndarray of shape (v,), (A,) or (A, v)
         """
+        scoring = check_scoring_name(self, scoring, REGRESSION_SCORINGS)
         sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        mse = sums.sse / sums.count
-        return squeeze_outputs(mse, scalar, self._single_output)
+        agg = sums.sse if scoring == "press" else sums.sse / sums.count
+        return squeeze_outputs(agg, scalar, self._single_output)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

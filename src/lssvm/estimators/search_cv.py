@@ -15,17 +15,15 @@ import time
 from collections.abc import Mapping
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int
 from .._targets import check_numeric_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import (
-    MAX_EVALUATIONS,
     SparseLSSVMCV,
     coarse_to_fine_search,
     csa_search,
@@ -33,8 +31,10 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
+from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
-from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
+from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
@@ -51,7 +51,6 @@ __all__ = [
     "SparseLSSVRCV",
 ]
 
-SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
 
@@ -124,11 +123,18 @@ _RESULT_DOC = """
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
 
 
-class _BaseSearchCV(BaseEstimator):
+class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
     """Search over kernel parameters with the alpha path free, then refit."""
 
     _classification = False
     _default_cv = "loo"
+    _parameter_constraints = SEARCH_PARAMS
+
+    def _check_param_rules(self):
+        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
+        if self.scoring is not None and self.scoring not in allowed:
+            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
+        self._estimator_class._check_param_rules(self)  # the model's own rules, on the same parameter names
 
     # ------------------------------------------------------------ helpers
     def _space(self):
@@ -156,25 +162,14 @@ class _BaseSearchCV(BaseEstimator):
         """Fixed kernel parameters handed to the criterion."""
         params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
         if "gamma" not in self._space():
-            params["gamma"] = self._scale if self.gamma == "scale" else self.gamma
+            params["gamma"] = self._scale if is_scale(self.gamma) else self.gamma
         return params
 
     def _default_scoring(self, y):
         return "error_rate" if self._classification else "mse"
 
     def _check_search_params(self, y):
-        if self.search not in SEARCHES:
-            raise ValueError(f"search must be one of {SEARCHES}; got {self.search!r}")
         scoring = self._default_scoring(y) if self.scoring is None else self.scoring
-        allowed = ("mse", "error_rate") if self._classification else ("mse", *getattr(self, "_path_scorings", ()))
-        if scoring not in allowed:
-            raise ValueError(f"scoring must be {' or '.join(map(repr, allowed))}; got {self.scoring!r}")
-        check_int("max_evaluations", self.max_evaluations, 2)
-        if self.max_evaluations > MAX_EVALUATIONS:
-            raise ValueError(f"max_evaluations={self.max_evaluations} is more than the {MAX_EVALUATIONS} criterion "
-                             f"calls a search may make; use at most {MAX_EVALUATIONS}")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise ValueError(f"refit must be True or False; got {self.refit!r}")
         alphas, _ = check_alphas(DEFAULT_CV_ALPHAS if self.alphas is None else self.alphas)
         return scoring, alphas
 
@@ -219,6 +214,7 @@ class _BaseSearchCV(BaseEstimator):
                           refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=False)
     @uses_threads
     def fit(self, X, y, groups=None, callback=None):
         """Search, then refit the best model on all data.
@@ -341,10 +337,6 @@ class _BaseSearchCV(BaseEstimator):
         """Predictions of ``best_estimator_``."""
         return self._best().predict(X)
 
-    def kernel_expansion(self):
-        """``best_estimator_.kernel_expansion()`` (:class:`lssvm.kernels.KernelExpansion`)."""
-        return self._best().kernel_expansion()
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = not self._classification
@@ -364,7 +356,7 @@ class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
-                 pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
+                 pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
         self.n_restarts = n_restarts
         self.hyper_penalty = hyper_penalty
@@ -386,13 +378,14 @@ class _SparseSearchCV(_BaseSearchCV):
         self.coef0 = coef0
         self.basis_tol = basis_tol
         self.pivot_tol = pivot_tol
-        self.basis_candidates = basis_candidates
+        self.n_candidates = n_candidates
         self.rcond = rcond
         self.block_size = block_size
         self.normalize_kernel = normalize_kernel
         self.n_jobs = n_jobs
 
     _accepts_dask = True
+    _parameter_constraints = SPARSE_SEARCH_PARAMS
 
     def _fit_gradient(self, X, y, groups, alphas, cv, rng, callback):
         from .gradient_search import fit_gradient_search
@@ -406,7 +399,7 @@ class _SparseSearchCV(_BaseSearchCV):
             X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
-                             basis_candidates=self.basis_candidates, rcond=self.rcond, **kw)
+                             n_candidates=self.n_candidates, rcond=self.rcond, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
@@ -418,7 +411,7 @@ class _SparseSearchCV(_BaseSearchCV):
             # redraw by the method with the criterion's seed: the same rows, and the
             # refitted model keeps its selection record (FVS reconstruction curve)
             return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
-                    "basis_candidates": self.basis_candidates}
+                    "n_candidates": self.n_candidates}
         if rows is None:  # explicit basis points (Dask input)
             return {"basis": criterion.basis_points()}
         return {"basis": rows}
@@ -428,7 +421,7 @@ class _SparseSearchCV(_BaseSearchCV):
 
     def _validation_params(self, alphas):
         # alpha ranks greedy basis candidates; the path is searched separately
-        return {"alpha": self.alpha, "basis_candidates": self.basis_candidates}
+        return {"alpha": self.alpha, "n_candidates": self.n_candidates}
 
 
 _SPARSE_DOC = """
@@ -445,13 +438,13 @@ _SPARSE_DOC = """
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
     random_state : int, RandomState or None
-        Seeds the folds, the basis draws and "csa".
+        Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
     gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.
     alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
-    degree, coef0, basis_tol, pivot_tol, basis_candidates, rcond, block_size, normalize_kernel, n_jobs
+    degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     n_restarts, hyper_penalty : int (default 2), bool (default False)
         ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random",

@@ -39,6 +39,7 @@ from ..kernels import RBF, make_kernel, squared_distances
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
+from ..solvers.scdp import DEFAULT_N_CANDIDATES
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
@@ -266,18 +267,18 @@ class FixedSizeCV(_RowsCV):
         As for :class:`DenseLSSVMCV`.
     cv : int, splitter or iterable of (train, test), default=10
         Folds (no "loo").
-    prototypes : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
+    basis : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
         The pool, drawn once ("renyi" depends on the kernel: per candidate).
-    n_prototypes, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
+    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
         As for :class:`lssvm.FixedSizeLSSVR`.
-    size_metric : {"mse", "error_rate"}, default="mse"
+    size_scoring : {"mse", "error_rate"}, default="mse"
         Score of the size rule and of stopping rule (38).
 
     Attributes
     ----------
     refit_random_state : int
         Drawn from ``random_state``: a :class:`lssvm.FixedSizeLSSVR` given
-        this ``random_state``, ``prototypes=rows_for(...)`` and these folds
+        this ``random_state``, ``basis=rows_for(...)`` and these folds
         makes the same SCDPP draws, so it refits the model scored here.
 
     Notes
@@ -288,9 +289,10 @@ class FixedSizeCV(_RowsCV):
     given for two classes only.
     """
 
-    def __init__(self, X, y, *, cv=10, prototypes="kcenter", n_prototypes=None, solver="scdp", max_size=None,
-                 n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_metric="mse",
+    def __init__(self, X, y, *, cv=10, basis="kcenter", n_basis=None, solver="scdp", max_size=None,
+                 n_candidates=None, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse",
                  **kw):
+        n_candidates = DEFAULT_N_CANDIDATES if n_candidates is None else n_candidates
         if isinstance(cv, str):
             raise ValueError(f"FixedSizeCV needs folds (an int, a splitter or (train, test) pairs); got cv={cv!r}")
         for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
@@ -304,28 +306,27 @@ class FixedSizeCV(_RowsCV):
         if stop_tol is not None and not (isinstance(stop_tol, Real) and np.isfinite(stop_tol) and stop_tol >= 0):
             raise ValueError(f"stop_tol must be a finite number >= 0 or None; got {stop_tol!r}")
         super().__init__(X, y, cv=cv, **kw)
-        if size_metric == "error_rate" and (not self.classification or self.Y.shape[1] != 1):
-            raise ValueError("size_metric='error_rate' is for two-class problems; use 'mse'")
+        if size_scoring == "error_rate" and (not self.classification or self.Y.shape[1] != 1):
+            raise ValueError("size_scoring='error_rate' is for two-class problems; use 'mse'")
         if solver not in ("scdp", "scdpp", "direct"):
             raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
-        if size_metric not in ("mse", "error_rate"):
-            raise ValueError(f"size_metric must be 'mse' or 'error_rate'; got {size_metric!r}")
+        if size_scoring not in ("mse", "error_rate"):
+            raise ValueError(f"size_scoring must be 'mse' or 'error_rate'; got {size_scoring!r}")
         self.solver, self.max_size, self.nu = solver, max_size, float(nu)
         self.n_candidates = n_candidates if solver == "scdpp" else None
         self.stop = (stop_window, stop_tol)
-        self.size_rule, self.size_metric = size_rule, size_metric
+        self.size_rule, self.size_scoring = size_rule, size_scoring
         self.refit_random_state = int(self.random_state.randint(2**31 - 1))
         self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
 
         def draw(kern, rng):
-            rows = prototype_pool(self.X, kern if kern is not None else self._kernel({}), prototypes, n_prototypes,
-                                  rng)[1]
+            rows = prototype_pool(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)[1]
             if rows is None:
-                raise ValueError("the prototypes must come from the training rows: a method name or row indices "
+                raise ValueError("the basis (prototype pool) must come from the training rows: a method name or row indices "
                                  "(a search scores every candidate on its own rows)")
             return rows
 
-        independent = not isinstance(prototypes, str) or prototypes != "renyi"
+        independent = not isinstance(basis, str) or basis != "renyi"
         self._init_rows(independent, draw)
 
     @uses_threads
@@ -352,9 +353,9 @@ class FixedSizeCV(_RowsCV):
         curves = fixed_size_cv_curves(
             system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
             n_candidates=self.n_candidates, seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
-            stop_metric=self.size_metric,
+            stop_scoring=self.size_scoring,
         )
-        sizes = chosen_sizes(curves, self.size_metric, self.size_rule)
+        sizes = chosen_sizes(curves, self.size_scoring, self.size_rule)
         pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
         mse = curves.curve("mse")[0][pick].mean(axis=1)
         err = None
@@ -371,15 +372,17 @@ class NystromCV(_RowsCV):
     ----------
     X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
         As for :class:`DenseLSSVMCV`.
-    n_components : int or float, default=0.1
+    n_basis : int or float, default=0.1
         c columns (a count or a fraction of n), drawn once at construction
         (the same columns for every candidate, so the criterion is smooth in
         the parameters).
     rank : int or float, default=0.5
         k (a count or a fraction of c).
-    sampling : {"uniform", "kcenter", "fvs"} or 1-D int array, default="uniform"
+    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
         As for :class:`lssvm.NystromLSSVR`; "fvs" depends on the kernel and
         is redrawn per candidate from a fixed seed.
+    rcond : float in (0, 1), default=1e-10
+        As for :class:`lssvm.NystromLSSVR`.
 
     Notes
     -----
@@ -388,21 +391,22 @@ class NystromCV(_RowsCV):
     per fold plus O(k^3 + h k) per fold and alpha.  Memory O(n c).
     """
 
-    def __init__(self, X, y, *, n_components=0.1, rank=0.5, sampling="uniform", **kw):
+    def __init__(self, X, y, *, n_basis=0.1, rank=0.5, basis="random", rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
         self.rank_spec = rank
+        self.rcond = float(rcond)
 
         def draw(kern, rng):
-            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), sampling, n_components, rng)
+            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
 
-        self._init_rows(not isinstance(sampling, str) or sampling != "fvs", draw)
+        self._init_rows(not isinstance(basis, str) or basis != "fvs", draw)
         #: k for the fixed columns (None while FVS draws them per candidate)
         self.rank = None if self._fixed is None else count_or_fraction("rank", rank, 0.5, self._fixed.size)
 
     def _factorize_rows(self, kern, params):
         rows, C = self._rows_and_columns(kern, params)
         k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
-        return nystrom_factorize(C, C[rows], self.Y, rank=k)
+        return nystrom_factorize(C, C[rows], self.Y, rank=k, rcond=self.rcond)
 
     @uses_threads
     def __call__(self, **params):

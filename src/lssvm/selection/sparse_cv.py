@@ -36,7 +36,7 @@ class SparseLSSVMCV(_RowsCV):
         Treatment of held-out basis points in k-fold CV (Pahikkala et al. 2012, §6.4).
     basis_alpha : float, default=1.0
         The alpha at which ``basis="greedy"`` ranks candidates.
-    basis_tol, pivot_tol, basis_candidates, rcond
+    basis_tol, pivot_tol, n_candidates, rcond
         As for :class:`lssvm.SparseLSSVR`.
 
     Notes
@@ -47,7 +47,7 @@ class SparseLSSVMCV(_RowsCV):
     """
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
-                 basis_tol=1e-6, pivot_tol=1e-6, basis_candidates=None, rcond=1e-10, **kw):
+                 basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, **kw):
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
         self.basis_in_holdout = basis_in_holdout
@@ -65,7 +65,7 @@ class SparseLSSVMCV(_RowsCV):
                 kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
             sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
                                alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
-                               n_candidates=basis_candidates, random_state=rng)
+                               n_candidates=n_candidates, random_state=rng)
             if sel.indices is None:
                 raise ValueError("the basis must come from the training rows: a method name or row indices")
             return sel.indices

@@ -162,7 +162,7 @@ class ShiftedBandSolver:
         x : ndarray of shape (r, A * s)
             Columns ``[i * s : (i + 1) * s]`` solve ``(C + alphas[i] I) x = b``.
         inv_norms : ndarray of shape (A,)
-            Only with ``inverse_norms=True``.
+            Only when ``inverse_norms`` is True or a mask.
         """
         b = np.asarray(b, dtype=float).reshape(self.size, -1)
         s = b.shape[1]

@@ -1,0 +1,125 @@
+"""Parameter validation of the twelve estimators, by scikit-learn's
+``_parameter_constraints`` (issue 18): one declarative table per family
+instead of three hand-written validators, plus one hook,
+:meth:`ValidatedParamsMixin._check_param_rules`, for the rules that span
+parameters.
+
+scikit-learn's :class:`~sklearn.utils._param_validation.Interval` takes
+``True`` for the integer 1 and ``inf`` for a number; :class:`Number`
+refuses both (``block_size=True`` is an error in every family, as is
+``nu=inf``).  The error is scikit-learn's ``InvalidParameterError`` (a
+``ValueError``): "The 'nu' parameter of FixedSizeLSSVR must be a float in
+the range (0.0, inf). Got 0.0 instead."
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+
+from ..basis import BASIS_METHODS
+from ..cv import BASIS_IN_HOLDOUT
+from ..kernels import KERNELS, Kernel
+from ..selection import MAX_EVALUATIONS
+from ._vocabulary import RenamedNamesMixin, check_renamed_values
+
+__all__ = [
+    "COUNT",
+    "KERNEL_PARAMS",
+    "Number",
+    "POSITIVE",
+    "SEARCHES",
+    "SEARCH_PARAMS",
+    "SIZE",
+    "SPARSE_PARAMS",
+    "SPARSE_SEARCH_PARAMS",
+    "UNIT_OPEN",
+    "ValidatedParamsMixin",
+]
+
+SEARCHES = ("grid", "nelder-mead", "csa", "gradient")
+
+
+class Number(Interval):
+    """:class:`~sklearn.utils._param_validation.Interval` without booleans and
+    non-finite values."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)) or not super().is_satisfied_by(val):
+            return False
+        return bool(np.isfinite(val))
+
+
+#: An integer >= 1 (not a bool).
+COUNT = Number(Integral, 1, None, closed="left")
+#: A finite number > 0.
+POSITIVE = Number(Real, 0, None, closed="neither")
+#: A number in (0, 1).
+UNIT_OPEN = Number(Real, 0, 1, closed="neither")
+#: A size: a count, a fraction in (0, 1] of the rows, or None (the family's default).
+SIZE = [COUNT, Number(RealNotInt, 0, 1, closed="right"), None]
+
+#: The kernel and model parameters every estimator shares.
+KERNEL_PARAMS = {
+    "kernel": [StrOptions(set(KERNELS)), Kernel],
+    "gamma": [StrOptions({"scale"}), POSITIVE, "array-like"],
+    "degree": [COUNT],
+    "coef0": [Number(Real, None, None, closed="neither")],
+    "normalize_kernel": ["boolean"],
+    "random_state": ["random_state"],
+    "block_size": [COUNT],
+    "n_jobs": [Number(Integral, None, None, closed="neither"), None],
+}
+
+#: The sparse LS-SVMs' own (``SparseLSSVR``, ``SparseLSSVC``).
+SPARSE_PARAMS = {
+    **KERNEL_PARAMS,
+    "alpha": [POSITIVE],
+    "basis": [StrOptions(set(BASIS_METHODS)), "array-like", "sparse matrix"],
+    "n_basis": [COUNT, None],
+    "basis_tol": [Number(Real, 0, 1, closed="left")],
+    "pivot_tol": [UNIT_OPEN],
+    "n_candidates": [COUNT, None],
+    "rcond": [UNIT_OPEN],
+}
+
+#: What every ``*CV`` search takes (each family adds its model's parameters).
+SEARCH_PARAMS = {
+    **KERNEL_PARAMS,
+    "alphas": ["array-like", None],
+    "param_space": [dict, None],
+    "cv": [StrOptions({"loo"}), "cv_object"],
+    "search": [StrOptions(set(SEARCHES))],
+    "scoring": [StrOptions({"mse", "error_rate", "gcv", "evidence"}), None],
+    "max_evaluations": [Number(Integral, 2, MAX_EVALUATIONS, closed="both")],
+    "refit": ["boolean"],
+}
+
+SPARSE_SEARCH_PARAMS = {
+    **SEARCH_PARAMS,
+    **{k: SPARSE_PARAMS[k] for k in ("basis", "n_basis", "alpha", "basis_tol", "pivot_tol", "n_candidates", "rcond")},
+    "basis_in_holdout": [StrOptions(set(BASIS_IN_HOLDOUT))],
+    "n_restarts": [Number(Integral, 0, None, closed="left")],
+    "hyper_penalty": ["boolean"],
+}
+
+
+class ValidatedParamsMixin(RenamedNamesMixin):
+    """``_validate_params`` = renamed values, then scikit-learn's
+    ``_parameter_constraints``, then :meth:`_check_param_rules`; ``fit``
+    calls it first."""
+
+    def _validate_params(self):
+        check_renamed_values(self)
+        if np.ndim(getattr(self, "alpha", 1.0)) != 0:
+            raise ValueError(
+                f"alpha must be a single number > 0 for fit; got {self.alpha!r} (an array of alphas goes to the "
+                "cross-validation methods, e.g. loo_residuals / cv_error, or to the *CV searches' alphas)"
+            )
+        super()._validate_params()
+        self._check_param_rules()
+
+    def _check_param_rules(self):
+        """The one hook for rules that span parameters (none by default)."""
