@@ -28,7 +28,7 @@ def _coarse(size, step):
     return sorted(set(range(0, size, step)) | {size - 1})
 
 
-def coarse_to_fine_evaluations(size, step=DEFAULT_REFINE_STEP):
+def coarse_to_fine_evaluations(size):
     """The typical number of criterion calls of :func:`coarse_to_fine_search`
     on a grid of ``size`` values (6 of 13): the middle coarse value, its two
     neighbours, one move, and the two fine neighbours of the best (an
