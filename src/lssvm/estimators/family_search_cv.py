@@ -12,6 +12,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from .._labels import encode_classes
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
+from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, SearchProbaMixin, calibrated_init
 from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -106,14 +107,16 @@ class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
     _estimator_class = FixedSizeLSSVR
 
 
-class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
+class FixedSizeLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
     __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and model size.  With more than two
     classes the criterion is the MSE of the coded outputs.
-""" + _FIXED_DOC + """    classes_ : ndarray of shape (n_classes,)
+""" + _FIXED_DOC.replace("\n    Other Parameters", CALIBRATION_DOC + "\n    Other Parameters", 1) + """    classes_ : ndarray of shape (n_classes,)
 """
 
     _estimator_class = FixedSizeLSSVC
+    _parameter_constraints = {**_FixedSizeSearchCV._parameter_constraints, **CALIBRATION_PARAMS}
+    __init__ = calibrated_init(_FixedSizeSearchCV.__init__)
 
     def _n_classes(self, y):
         return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
@@ -201,10 +204,12 @@ class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
     _estimator_class = NystromLSSVR
 
 
-class NystromLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
+class NystromLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
     __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
     hyper-parameter selection on the approximate model's exact CV.
-""" + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)
+""" + _NYSTROM_DOC.replace("\n    Other Parameters", CALIBRATION_DOC + "\n    Other Parameters", 1) + """    classes_ : ndarray of shape (n_classes,)
 """
 
     _estimator_class = NystromLSSVC
+    _parameter_constraints = {**_NystromSearchCV._parameter_constraints, **CALIBRATION_PARAMS}
+    __init__ = calibrated_init(_NystromSearchCV.__init__)

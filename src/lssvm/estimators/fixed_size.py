@@ -34,9 +34,11 @@ from ..solvers.fixed_size import (
     solve_guarded,
 )
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, calibrated_init
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
+from ._family_calibration import FixedSizeProbaMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -414,7 +416,7 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         return F[:, 0] if self._single_output else F
 
 
-class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
     model size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -426,8 +428,12 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
     choice) unless ``scoring="error_rate"`` (two classes only).
     """
         + _PARAMS_DOC
+        + CALIBRATION_DOC.replace("the model's own exact\n        CV (see the family)", "the v-fold values\n        of ``cv``'s folds")
         + _ATTRS_DOC
         + """    classes_ : ndarray of shape (n_classes,)
+    calibrators_ : list or None
+        One calibration map per one-vs-rest output (one for two classes);
+        None without ``calibration``.
 
     Notes
     -----
@@ -443,13 +449,17 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
     """
     )
 
+    _parameter_constraints = {**_BaseFixedSizeLSSVM._parameter_constraints, **CALIBRATION_PARAMS}
+    __init__ = calibrated_init(_BaseFixedSizeLSSVM.__init__)
+
     @property
     def _single_output(self):
         return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
-        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``.
+        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``
+        (and ``calibration_cv``).
 
         Parameters
         ----------
@@ -468,4 +478,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
                 "its own size; use scoring='mse'"
             )
-        return self._fit_targets(X, Y, groups, codes)
+        self._codes = codes
+        self._fit_targets(X, Y, groups, codes)
+        self._fit_calibration(X, Y, groups)  # v-fold decision values (_family_calibration)
+        return self
