@@ -197,7 +197,17 @@ class ProbaMixin:
 
     def _fit_calibration(self, *args):
         """Calibrators on :meth:`_calibration_decisions` (``args`` passed on); no refit."""
-        F = None if self.calibration is None else self._calibration_decisions(*args)
+        try:
+            F = None if self.calibration is None else self._calibration_decisions(*args)
+        except ValueError as exc:
+            if "splits by group" not in str(exc):
+                raise
+            raise ValueError(
+                f"calibration_cv={type(self.calibration_cv).__name__}(...) splits by group, but no groups reached "
+                f"{type(self).__name__}'s calibration (only FixedSizeLSSVC.fit takes groups; the *CV searches do "
+                "not pass theirs to the refit): give the folds themselves, calibration_cv=list(splitter.split(X, y, "
+                "groups)), or an int"
+            ) from None
         # calibration=None: no predict_proba; None decision values: it says why (Dask)
         self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, self._codes,
                                                                      self.classes_.size)
