@@ -21,7 +21,18 @@ values are compared with the Dask ones.
 Targets (2 cores): peak memory <= 4 GiB at m = 10^7; Dask throughput at
 least half the in-memory one at m = 10^6; time linear in m.
 
+Fixed-size and Nyström models (issue 18), ``--families 1e6,1e7``: the same
+regression generated block by block inside the Dask graph (chunks of
+``--family-chunk`` rows, each from its own seed, never all in memory, no
+files); ``FixedSizeLSSVR(basis="random", n_basis=200,
+cv=KFold(10))`` (one pass of per-fold Gram sums, then SCDP and the v-fold
+curves by downdates) and ``NystromLSSVR(n_basis=200)`` (rank 100) fit,
+then its exact LOO error for the 20 alphas (a training and a LOO pass).
+Each model runs in its own process; reported: seconds per 10^6 rows and
+peak resident memory (``ru_maxrss``), with the load average.
+
 Run:  python benchmarks/scale_dask.py [--sizes 1e5,1e6,1e7] [--no-numpy]
+      python benchmarks/scale_dask.py --sizes "" --families 1e6,1e7
 """
 
 from __future__ import annotations
@@ -123,6 +134,75 @@ def worker(kind, m, n, folder, file_rows):
     print(json.dumps(out))
 
 
+def synthetic(m, chunk, seed=0):
+    """X (m, D) and y (m,) as Dask arrays whose chunks are generated in their
+    tasks (each from its own seed): nothing of size m is ever in memory."""
+    import dask
+    import dask.array as da
+
+    def block(i, rows, what):
+        X = np.random.default_rng([seed, i, 0]).standard_normal((rows, D))
+        if what == "X":
+            return X
+        return np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * np.random.default_rng([seed, i, 1]).standard_normal(rows)
+
+    sizes = [min(chunk, m - lo) for lo in range(0, m, chunk)]
+    X = da.concatenate([da.from_delayed(dask.delayed(block, pure=True)(i, r, "X"), (r, D), float)
+                        for i, r in enumerate(sizes)])
+    y = da.concatenate([da.from_delayed(dask.delayed(block, pure=True)(i, r, "y"), (r,), float)
+                        for i, r in enumerate(sizes)])
+    return X, y
+
+
+def family_worker(kind, m, chunk):
+    import dask
+    from sklearn.model_selection import KFold
+
+    from lssvm import FixedSizeLSSVR, NystromLSSVR
+
+    t0 = time.perf_counter()
+    with dask.config.set(scheduler="threads"):
+        X, y = synthetic(m, chunk)
+        if kind == "fixed-size":
+            est = FixedSizeLSSVR(gamma=GAMMA, alpha=1.0, basis="random", n_basis=200, cv=KFold(10),
+                                 random_state=0).fit(X, y)
+            t1 = time.perf_counter()
+            info = {"model_size": int(est.model_size_), "cv_mse": float(est.cv_score_)}
+        else:
+            est = NystromLSSVR(gamma=GAMMA, alpha=1.0, n_basis=200, random_state=0).fit(X, y)
+            t1 = time.perf_counter()
+            mse = est.cv_error("loo", ALPHAS)
+            info = {"rank": int(est.rank_), "loo_mse": float(mse.min()), "best_alpha": float(ALPHAS[np.argmin(mse)])}
+    t2 = time.perf_counter()
+    print(json.dumps({"kind": kind, "m": m, "fit": t1 - t0, "cv": t2 - t1, "wall": t2 - t0,
+                      "peak_gib": _peak_gib(), "load": os.getloadavg(), **info}))
+
+
+def run_family(kind, m, chunk):
+    cmd = [sys.executable, __file__, "--family-worker", kind, "--m", str(m), "--family-chunk", str(chunk)]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        sys.stderr.write(res.stderr)
+        raise SystemExit(f"{kind} at m={m} failed")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def families(sizes, chunk):
+    print(f"load average before: {os.getloadavg()}")
+    rows = [run_family(kind, m, chunk) for m in sizes for kind in ("fixed-size", "nystrom")]
+    print()
+    print(f"d = {D}, RBF gamma = {GAMMA}, generated in chunks of {chunk} rows; fixed size: 200 random prototypes, "
+          f"SCDP, 10-fold CV curves; Nystrom: 200 columns, rank 100, exact LOO for {ALPHAS.size} alphas")
+    print("| model | m | fit (s) | CV (s) | wall (s) | s per 10^6 rows | peak memory (GiB) | load avg (1 min) | "
+          "result |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        res = (f"size {r['model_size']}, CV MSE {r['cv_mse']:.5f}" if r["kind"] == "fixed-size"
+               else f"rank {r['rank']}, LOO MSE {r['loo_mse']:.5f} at alpha {r['best_alpha']:.3g}")
+        print(f"| {r['kind']} | {r['m']:.0e} | {r['fit']:.1f} | {r['cv']:.1f} | {r['wall']:.1f} | "
+              f"{r['wall'] / r['m'] * 1e6:.1f} | {r['peak_gib']:.2f} | {r['load'][0]:.1f} | {res} |")
+
+
 def run(kind, m, n, folder, file_rows):
     cmd = [sys.executable, __file__, "--worker", kind, "--m", str(m), "--n-basis", str(n), "--data", str(folder),
            "--file-rows", str(file_rows)]
@@ -140,11 +220,21 @@ def main():
     p.add_argument("--file-rows", type=int, default=100_000)
     p.add_argument("--data", default=str(HERE / "out" / "scale_dask_data"))
     p.add_argument("--no-numpy", action="store_true", help="skip the in-memory run at m = 10^6")
+    p.add_argument("--families", default="", help="sizes for the fixed-size and Nystrom runs, e.g. 1e6,1e7")
+    p.add_argument("--family-chunk", type=int, default=100_000)
     p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--family-worker", help=argparse.SUPPRESS)
     p.add_argument("--m", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
         worker(a.worker, a.m, a.n_basis, a.data, a.file_rows)
+        return
+    if a.family_worker:
+        family_worker(a.family_worker, a.m, a.family_chunk)
+        return
+    if a.families:
+        families([int(float(s)) for s in a.families.split(",")], a.family_chunk)
+    if not a.sizes:
         return
     sizes = [int(float(s)) for s in a.sizes.split(",")]
     folder = Path(a.data)

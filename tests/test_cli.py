@@ -226,7 +226,7 @@ def test_select_streams_csv_with_groups_and_labels(runner, tmp_path, rng):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--model", "fixed-size"], "streams the sparse model only"),
+    (["--model", "fixed-size", "--cv", "loo"], "fixed-size models need folds"),
     (["--basis", "fvs"], "needs all rows in memory"),
     (["--chunk-rows", "1"], "at least 2"),
     (["--target", "zz"], "target column 'zz' not found"),

@@ -109,3 +109,23 @@ def test_engines_agree_on_a_local_cluster(rng):
             fm, fd = em.resolve_cv(7, classifier=True), ed.resolve_cv(7, classifier=True)
             _equal_sums(em.cv_sums(fm, ALPHAS, "remove"), ed.cv_sums(fd, ALPHAS, "remove"))
             assert rel_err(ed.cv_outputs(fd, ALPHAS, "train").compute(), em.cv_outputs(fm, ALPHAS, "train")) < TOL
+
+
+def test_memory_engine_runs_in_the_estimators_thread_plan(rng, monkeypatch):
+    from lssvm import _threads
+    from lssvm.cv import engine as engine_module
+
+    X, y, basis = _problem(rng, m=60)
+    est = SparseLSSVR(gamma=0.7, alpha=0.2, basis=basis, n_jobs=1).fit(X, y)
+    assert est._engine.n_jobs == 1
+    seen, orig = [], engine_module.sum_squares
+
+    def spy(*args, **kwargs):
+        seen.append(_threads._active.get())
+        return orig(*args, **kwargs)
+
+    monkeypatch.setattr(engine_module, "sum_squares", spy)
+    # called directly, outside any estimator method: the engine enters the plan of its n_jobs itself
+    est._engine.loo_sums(ALPHAS)
+    est._engine.cv_sums(est._engine.resolve_cv(3), ALPHAS)
+    assert seen and all(plan is not None and plan.threads == 1 for plan in seen)

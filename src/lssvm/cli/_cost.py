@@ -64,7 +64,7 @@ class SearchCost:
                f"{self.nbytes / 2**30:.2g} GiB"]
         if self.too_large():
             out.append("memory     this looks too large for memory: stream the data in blocks with "
-                       "--chunk-rows N (sparse model, random basis)")
+                       "--chunk-rows N (random basis, prototypes or columns)")
         return out
 
 

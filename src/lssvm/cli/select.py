@@ -124,8 +124,8 @@ def _results_table(search, top):
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
-              help="Stream the files in blocks of this many rows with Dask instead of loading them (sparse "
-                   "model, random basis; K folds are the same as in memory).  Needs lssvm[dask].")
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (random "
+                   "basis, prototypes or columns; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
@@ -342,8 +342,6 @@ def _check_streaming(data, chunk_rows, model_kind, basis):
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
-    if model_kind != "sparse":
-        raise click.BadParameter("--chunk-rows streams the sparse model only", param_hint="--model")
     if basis not in (None, "random"):
         raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows draws a random basis",
                                  param_hint="--basis")

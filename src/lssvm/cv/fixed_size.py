@@ -15,12 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import parallel_map
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows
+from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, normal_solve_error, solve_guarded
 from ..solvers.scdp import SCDPState
 
-__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met"]
+__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
+           "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]
 
 METRICS = ("mse", "error_rate")
+#: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
+#: of :meth:`SummedRows.curves`; more alphas take more passes.
+PATH_BYTES = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ def fixed_size_cv_curves(
     stop_window=10,
     stop_tol=None,
     stop_scoring="mse",
+    fold_sums=None,
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
 
@@ -111,10 +116,10 @@ def fixed_size_cv_curves(
     ----------
     system : FixedSizeSystem
         The full-data system (Gram terms of all N rows).
-    K : ndarray of shape (N, M)
+    K : ndarray of shape (N, M), or None with ``fold_sums``
         Kernel between the rows and the prototypes.
-    Y : ndarray of shape (N, v)
-    folds : list of ndarray
+    Y : ndarray of shape (N, v), or None with ``fold_sums``
+    folds : list of ndarray, or None with ``fold_sums``
         Test indices of each fold.
     alphas : ndarray of shape (n_alphas,)
     nu : float
@@ -130,6 +135,12 @@ def fixed_size_cv_curves(
         Rule (38) on the fold's own validation score (``stop_scoring``);
         ``stop_tol=None`` runs to ``max_size``.
     stop_scoring : {"mse", "error_rate"}
+    fold_sums : list of lssvm.solvers.fixed_size.GramSums, optional
+        Each fold's own sums, when its rows are not in memory (Dask input,
+        computed in one pass): the downdate subtracts them and the
+        validation SSE is formed from them (``GramSums.sse``); the same
+        SCDP runs and stopping rule, "mse" only (a misclassification count
+        needs the rows; ``n_wrong`` is then NaN).
 
     Returns
     -------
@@ -143,33 +154,45 @@ def fixed_size_cv_curves(
     """
     if stop_scoring not in METRICS:
         raise ValueError(f"stop_scoring must be one of {METRICS}; got {stop_scoring!r}")
+    if fold_sums is not None and stop_scoring != "mse":
+        raise ValueError("the misclassification rate needs the fold's rows in memory; use stop_scoring='mse'")
     D = system.n_coef
     kmax = D if max_size is None else int(max_size)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-    v = Y.shape[1]
-    shape = (alphas.size, v, len(folds), kmax)
+    v = system.rhs.shape[1]
+    n_folds = len(folds) if fold_sums is None else len(fold_sums)
+    shape = (alphas.size, v, n_folds, kmax)
     sse = np.zeros(shape)
     wrong = np.zeros(shape)
     stopped = np.zeros(shape[:3], dtype=np.intp)
 
     def work(f):
-        test = folds[f]
-        Kv, Yv = K[test], Y[test]
-        train_system = system.without_rows(Kv, Yv)
-        Kva = augmented_rows(Kv)
+        if fold_sums is None:
+            test = folds[f]
+            Kv, Yv = K[test], Y[test]
+            train_system = system.without_rows(Kv, Yv)
+            Kva = augmented_rows(Kv)
+            h = Yv.shape[0]
+        else:
+            train_system = system.without(fold_sums[f])
+            h = fold_sums[f].n_samples
         for a, alpha in enumerate(alphas):
             A = train_system.matrix(alpha, nu)
             for j in range(v):
                 state = SCDPState(A, train_system.rhs[:, j], n_candidates, seed)
-                y = Yv[:, j]
                 scores = []
                 while state.k < kmax and state.step() is not None:
                     k = state.k
-                    pred = Kva[:, state.order] @ state.coef
-                    e = y - pred
-                    sse[a, j, f, k - 1] = e @ e
-                    wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
-                    scores.append((sse if stop_scoring == "mse" else wrong)[a, j, f, k - 1] / y.size)
+                    if fold_sums is None:
+                        y = Yv[:, j]
+                        pred = Kva[:, state.order] @ state.coef
+                        e = y - pred
+                        sse[a, j, f, k - 1] = e @ e
+                        wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
+                    else:
+                        sse[a, j, f, k - 1] = fold_sums[f].sse(state.coef, state.order, j)
+                        wrong[a, j, f, k - 1] = np.nan
+                    scores.append((sse if stop_scoring == "mse" else wrong)[a, j, f, k - 1] / h)
                     if stop_rule_met(scores, stop_window, stop_tol):
                         break
                 k = state.k
@@ -178,8 +201,8 @@ def fixed_size_cv_curves(
                     sse[a, j, f, k:] = sse[a, j, f, k - 1]
                     wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
 
-    parallel_map(work, range(len(folds)))
-    sizes = np.array([len(t) for t in folds], dtype=float)
+    parallel_map(work, range(n_folds))
+    sizes = np.array([len(t) for t in folds] if fold_sums is None else [s.n_samples for s in fold_sums], dtype=float)
     return SizeCurves(sse, wrong, sizes, stopped)
 
 
@@ -233,3 +256,237 @@ def scdp_seed(rng):
     """The seed of SCDPP's candidate draws, taken from ``rng`` (shared by the
     estimator and the selection criterion so that both draw the same)."""
     return int(rng.randint(np.iinfo(np.int32).max))
+
+
+# ---------------------------------------------------------------------------
+# Fold curves in two stages: SCDP paths first, then one pass of their errors
+# ---------------------------------------------------------------------------
+# When a fold's rows are not in memory (Dask), its misclassified rows per model
+# size need a pass over them.  SCDP's path does not depend on the scores, so
+# each fold's run goes to k_m first (scdp_paths), one pass counts the errors of
+# every size (block_path_errors), and rule (38) is then applied to those scores
+# as fixed_size_cv_curves applies it step by step (curves_from_path_errors):
+# the same curves, stops and sizes.
+
+
+def scdp_paths(system, fold_sums, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0):
+    """Every fold's SCDP run to ``max_size`` per alpha and output.
+
+    Returns
+    -------
+    dict of int -> list of (order, coef_path)
+        Per fold, in the order (alpha, output): the chosen coordinates
+        (k,) and the lower-triangular (k, k) coefficients after each step.
+        O(k^2 M) per run.
+    """
+    kmax = system.n_coef if max_size is None else int(max_size)
+    alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    v = system.rhs.shape[1]
+    paths = {}
+
+    def work(f):
+        train = system.without(fold_sums[f])
+        runs = []
+        for alpha in alphas:
+            A = train.matrix(alpha, nu)
+            for j in range(v):
+                state = SCDPState(A, train.rhs[:, j], n_candidates, seed)
+                C = np.zeros((kmax, kmax))
+                while state.k < kmax and state.step() is not None:
+                    C[state.k - 1, : state.k] = state.coef
+                k = state.k
+                runs.append((state.order[:k].copy(), C[:k, :k]))
+        paths[f] = runs
+
+    parallel_map(work, range(len(fold_sums)))
+    return paths
+
+
+def block_path_errors(K, Y, folds, paths, n_alphas, n_sizes):
+    """SSE and misclassified rows (targets coded +1/-1) of one row block per
+    alpha, output, fold and model size, each row predicted by its fold's
+    path models.
+
+    Parameters
+    ----------
+    K : ndarray of shape (b, M)
+        The rows' kernel values at the prototypes.
+    Y : ndarray of shape (b, v)
+    folds : ndarray of shape (b,) of int
+    paths : dict of int -> list of (order, coef_path)
+        As :func:`scdp_paths` gives (coef_path (k, k'): one model per row).
+    n_alphas, n_sizes : int
+
+    Returns
+    -------
+    dict with "sse" and "wrong", ndarrays of shape (n_alphas, v, n_folds, n_sizes)
+        Summed by ``+`` over blocks.
+
+    Notes
+    -----
+    Per row: O(k^2) per alpha and output (all sizes at once).
+    """
+    Ka = augmented_rows(K)
+    v = Y.shape[1]
+    shape = (n_alphas, v, len(paths), n_sizes)
+    sse, wrong = np.zeros(shape), np.zeros(shape)
+    for f in np.unique(folds):
+        if int(f) not in paths:  # rows never held out
+            continue
+        sel = folds == f
+        Kf, Yf = Ka[sel], Y[sel]
+        for i, (order, C) in enumerate(paths[int(f)]):
+            a, j = divmod(i, v)
+            P = Kf[:, order] @ C.T  # (h, k): the fold's rows under every size
+            E = Yf[:, j : j + 1] - P
+            sse[a, j, f, : P.shape[1]] = np.einsum("hk,hk->k", E, E)
+            wrong[a, j, f, : P.shape[1]] = ((P > 0) != (Yf[:, j : j + 1] > 0)).sum(axis=0)
+    return {"sse": sse, "wrong": wrong}
+
+
+def curves_from_path_errors(errors, paths, fold_sizes, *, max_size, stop_window=10, stop_tol=None,
+                            stop_scoring="mse"):
+    """:class:`SizeCurves` from the errors of full SCDP paths, rule (38)
+    applied to their scores as :func:`fixed_size_cv_curves` applies it while
+    stepping (the same stops, the same padding)."""
+    sse, wrong = errors["sse"].copy(), errors["wrong"].copy()
+    A, v, n_folds, kmax = sse.shape
+    stopped = np.zeros((A, v, n_folds), dtype=np.intp)
+    for f in range(n_folds):
+        for i, (order, _) in enumerate(paths[f]):
+            a, j = divmod(i, v)
+            scores = (sse if stop_scoring == "mse" else wrong)[a, j, f, : order.size] / fold_sizes[f]
+            k = order.size
+            for t in range(1, order.size + 1):
+                if stop_rule_met(list(scores[:t]), stop_window, stop_tol):
+                    k = t
+                    break
+            stopped[a, j, f] = k
+            if 0 < k < kmax:
+                sse[a, j, f, k:] = sse[a, j, f, k - 1]
+                wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
+    return SizeCurves(sse, wrong, np.asarray(fold_sizes, dtype=float), stopped)
+
+
+# ---------------------------------------------------------------------------
+# The rows of a fixed-size fit, in memory or as sums (Dask input)
+# ---------------------------------------------------------------------------
+# A fixed-size fit needs from its rows: the system (sums), the folds' CV
+# curves, guarded solves and the solution's error estimate.  In memory the
+# kernel rows K are at hand; on Dask only the sums of each fold (one pass,
+# lssvm.backends.dask.families) are.  Both classes give the estimator and the
+# criterion one code path; the SCDP runs, downdates and rules are shared.
+
+
+@dataclass(frozen=True)
+class RowsInMemory:
+    """Kernel rows ``K`` (N, M), targets ``Y`` (N, v), prototype kernel and
+    the folds' test indices (or None)."""
+
+    K: np.ndarray
+    K_ZZ: np.ndarray
+    Y: np.ndarray
+    folds: list | None
+
+    def system(self):
+        return FixedSizeSystem.from_kernel(self.K, self.K_ZZ, self.Y)
+
+    @property
+    def n_samples(self):
+        return self.K.shape[0]
+
+    def curves(self, system, alphas, **kw):
+        return fixed_size_cv_curves(system, self.K, self.Y, self.folds, alphas, **kw)
+
+    def solve(self, system, alpha, nu, call):
+        """Guarded solve of the system of all rows (QR when ill-conditioned)."""
+        return solve_guarded(system.matrix(alpha, nu), system.rhs, self.K, self.K_ZZ, self.Y, alpha, nu, call=call)
+
+    def fit_error(self, A_sel, sel, coef):
+        return normal_solve_error(A_sel, augmented_rows(self.K)[:, sel], coef)
+
+    def direct_cv(self, system, alpha, nu, call, count_wrong=True):
+        """Per output: the SSE and misclassified rows (codes +1/-1) of the
+        all-prototype model, one direct solve per fold."""
+        v = self.Y.shape[1]
+        sse, wrong = np.zeros(v), np.zeros(v)
+        for test in self.folds:
+            sub = system.without_rows(self.K[test], self.Y[test])
+            train = np.ones(self.n_samples, dtype=bool)
+            train[test] = False
+            W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, self.K[train], self.K_ZZ, self.Y[train], alpha, nu,
+                              call=call)
+            pred = augmented_rows(self.K[test]) @ W
+            sse += ((self.Y[test] - pred) ** 2).sum(axis=0)
+            wrong += ((pred > 0) != (self.Y[test] > 0)).sum(axis=0)
+        return sse, wrong
+
+
+@dataclass(frozen=True)
+class SummedRows:
+    """The rows as sums (Dask input): the :class:`GramSums` of each fold
+    (``fold_sums``, None without CV) and of all rows (``total``), the
+    prototype kernel, and ``path_errors``: ``(paths, n_alphas, n_sizes) ->``
+    the summed :func:`block_path_errors` of all rows (one pass), for the
+    misclassification counts.  The MSE comes from the sums, without a pass."""
+
+    total: object
+    K_ZZ: np.ndarray
+    fold_sums: list | None
+    path_errors: object = None
+
+    def system(self):
+        return FixedSizeSystem.from_sums(self.total, self.K_ZZ)
+
+    @property
+    def n_samples(self):
+        return self.total.n_samples
+
+    def _fold_sizes(self):
+        return np.array([fs.n_samples for fs in self.fold_sums], dtype=float)
+
+    def curves(self, system, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0, stop_window=10,
+               stop_tol=None, stop_scoring="mse"):
+        if stop_scoring == "mse":
+            return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, nu=nu,
+                                        max_size=max_size, n_candidates=n_candidates, seed=seed,
+                                        stop_window=stop_window, stop_tol=stop_tol)
+        kmax = system.n_coef if max_size is None else int(max_size)
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+        # the paths travel to every task: a few alphas per pass keep them under PATH_BYTES
+        per_alpha = 8 * kmax * kmax * len(self.fold_sums) * system.rhs.shape[1]
+        step = max(1, int(PATH_BYTES // per_alpha))
+        paths, errors = {f: [] for f in range(len(self.fold_sums))}, []
+        for lo in range(0, alphas.size, step):
+            part = scdp_paths(system, self.fold_sums, alphas[lo : lo + step], nu=nu, max_size=kmax,
+                              n_candidates=n_candidates, seed=seed)
+            errors.append(self.path_errors(part, alphas[lo : lo + step].size, kmax))
+            for f, runs in part.items():
+                paths[f].extend(runs)  # (alpha, output) order is kept
+        errors = {key: np.concatenate([e[key] for e in errors]) for key in ("sse", "wrong")}
+        return curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
+                                       stop_tol=stop_tol, stop_scoring=stop_scoring)
+
+    def solve(self, system, alpha, nu, call):
+        return solve_guarded(system.matrix(alpha, nu), system.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
+                             gram=system.gram)
+
+    def fit_error(self, A_sel, sel, coef):
+        return normal_solve_error(A_sel, None, coef, gram=self.total.gram[np.ix_(sel, sel)])
+
+    def direct_cv(self, system, alpha, nu, call, count_wrong=False):
+        """As :meth:`RowsInMemory.direct_cv`; the SSE from the sums, the
+        misclassified rows (``count_wrong``) by one pass, else NaN."""
+        v = system.rhs.shape[1]
+        sse, wrong = np.zeros(v), np.full(v, np.nan)
+        every = np.arange(system.n_coef)
+        paths = {}
+        for f, fs in enumerate(self.fold_sums):
+            sub = system.without(fs)
+            W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, None, self.K_ZZ, None, alpha, nu, call=call,
+                              gram=sub.gram)
+            sse += [fs.sse(W[:, j], every, j) for j in range(v)]
+            paths[f] = [(every, W[:, j][None]) for j in range(v)]
+        if count_wrong:
+            wrong = self.path_errors(paths, 1, 1)["wrong"][0, :, :, 0].sum(axis=1)
+        return sse, wrong

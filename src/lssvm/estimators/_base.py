@@ -131,8 +131,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         from ..backends import dask as dask_backend
 
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
-        kernel = self._validate_params_(data.X if self.gamma == "scale" else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
+        kernel = self._validate_params_(data.X if scale else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if scale else None)
         classes = dask_backend.count_classes(data) if classification else None
         fit = dask_backend.fit_sparse(data, kernel, self.basis, self.n_basis, self.random_state, self.rcond, classes)
         self.n_features_in_ = data.n_features
@@ -189,13 +190,6 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         sums = self._fitted_engine().loo_sums(alphas)
         return sums.sse, sums.wrong, sums.count, scalar
-
-    @property
-    def _dask(self):
-        """The Dask engine (:class:`lssvm.backends.dask.DaskSparseFit`), or None
-        (kept for readers outside the estimators; they branch on nothing else)."""
-        engine = getattr(self, "_engine", None)
-        return None if engine is None or engine.rows_in_memory else engine
 
     def _targets_2d(self):
         """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from .._labels import encode_classes
+from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
 from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, SearchProbaMixin, calibrated_init
@@ -62,7 +63,16 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.family_cv import DaskFixedSizeCV
+
+            return DaskFixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
+                                   max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
+                                   stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
+                                   size_scoring=scoring, **kw)
         return FixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
                            max_size=self.max_size, n_candidates=self.n_candidates, nu=self.nu,
                            stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
@@ -75,6 +85,9 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
+        if criterion.folds is None:  # Dask input: the same splitter, assigned by passes
+            return {"basis": rows, "cv": criterion.cv, "random_state": criterion.refit_random_state,
+                    "scoring": scoring}
         n = criterion.X.shape[0]
         folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
         return {"basis": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
@@ -119,6 +132,10 @@ class FixedSizeLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin
     __init__ = calibrated_init(_FixedSizeSearchCV.__init__)
 
     def _n_classes(self, y):
+        if is_dask_collection(y):  # one pass; the labels are checked when the criterion counts them
+            from ..backends.dask.families import class_labels
+
+            return class_labels(y).size
         return encode_classes(y, type(self).__name__)[0].size  # clear errors for invalid labels
 
     def _default_scoring(self, y):
@@ -165,7 +182,14 @@ class _NystromSearchCV(_BaseSearchCV):
         self.block_size = block_size
         self.n_jobs = n_jobs
 
+    _accepts_dask = True
+
     def _criterion(self, X, y, scoring, **kw):
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.family_cv import DaskNystromCV
+
+            return DaskNystromCV(X, y, n_basis=self.n_basis, rank=0.5 if self.rank is None else self.rank,
+                                 basis=self.basis, rcond=self.rcond, **kw)
         return NystromCV(X, y, n_basis=self.n_basis, rank=0.5 if self.rank is None else self.rank,
                          basis=self.basis, rcond=self.rcond, **kw)
 

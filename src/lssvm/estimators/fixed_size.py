@@ -21,18 +21,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
+from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
 from ..cv import resolve_folds
-from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, scdp_seed
+from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
 from ..exceptions import NumericalWarning
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers.fixed_size import (
-    FS_GUARD_RTOL,
-    FixedSizeSystem,
-    augmented_rows,
-    normal_solve_error,
-    solve_guarded,
-)
+from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, calibrated_init
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
@@ -225,47 +220,86 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return "mse" if self.scoring is None else self.scoring
 
     # --------------------------------------------------------------- fit
+    def _check_max_size(self, M):
+        """k_m for a pool of M prototypes (checked before any pass over the rows)."""
+        D = M + 1
+        if self.max_size is not None and self.max_size > D:
+            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
+        return D if self.max_size is None else int(self.max_size)
+
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
         Z, zidx = prototype_pool(X, kernel, self.basis, self.n_basis, rng)
-        M = Z.shape[0]
-        D = M + 1
-        if self.max_size is not None and self.max_size > D:
-            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={M} prototypes + intercept)")
-        kmax = D if self.max_size is None else int(self.max_size)
+        self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
         K = kernel(X, Z)
         K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
-        system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
-        A = system.matrix(float(self.alpha), float(self.nu))
-        v = Y.shape[1]
         folds = None
         if self.cv is not None:
             # an int is scikit-learn's check_cv rule: unshuffled (Stratified)KFold
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
+        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
 
+    def _fit_dask(self, X, y, groups, classification):
+        """Fit on Dask collections: the pool drawn as in memory, one pass of
+        per-fold sums (:mod:`lssvm.backends.dask.families`), then the
+        in-memory fit on the sums."""
+        from ..backends import dask as dask_backend
+        from ..backends.dask import families as fam
+
+        data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
+        kernel = self._kernel_for(data.X if self.gamma == "scale" else None)
+        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        if classification:
+            self.classes_ = dask_backend.count_classes(data)
+            if self._scoring == "error_rate" and self.classes_.size > 2:
+                raise ValueError("scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
+                                 "its own size; use scoring='mse'")
+        else:
+            self._y_1d = data.y.ndim == 1
+        rng = check_random_state(self.random_state)
+        Z, zidx = fam.prototype_pool(data, kernel, self.basis, self.n_basis, rng)
+        self._check_max_size(Z.shape[0])
+        seed = scdp_seed(rng)
+        folds = None if self.cv is None else fam.folds_for(self.cv, data, classification)
+        rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
+        self.n_features_in_ = data.n_features
+        self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory
+        return self._fit_rows(kernel, Z, zidx, rows, seed)
+
+    def _fit_rows(self, kernel, Z, zidx, rows, seed):
+        """The fit given the rows, in memory or as sums over row blocks
+        (:class:`lssvm.cv.fixed_size.RowsInMemory` / ``SummedRows``): one
+        code path for NumPy and Dask input."""
+        M = Z.shape[0]
+        D = M + 1
+        kmax = self._check_max_size(M)
+        system = rows.system()
+        A = system.matrix(float(self.alpha), float(self.nu))
+        v = system.rhs.shape[1]
+        name = type(self).__name__
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
         W = np.zeros((D, v))
         if self.solver == "direct":
-            W[:] = solve_guarded(A, system.rhs, K, K_ZZ, Y, float(self.alpha), float(self.nu),
-                                 call=f"{type(self).__name__}(solver='direct').fit")
+            W[:] = rows.solve(system, float(self.alpha), float(self.nu), call=f"{name}(solver='direct').fit")
             sizes = np.full(v, D)
             orders = [np.arange(D)] * v
-            if folds is not None:
-                self.cv_score_ = self._direct_cv_score(system, K, Y, folds)
+            if self.cv is not None:
+                sse, wrong = rows.direct_cv(system, float(self.alpha), float(self.nu), f"{name}(solver='direct') CV",
+                                            count_wrong=self._scoring == "error_rate")
+                self.cv_score_ = (sse if self._scoring == "mse" else wrong) / rows.n_samples
         else:
             rho = None if self.solver != "scdpp" else (
                 DEFAULT_N_CANDIDATES if self.n_candidates is None else self.n_candidates)
             sizes = np.full(v, kmax)
-            if folds is not None:
-                curves = fixed_size_cv_curves(
-                    system, K, Y, folds, [float(self.alpha)], nu=float(self.nu), max_size=kmax,
-                    n_candidates=rho, seed=seed, stop_window=self.stop_window, stop_tol=self.stop_tol,
-                    stop_scoring=self._scoring,
+            if self.cv is not None:
+                curves = rows.curves(
+                    system, [float(self.alpha)], nu=float(self.nu), max_size=kmax, n_candidates=rho, seed=seed,
+                    stop_window=self.stop_window, stop_tol=self.stop_tol, stop_scoring=self._scoring,
                 )
                 mean, std = curves.curve(self._scoring)
                 last = int(curves.stopped_at.max())
@@ -280,7 +314,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                     pass
                 if state.k < sizes[j] and state.skipped:
                     warnings.warn(
-                        f"{type(self).__name__}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                        f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
                         f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
                         "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
                         "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
@@ -293,10 +327,10 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                 sizes[j] = state.k
                 if state.k:  # conditioning guard (issue 21): SCDP solves the normal equations
                     sel = state.order
-                    err = normal_solve_error(A[np.ix_(sel, sel)], augmented_rows(K)[:, sel], state.coef)
+                    err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
                     if err > FS_GUARD_RTOL:
                         warnings.warn(
-                            f"{type(self).__name__}: the SCDP solution's fitted values have an estimated "
+                            f"{name}: the SCDP solution's fitted values have an estimated "
                             f"relative error of {err:.1e} (the normal equations square the kernel's "
                             "conditioning); solver='direct' re-solves by QR, or increase alpha",
                             NumericalWarning,
@@ -326,22 +360,6 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.dual_coef_ = self._coef_2d[:, 0] if single else self._coef_2d
         self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
         return self
-
-    def _direct_cv_score(self, system, K, Y, folds):
-        """CV score of the all-prototype model: one direct solve per fold."""
-        sse = np.zeros(Y.shape[1])
-        wrong = np.zeros(Y.shape[1])
-        for test in folds:
-            sub = system.without_rows(K[test], Y[test])
-            train = np.ones(K.shape[0], dtype=bool)
-            train[test] = False
-            W = solve_guarded(sub.matrix(float(self.alpha), float(self.nu)), sub.rhs, K[train],
-                              system.prototype_kernel, Y[train], float(self.alpha), float(self.nu),
-                              call=f"{type(self).__name__}(solver='direct') CV")
-            pred = augmented_rows(K[test]) @ W
-            sse += ((Y[test] - pred) ** 2).sum(axis=0)
-            wrong += ((pred > 0) != (Y[test] > 0)).sum(axis=0)
-        return (sse if self._scoring == "mse" else wrong) / Y.shape[0]
 
     # ----------------------------------------------------------- predict
     def _expansion_arrays(self):
@@ -397,6 +415,8 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
@@ -471,6 +491,8 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
         -------
         self
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, groups, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:

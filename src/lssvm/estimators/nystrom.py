@@ -21,6 +21,7 @@ from .._params import count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
+from ..backends import is_dask_collection
 from ..basis import SAMPLINGS, nystrom_columns
 from ..cv import resolve_folds
 from ..exceptions import NumericalWarning
@@ -34,6 +35,7 @@ from ._expansion import ExpansionMixin
 from ._family_calibration import NystromProbaMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
+from ._nystrom_dask import NystromDaskMixin
 from ._validation import validate_input
 from ._vocabulary import (
     CLASSIFICATION_SCORINGS,
@@ -117,7 +119,7 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
-class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
@@ -162,18 +164,22 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
                            normalize=self.normalize_kernel)
 
+    def _rank_for(self, c):
+        """k for c distinct sampled columns."""
+        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > c >= 1:
+            raise ValueError(
+                f"rank={self.rank} is more than the {c} distinct column(s) sampled (duplicate or "
+                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
+                "more columns (n_basis), or leave rank=None"
+            )
+        return count_or_fraction("rank", self.rank, 0.5, c)  # FVS may stop before c points
+
     @uses_threads
     def _fit_targets(self, X, Y):
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
-        if isinstance(self.rank, Integral) and not isinstance(self.rank, bool) and self.rank > S.size >= 1:
-            raise ValueError(
-                f"rank={self.rank} is more than the {S.size} distinct column(s) sampled (duplicate or "
-                "near-duplicate training rows give one column; FVS may stop early): lower rank, sample "
-                "more columns (n_basis), or leave rank=None"
-            )
-        k = count_or_fraction("rank", self.rank, 0.5, S.size)  # FVS may stop before c points
+        k = self._rank_for(S.size)
         C = kernel(X, X[S], block_size=self.block_size)
         fac = nystrom_factorize(C, C[S], Y, rank=k, rcond=float(self.rcond))
         a, b, _ = fac.solve(float(self.alpha))
@@ -186,6 +192,7 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.rank_ = fac.rank
         self.factorization_ = fac
         self._X_fit = X
+        self._dask_fit = None
         self._a, self._b = a, b
         # W_k^+ C^T a = projection V^T a for the low-rank predictor, by the
         # route without cancellation (NystromFactorization.feature_coef)
@@ -247,6 +254,7 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         float
         """
         check_is_fitted(self, "_a")
+        self._in_memory("kernel_error")
         if method not in KERNEL_ERRORS:
             raise ValueError(f"method must be one of {KERNEL_ERRORS}; got {method!r}")
         X, kern, bs = self._X_fit, self.kernel_, self.block_size
@@ -293,6 +301,7 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         LS-SVM.
         """
         check_is_fitted(self, "_a")
+        self._in_memory("approximation_bound")
         if isinstance(kernel_error, str):
             eps = self.kernel_error(kernel_error)
         else:
@@ -329,6 +338,8 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def _residuals_3d(self, cv, alpha, groups):
         check_is_fitted(self, "_a")
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        if getattr(self, "_dask_fit", None) is not None:
+            return self._dask_cv(cv, alphas, groups, reduce=False), scalar
         fac = self.factorization_
         if cv == "loo":
             return fac.loo_residuals(alphas), scalar
@@ -379,14 +390,22 @@ class _BaseNystromLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         """
         scoring = check_scoring_name(
             self, scoring, CLASSIFICATION_SCORINGS if is_classifier(self) else REGRESSION_SCORINGS)
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        if scoring == "error_rate":
-            F = self.factorization_.Y[None] - R
-            rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
-            return float(rate[0]) if scalar else rate
-        err = sum_squares(R, axis=1)
-        if scoring == "mse":
-            err = err / R.shape[1]
+        if getattr(self, "_dask_fit", None) is not None:  # reduced in the passes
+            alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+            sums = self._dask_cv(cv, alphas, groups, reduce=True)
+            if scoring == "error_rate":
+                rate = sums.wrong / sums.count
+                return float(rate[0]) if scalar else rate
+            err = sums.sse / (sums.count if scoring == "mse" else 1)
+        else:
+            R, scalar = self._residuals_3d(cv, alpha, groups)
+            if scoring == "error_rate":
+                F = self.factorization_.Y[None] - R
+                rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
+                return float(rate[0]) if scalar else rate
+            err = sum_squares(R, axis=1)
+            if scoring == "mse":
+                err = err / R.shape[1]
         warn_if_overflow(err, f"{type(self).__name__}.cv_error")
         if self._single_output:
             err = err[:, 0]
@@ -406,7 +425,10 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit on X (n, d) and y (n,) or (n, n_outputs)."""
+        """Fit on X (n, d) and y (n,) or (n, n_outputs); Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
@@ -444,7 +466,10 @@ class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _Ba
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit on X (n, d) and labels y (n,) of any type."""
+        """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
+        are trained block by block (low-rank predictor)."""
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         self._fit_targets(X, Y)

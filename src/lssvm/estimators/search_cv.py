@@ -35,7 +35,7 @@ from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, SearchProbaMixin,
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
-from ._scale import DEFAULT_CV_GAMMA_FACTORS, search_scale
+from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
@@ -163,7 +163,7 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         """Fixed kernel parameters handed to the criterion."""
         params = {"degree": self.degree, "coef0": self.coef0, "normalize": self.normalize_kernel}
         if "gamma" not in self._space():
-            params["gamma"] = self._scale if self.gamma == "scale" else self.gamma
+            params["gamma"] = self._scale if is_scale(self.gamma) else self.gamma
         return params
 
     def _default_scoring(self, y):
@@ -439,7 +439,7 @@ _SPARSE_DOC = """
         search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
     random_state : int, RandomState or None
-        Seeds the folds, the basis draws and "csa".
+        Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
     gamma : float or "scale", default="scale"
         Used only when "gamma" is not searched.

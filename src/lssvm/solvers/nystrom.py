@@ -28,7 +28,37 @@ from scipy.linalg import cho_factor, cho_solve, eigh, qr, svd
 from ..exceptions import NumericalWarning
 from .sparse_rls import LEVERAGE_TOL, warn_tiny_leverage
 
-__all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error"]
+__all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error",
+           "nystrom_projection"]
+
+
+def nystrom_projection(W, rank=None, rcond=1e-10):
+    """The Nyström feature map of the sampled block ``W`` (c, c):
+    ``U_k L_k^(-1/2)`` (c, k'), top-k eigenpairs with eigenvalues below
+    ``rcond`` times the largest dropped, so that the features of x are
+    ``k(x, X_S) @ projection``.  Shared by the in-memory factorisation and
+    the Dask route (:mod:`lssvm.backends.dask.families`), which sums the
+    features' moments over row blocks.  O(c^3).
+
+    Raises
+    ------
+    ValueError
+        If ``rank`` is not in [1, c] or W has no positive eigenvalue.
+    """
+    c = W.shape[0]
+    k = c if rank is None else int(rank)
+    if not 1 <= k <= c:
+        raise ValueError(f"rank must be in [1, {c}] (the number of sampled columns); got {rank!r}")
+    lam, U = eigh(W, check_finite=False)
+    lam, U = lam[::-1], U[:, ::-1]
+    if k < c:
+        _warn_unseparated(lam, k)
+    lam, U = lam[:k], U[:, :k]
+    keep = lam > rcond * max(lam[0], 0.0)
+    if not np.any(keep):
+        raise ValueError("the sampled kernel block W has no positive eigenvalue; choose other columns")
+    lam, U = lam[keep], U[:, keep]
+    return U / np.sqrt(lam)
 
 
 def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
@@ -53,27 +83,14 @@ def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
     -----
     O(c^3) for ``eigh(W)``, O(n c k) for V, O(n k^2) for its QR.
     """
-    c = W.shape[0]
-    k = c if rank is None else int(rank)
-    if not 1 <= k <= c:
-        raise ValueError(f"rank must be in [1, {c}] (the number of sampled columns); got {rank!r}")
-    lam, U = eigh(W, check_finite=False)
-    lam, U = lam[::-1], U[:, ::-1]
-    if k < c:
-        _warn_unseparated(lam, k)
-    lam, U = lam[:k], U[:, :k]
-    keep = lam > rcond * max(lam[0], 0.0)
-    if not np.any(keep):
-        raise ValueError("the sampled kernel block W has no positive eigenvalue; choose other columns")
-    lam, U = lam[keep], U[:, keep]
-    proj = U / np.sqrt(lam)  # c x k': V = C @ proj
+    proj = nystrom_projection(W, rank, rcond)  # c x k': V = C @ proj
     V = C @ proj
     Qv, R = qr(V, mode="economic", check_finite=False)
     Ur, s, Vrt = svd(R, check_finite=False)
     keep = s > 0
     Q = Qv @ Ur[:, keep]
     s = s[keep]
-    fac = NystromFactorization(Q=Q, s2=s**2, Y=np.asarray(Y, dtype=float), projection=proj, rank=int(lam.size))
+    fac = NystromFactorization(Q=Q, s2=s**2, Y=np.asarray(Y, dtype=float), projection=proj, rank=int(proj.shape[1]))
     fac.feature_rotation = Vrt[keep].T  # V = Q diag(s) feature_rotation^T
     return fac
 
@@ -100,7 +117,7 @@ def _warn_unseparated(lam, k):
             "directions are kept is arbitrary (another column order can change the model). Use "
             "rank=None (all columns), a rank at a gap of the spectrum, or a wider kernel",
             NumericalWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
 

@@ -1,0 +1,273 @@
+"""Fixed-size (Karsmakers et al. 2011) and Nyström (Ding & Liao 2012) LS-SVMs
+on Dask collections, block by block (issue 18).
+
+Both models are sums over row blocks, so they run on the passes of
+:mod:`lssvm.backends.dask` (input reading, the pass runner, fold
+assignment, the random row draw); only the row-block statistic differs:
+
+* Nyström: the model's features are ``k(x, X_S) U_k L_k^(-1/2)``
+  (:func:`lssvm.solvers.nystrom.nystrom_projection`), i.e. the sparse
+  model's whitened kernel rows with the whitening truncated to rank k.  Its
+  fit, exact LOO and k-fold CV are the sparse model's moment passes with
+  that whitening (:class:`~lssvm.backends.dask.DaskSparseFit`, held-out
+  columns kept, as the in-memory Nyström CV keeps them); the predictor is
+  the low-rank one.
+* Fixed size: one pass sums :class:`lssvm.solvers.fixed_size.GramSums`
+  per fold; the system, the fold downdates, SCDP, the CV curves over model
+  sizes and the guards are then those of the in-memory fit
+  (:class:`lssvm.cv.fixed_size.SummedRows`).  The validation SSE of a fold
+  comes from its sums; with ``scoring="error_rate"`` every fold's SCDP path
+  is run first and one more pass counts its misclassified rows per size.
+
+Rows are drawn as in memory for the same ``random_state``: Nyström's
+random columns by the same ``choice`` call, fixed-size "random" prototypes
+by the smallest uniform keys (:func:`~lssvm.backends.dask.draw_basis`,
+equal to :func:`lssvm.basis.random_basis` when the rows are distinct), and
+"renyi" picks by maximal entropy among a candidate pool drawn by that rule
+(``RENYI_POOL_FACTOR`` times the pool size).  Methods that need every row
+in memory (k-center, FVS, "all") raise a clear error.
+
+Folds: those of :func:`lssvm.backends.dask.fold_spec`, the in-memory rule
+(an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
+``StratifiedKFold(k)`` for classifiers, from per-block class counts).
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ..._parallel import serial_region
+from ..._params import count_or_fraction
+from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
+from ...cv.fixed_size import SummedRows, block_path_errors
+from ...solvers.fixed_size import GramSums
+from ...solvers.nystrom import nystrom_projection
+from ...solvers.row_blocks import (
+    SUB_ROWS,
+    BlockContext,
+    check_block,
+    code_targets,
+    merge_moments,
+    solution_from_moments,
+)
+from .passes import run_pass, shared, tree_reduce
+from .rows import take_rows
+from .sparse import DaskSparseFit, draw_basis, moments_pass, resolve_dask_cv, total_moments
+
+__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
+           "path_errors_pass",
+           "RENYI_POOL_FACTOR"]
+
+#: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
+RENYI_POOL_FACTOR = 20
+
+
+# ---------------------------------------------------------------- folds
+def folds_for(cv, data, classification):
+    """Folds of ``cv`` on ``data`` (:class:`~lssvm.backends.dask.DaskFolds`):
+    the rule of :func:`lssvm.backends.dask.fold_spec`, the in-memory one."""
+    return resolve_dask_cv(cv, data, classifier=classification)
+
+
+def _row_indices(rows, m, name):
+    idx = np.asarray(rows)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu" or idx.size == 0:
+        raise ValueError(f"{name} must be a method name or a non-empty 1-D array of training-row indices")
+    if idx.min() < 0 or idx.max() >= m:
+        raise ValueError(f"{name} row indices must be in [0, {m}); got {idx.min()}..{idx.max()}")
+    return idx.astype(np.intp)
+
+
+def _needs_memory(name, value, allowed):
+    return ValueError(
+        f"{name}={value!r} needs all rows in memory; on Dask input use {allowed}, training-row indices"
+        + (" or points" if "renyi" in allowed else "")
+        + " (for instance selected on a sample that fits in memory)"
+    )
+
+
+# -------------------------------------------------------------- Nyström
+def nystrom_columns(data, kernel, sampling, n_components, random_state):
+    """Sampled columns of Dask data: the rows and their indices, as
+    :func:`lssvm.basis.nystrom_columns` draws them in memory ("random":
+    the same ``choice`` call; or given row indices)."""
+    m = data.n_samples
+    rng = check_random_state(random_state)
+    if isinstance(sampling, str):
+        if sampling != "random":
+            raise _needs_memory("basis", sampling, "basis='random'")
+        c = default_n_basis(m) if n_components is None else count_or_fraction("n_basis", n_components, 0.1, m)
+        idx = np.sort(rng.choice(m, c, replace=False))
+    else:
+        idx = _row_indices(sampling, m, "basis")
+    Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
+    return Z, idx
+
+
+def nystrom_context(Z, kernel, rank, rcond, classes, n_features):
+    """The :class:`BlockContext` whose whitened rows are the Nyström features."""
+    W = kernel(Z, Z)
+    proj = nystrom_projection(W, rank, rcond)
+    return BlockContext(Z, kernel, proj, "eigh", np.ascontiguousarray(proj), W.mean(axis=0), classes, n_features)
+
+
+def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
+    """Train the Nyström model on Dask data: one pass.
+
+    Parameters
+    ----------
+    data : RowData
+    kernel : lssvm.kernels.Kernel
+    columns : tuple (Z, indices)
+        From :func:`nystrom_columns`.
+    rank : int
+        k, columns kept.
+    rcond : float
+    classes : ndarray, optional
+
+    Returns
+    -------
+    DaskSparseFit
+        Its ``solution.coef(alpha)`` gives the low-rank predictor's
+        coefficients on the columns; ``loo_sums``, ``cross_validate``
+        (with ``basis_in_holdout="keep"``) its exact CV.
+    """
+    Z, idx = columns
+    ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
+    total = total_moments(moments_pass(data, ctx))
+    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
+
+
+# ------------------------------------------------------------ fixed size
+def class_labels(y):
+    """Sorted distinct labels of a Dask array or Series (one pass)."""
+    arr = y.to_dask_array(lengths=True) if hasattr(y, "to_dask_array") else y
+    return np.unique(run_pass("counting classes", da.unique(arr.ravel())))
+
+
+def _pool_size(n_prototypes, m):
+    if n_prototypes is None:
+        return min(m, default_n_basis(m))
+    return count_or_fraction("n_basis", n_prototypes, None, m)
+
+
+def prototype_pool(data, kernel, method, n_prototypes, rng):
+    """The fixed-size prototype pool of Dask data (Z, indices or None), drawn
+    as in memory (see the module notes); near-duplicates are dropped."""
+    m = data.n_samples
+    if isinstance(method, str):
+        if method not in ("random", "renyi"):
+            raise _needs_memory("basis", method, "basis='random' or 'renyi'")
+        M = _pool_size(n_prototypes, m)
+        if method == "random":
+            Z, idx = draw_basis(data, "random", M, rng)
+        else:
+            Zp, pool = draw_basis(data, "random", min(m, RENYI_POOL_FACTOR * M), rng)
+            sel = renyi_entropy_selection(Zp, M, kernel, random_state=rng).indices
+            Z, idx = Zp[sel], pool[sel]
+    elif np.ndim(method) == 1:
+        idx = _row_indices(method, m, "basis")
+        Z = take_rows(data.X, idx)
+    else:
+        Z, idx = draw_basis(data, method, None, None)
+    return drop_near_duplicates(Z, kernel, idx, what="prototype", stacklevel=4)
+
+
+class _Shape:
+    def __init__(self, n_features):
+        self.n_features = n_features
+
+
+def block_gram_sums(X, y, folds, row0, Z, kernel, classes):
+    """:class:`GramSums` of one row block, split by fold (dict fold -> sums).
+
+    Notes
+    -----
+    Per row: the kernel row O(M d) and its share of the SYRK, (M + 1)^2.
+    Memory O(SUB_ROWS M) beyond the block.
+    """
+    with serial_region():
+        if np.shape(X)[0] == 0:
+            return {}
+        X = check_block(X, _Shape(Z.shape[1]), row0)
+        Y = code_targets(y, classes, row0)
+        f = np.zeros(X.shape[0], dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64).ravel()
+        out = {}
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            K = kernel(X[sl], Z)
+            fs = f[sl]
+            for fold in np.unique(fs):
+                sel = fs == fold
+                sums = GramSums.of_rows(K if sel.all() else K[sel], Y[sl][sel])
+                out[int(fold)] = out[int(fold)] + sums if int(fold) in out else sums
+        return out
+
+
+def _task_gram(x, y, g, row0, Z, kernel, classes, spec):
+    folds = None if spec is None else spec.block_folds(row0, x.shape[0], g)
+    return block_gram_sums(x, y, folds, row0, Z, kernel, classes)
+
+
+def gram_pass(data, Z, kernel, classes=None, folds=None, label="training pass"):
+    """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass
+    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None)."""
+    rows = data if folds is None else folds.data  # with the groups the assignment reads
+    z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(None if folds is None else folds.spec)
+    parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in rows.blocks()]
+    return run_pass(label, tree_reduce(parts, merge_moments))
+
+
+def _task_path_errors(x, y, g, row0, Z, kernel, classes, spec, paths, n_alphas, n_sizes):
+    with serial_region():
+        v = len(next(iter(paths.values()))) // n_alphas
+        out = {"sse": np.zeros((n_alphas, v, len(paths), n_sizes))}
+        out["wrong"] = out["sse"].copy()
+        if np.shape(x)[0] == 0:
+            return out
+        X = check_block(x, _Shape(Z.shape[1]), row0)
+        Y = code_targets(y, classes, row0)
+        f = spec.block_folds(row0, X.shape[0], g)
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            part = block_path_errors(kernel(X[sl], Z), Y[sl], f[sl], paths, n_alphas, n_sizes)
+            out["sse"] += part["sse"]
+            out["wrong"] += part["wrong"]
+        return out
+
+
+def path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes, label="cross-validation pass 2/2"):
+    """Summed :func:`lssvm.cv.fixed_size.block_path_errors` of all rows: one
+    pass, each row predicted by its fold's SCDP path (every model size)."""
+    z, k, c, s, p = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared(paths)
+    parts = [dask.delayed(_task_path_errors, pure=True)(x, y, g, r0, z, k, c, s, p, n_alphas, n_sizes)
+             for x, y, g, r0 in folds.data.blocks()]
+    return run_pass(label, tree_reduce(parts, _add_errors))
+
+
+def _add_errors(*parts):
+    return {key: sum(p[key] for p in parts) for key in parts[0]}
+
+
+def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"):
+    """The rows of a fixed-size fit as sums (:class:`SummedRows`): one pass,
+    split by ``folds`` if given."""
+    sums = gram_pass(data, Z, kernel, classes, folds, label)
+    total = total_moments(sums)
+    fold_sums = None
+    if folds is not None:
+        empty = GramSums(np.zeros_like(total.gram), np.zeros_like(total.rhs), np.zeros_like(total.yy), 0)
+        fold_sums = [sums.get(f, empty) for f in range(folds.spec.n_folds)]
+    def path_errors(paths, n_alphas, n_sizes):
+        return path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes)
+
+    return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
+
+
+def rows_for(Z, idx, kernel):
+    """Near-duplicate-free subset (at ``kernel``) of drawn rows ``(Z, idx)``."""
+    keep = near_duplicate_free(Z, kernel)
+    return Z[keep], (None if idx is None else idx[keep])
