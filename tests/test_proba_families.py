@@ -242,3 +242,13 @@ def cli_main():
     from lssvm.cli.main import cli
 
     return cli
+
+
+@pytest.mark.parametrize("family", list(MODELS))
+def test_a_dask_fit_has_no_probabilities_and_says_so(rng, family):
+    da = pytest.importorskip("dask.array")
+    X, y = blobs(rng)
+    est = MODELS[family](calibration="sigmoid").fit(X, y)  # in memory first: its maps must not survive
+    est.fit(da.from_array(X, chunks=36), da.from_array(y, chunks=36))
+    with pytest.raises(ValueError, match="not available for a model fitted on Dask"):
+        est.predict_proba(X)

@@ -29,6 +29,7 @@ __all__ = [
     "calibration_maps",
     "fit_platt",
     "signature_with",
+    "with_calibration",
 ]
 
 CALIBRATIONS = ("sigmoid", "isotonic")
@@ -70,13 +71,35 @@ CALIBRATION_DOC = """    calibration : {None, "sigmoid", "isotonic"}, default=No
         Map from decision value to probability for ``predict_proba``:
         Platt's sigmoid or isotonic regression (scikit-learn's), one per
         one-vs-rest output, fitted on the model's own out-of-sample decision
-        values (no refit).  None: no ``predict_proba`` (as
+        values.  None: no ``predict_proba`` (as
         ``SVC(probability=False)``; calibrated probabilities may disagree
         with ``predict`` near the boundary).
     calibration_cv : None, int or scikit-learn splitter, default=None
-        Where those decision values come from: None the model's own exact
-        CV (see the family), else the exact out-of-fold values of these folds.
+        Where those decision values come from: None
+        CV_TEXT;
+        else the out-of-fold values of these folds, computed the same way.
 """
+
+
+def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
+    """Class decorator: ``calibration`` and ``calibration_cv`` appended to the
+    inherited constructor (:func:`calibrated_init`), to the parameter
+    constraints, and to the docstring (:data:`CALIBRATION_DOC` before
+    ``before``, ``cv_text`` saying where ``calibration_cv=None`` takes its
+    values; with ``attribute``, ``calibrators_`` after ``classes_``)."""
+
+    def decorate(cls):
+        cls._parameter_constraints = {**cls._parameter_constraints, **CALIBRATION_PARAMS}
+        cls.__init__ = calibrated_init(cls.__init__)
+        doc = cls.__doc__.replace(before, CALIBRATION_DOC.replace("CV_TEXT", cv_text) + before, 1)
+        if attribute:
+            classes = "    classes_ : ndarray of shape (n_classes,)\n"
+            doc = doc.replace(classes, classes + "    calibrators_ : list or None\n        One calibration map per "
+                              "one-vs-rest output (one for two classes); None without ``calibration``.\n", 1)
+        cls.__doc__ = doc
+        return cls
+
+    return decorate
 
 
 def fit_platt(f, t):
@@ -196,7 +219,7 @@ class ProbaMixin:
         return self.cv_decision_function(self.calibration_cv)
 
     def _fit_calibration(self, *args):
-        """Calibrators on :meth:`_calibration_decisions` (``args`` passed on); no refit."""
+        """Calibrators on :meth:`_calibration_decisions` (``args`` passed on); no refit.  Returns self."""
         try:
             F = None if self.calibration is None else self._calibration_decisions(*args)
         except ValueError as exc:
@@ -211,6 +234,7 @@ class ProbaMixin:
         # calibration=None: no predict_proba; None decision values: it says why (Dask)
         self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, self._codes,
                                                                      self.classes_.size)
+        return self
 
     @available_if(_calibrated)
     def predict_proba(self, X):

@@ -33,9 +33,9 @@ from ..cv import resolve_folds
 from ..cv.fixed_size import scdp_seed
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
-from ._calibration import ProbaMixin
+from ._calibration import ProbaMixin, with_calibration
 
-__all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_fold_decisions"]
+__all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_fold_decisions", "with_calibration"]
 
 #: Folds of the fixed-size calibration when neither ``calibration_cv`` nor ``cv`` gives any.
 DEFAULT_CALIBRATION_FOLDS = 10

@@ -13,7 +13,7 @@ from .._labels import encode_classes
 from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
-from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, SearchProbaMixin, calibrated_init
+from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -120,16 +120,15 @@ class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
     _estimator_class = FixedSizeLSSVR
 
 
+@with_calibration("the refitted model's v-fold values (see :class:`lssvm.FixedSizeLSSVC`)", "\n    Other Parameters", False)
 class FixedSizeLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
     __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and model size.  With more than two
     classes the criterion is the MSE of the coded outputs.
-""" + _FIXED_DOC.replace("\n    Other Parameters", CALIBRATION_DOC + "\n    Other Parameters", 1) + """    classes_ : ndarray of shape (n_classes,)
+""" + _FIXED_DOC + """    classes_ : ndarray of shape (n_classes,)
 """
 
     _estimator_class = FixedSizeLSSVC
-    _parameter_constraints = {**_FixedSizeSearchCV._parameter_constraints, **CALIBRATION_PARAMS}
-    __init__ = calibrated_init(_FixedSizeSearchCV.__init__)
 
     def _n_classes(self, y):
         if is_dask_collection(y):  # one pass; the labels are checked when the criterion counts them
@@ -228,12 +227,11 @@ class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
     _estimator_class = NystromLSSVR
 
 
+@with_calibration("the refitted model's exact LOO (see :class:`lssvm.NystromLSSVC`)", "\n    Other Parameters", False)
 class NystromLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
     __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
     hyper-parameter selection on the approximate model's exact CV.
-""" + _NYSTROM_DOC.replace("\n    Other Parameters", CALIBRATION_DOC + "\n    Other Parameters", 1) + """    classes_ : ndarray of shape (n_classes,)
+""" + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)
 """
 
     _estimator_class = NystromLSSVC
-    _parameter_constraints = {**_NystromSearchCV._parameter_constraints, **CALIBRATION_PARAMS}
-    __init__ = calibrated_init(_NystromSearchCV.__init__)

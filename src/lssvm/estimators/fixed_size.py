@@ -29,11 +29,10 @@ from ..exceptions import NumericalWarning
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
-from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, calibrated_init
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
-from ._family_calibration import FixedSizeProbaMixin
+from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
@@ -436,6 +435,8 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         return F[:, 0] if self._single_output else F
 
 
+@with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
+                  "the downdated system to the fitted size (no LOO formula holds for SCDP)")
 class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
@@ -448,12 +449,8 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
     choice) unless ``scoring="error_rate"`` (two classes only).
     """
         + _PARAMS_DOC
-        + CALIBRATION_DOC.replace("the model's own exact\n        CV (see the family)", "the v-fold values\n        of ``cv``'s folds")
         + _ATTRS_DOC
         + """    classes_ : ndarray of shape (n_classes,)
-    calibrators_ : list or None
-        One calibration map per one-vs-rest output (one for two classes);
-        None without ``calibration``.
 
     Notes
     -----
@@ -469,17 +466,13 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
     """
     )
 
-    _parameter_constraints = {**_BaseFixedSizeLSSVM._parameter_constraints, **CALIBRATION_PARAMS}
-    __init__ = calibrated_init(_BaseFixedSizeLSSVM.__init__)
-
     @property
     def _single_output(self):
         return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
-        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``
-        (and ``calibration_cv``).
+        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv`` or ``calibration_cv``.
 
         Parameters
         ----------
@@ -492,6 +485,7 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
         self
         """
         if is_dask_collection(X) or is_dask_collection(y):
+            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
             return self._fit_dask(X, y, groups, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
@@ -501,6 +495,4 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
                 "its own size; use scoring='mse'"
             )
         self._codes = codes
-        self._fit_targets(X, Y, groups, codes)
-        self._fit_calibration(X, Y, groups)  # v-fold decision values (_family_calibration)
-        return self
+        return self._fit_targets(X, Y, groups, codes)._fit_calibration(X, Y, groups)  # v-fold decision values

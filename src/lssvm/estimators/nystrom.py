@@ -28,11 +28,10 @@ from ..exceptions import NumericalWarning
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
-from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, calibrated_init
 from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
-from ._family_calibration import NystromProbaMixin
+from ._family_calibration import NystromProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
 from ._nystrom_dask import NystromDaskMixin
@@ -446,16 +445,11 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
         return tags
 
 
+@with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
 class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
     (Ding & Liao 2012): labels coded +1/-1 (one-vs-rest for more classes).
-""" + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n    calibrators_ : list or None\n\n"
-                   "    Notes\n", 1).replace(
-        "\n    Attributes\n", CALIBRATION_DOC.replace("model's own exact\n        CV (see the family)",
-                                                    "model's exact\n        leave-one-out values") + "\n    Attributes\n", 1)
-
-    _parameter_constraints = {**_BaseNystromLSSVM._parameter_constraints, **CALIBRATION_PARAMS}
-    __init__ = calibrated_init(_BaseNystromLSSVM.__init__)
+""" + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
 
     @property
     def _single_output(self):
@@ -469,9 +463,8 @@ class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _Ba
         """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
         are trained block by block (low-rank predictor)."""
         if is_dask_collection(X) or is_dask_collection(y):
+            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
             return self._fit_dask(X, y, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
-        self._fit_targets(X, Y)
-        self._fit_calibration()  # exact LOO / k-fold decision values (_family_calibration)
-        return self
+        return self._fit_targets(X, Y)._fit_calibration()  # exact LOO / k-fold decision values

@@ -31,7 +31,7 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
-from ._calibration import CALIBRATION_DOC, CALIBRATION_PARAMS, SearchProbaMixin, calibrated_init
+from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
@@ -474,15 +474,14 @@ class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     _estimator_class = SparseLSSVR
 
 
+@with_calibration("the refitted model's exact LOO (see :class:`lssvm.SparseLSSVC`)", "\n    Other Parameters", False)
 class SparseLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM classification with built-in hyper-parameter selection
     (labels coded +1/-1, one-vs-rest for more classes).
-""" + _SPARSE_DOC.replace("\n    Other Parameters", CALIBRATION_DOC + "\n    Other Parameters", 1) + """    classes_ : ndarray of shape (n_classes,)
+""" + _SPARSE_DOC + """    classes_ : ndarray of shape (n_classes,)
 """
 
     _estimator_class = SparseLSSVC
-    _parameter_constraints = {**SPARSE_SEARCH_PARAMS, **CALIBRATION_PARAMS}
-    __init__ = calibrated_init(_SparseSearchCV.__init__)
 
 
 # The fixed-size and Nyström searches live in family_search_cv (module size);
