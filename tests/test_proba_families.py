@@ -13,6 +13,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lssvm import (
     FixedSizeLSSVC,
@@ -252,3 +253,15 @@ def test_a_dask_fit_has_no_probabilities_and_says_so(rng, family):
     est.fit(da.from_array(X, chunks=36), da.from_array(y, chunks=36))
     with pytest.raises(ValueError, match="not available for a model fitted on Dask"):
         est.predict_proba(X)
+
+
+# calibrated probabilities need not peak where the decision values do (as SVC(probability=True))
+_ARGMAX = {"check_classifiers_train": "argmax of predict_proba may differ from predict near the boundary"}
+
+
+@pytest.mark.slow
+@parametrize_with_checks([FixedSizeLSSVC(calibration="sigmoid", n_basis=10, cv=3),
+                          NystromLSSVC(calibration="isotonic", calibration_cv=3)],
+                         expected_failed_checks=lambda est: _ARGMAX)
+def test_calibrated_families_pass_scikit_learn_checks(estimator, check):
+    check(estimator)
