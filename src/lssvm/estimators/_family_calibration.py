@@ -14,9 +14,10 @@ decision values their probability maps are fitted on
   O(h M^2)); SCDP grows it from the same pool to the fitted model's size
   (``model_size_``, per output), or ``solver="direct"`` solves it with all
   prototypes, and the fold model predicts its held-out rows.  That is one
-  SCDP run per fold, no more than the size selection already made (whose
-  runs go on to the stopping rule): the fit costs at most about twice as
-  much with ``calibration`` set.  The folds are ``calibration_cv``, else the
+  SCDP run per fold, no longer than the size selection's (whose runs go on
+  to the stopping rule), plus the kernel and Gram terms again (the fit does
+  not keep them): about twice the fit's work; 3-5x the time of sub-second
+  fits, where fixed costs dominate (``benchmarks/proba_families.py``).  The folds are ``calibration_cv``, else the
   estimator's own ``cv`` (the folds that chose the size), else
   ``StratifiedKFold(10)``.  SCDPP (``solver="scdpp"``) draws its fold
   candidates from a seed of its own (the fit's draw is not kept), so its
