@@ -9,6 +9,8 @@ one SYRK), which on these well-conditioned problems (cond(K_BB) < 1e6,
 alpha >= 1e-2) stays near 1e-13; a wrong formula is off by 1e-3 or more.
 """
 
+import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -234,7 +236,12 @@ def test_numpy_path_does_not_import_dask(tmp_path):
         SparseLSSVR(basis="random", n_basis=10).fit(X, X[:, 0]).cv_error(5)
         assert "dask" not in sys.modules, "dask was imported"
     """)
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
+    # the child imports lssvm from where this process did (a relative PYTHONPATH=src would not resolve in tmp_path)
+    import lssvm
+
+    src = str(pathlib.Path(lssvm.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path, env=env)
 
 
 # ----------------------------------------------------- moments algebra

@@ -14,6 +14,7 @@ by 1e-4 or more.
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 
 from conftest import rel_err
@@ -219,6 +220,8 @@ def test_what_needs_all_rows_is_refused_clearly(rng):
     est = NystromLSSVR(gamma=1.0, n_basis=10, random_state=0).fit(Xd, yd)
     with pytest.raises(ValueError, match="fitted on Dask input"):
         est.kernel_error()
+    with pytest.raises(NotFittedError, match="fitted on Dask input"):
+        est.predict_interval(X[:3])
 
 
 # ---------------------------------------------------- distributed cluster
@@ -258,8 +261,9 @@ def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, ext
     out = tmp_path / "m.npz"
     res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "t", "--model", model,
                                    "--chunk-rows", "150", "--gammas", "2,5,10", "--alphas", "0.1:10:3", *extra,
-                                   "-o", str(out), "--no-report"])
+                                   "-o", str(out), "--report", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
+    assert (tmp_path / "rep" / "index.html").exists() and not (tmp_path / "rep" / "out_of_fold.png").exists()
     assert "pass       training pass" in res.output
     # the same search in memory on the standardised inputs (random prototypes; --cv 4 is KFold(4) in both)
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)

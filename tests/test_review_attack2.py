@@ -36,13 +36,14 @@ def test_search_takes_an_ard_width_vector(name):
     np.testing.assert_array_equal(est.best_estimator_.gamma_, ARD_GAMMA)
 
 
-def test_dask_fit_takes_an_ard_width_vector():
-    # was: the same comparison in the Dask fit path
+@pytest.mark.parametrize("name", ["SparseLSSVR", "FixedSizeLSSVR", "NystromLSSVR"])
+def test_dask_fit_takes_an_ard_width_vector(name):
+    # was: the same comparison in the Dask fit paths of all three families
     da = pytest.importorskip("dask.array")
     X, y, _ = _data()
     kw = dict(kernel="ard", gamma=ARD_GAMMA, alpha=0.1, basis="random", n_basis=10, random_state=0)
-    lazy = E.SparseLSSVR(**kw).fit(da.from_array(X, chunks=13), da.from_array(y, chunks=13))
-    mem = E.SparseLSSVR(**kw).fit(X, y)
+    lazy = getattr(E, name)(**kw).fit(da.from_array(X, chunks=13), da.from_array(y, chunks=13))
+    mem = getattr(E, name)(**kw).fit(X, y)
     np.testing.assert_allclose(lazy.predict(X), mem.predict(X), rtol=1e-8, atol=1e-10)
 
 
@@ -59,3 +60,53 @@ def test_dask_cv_error_with_a_basis_given_as_points_matches_memory():
     mem = E.SparseLSSVR(**kw).fit(X, y).cv_error(5)
     lazy = E.SparseLSSVR(**kw).fit(da.from_array(X, chunks=37), da.from_array(y, chunks=37)).cv_error(5)
     assert lazy == pytest.approx(mem, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["SparseLSSVR", "SparseLSSVC", "NystromLSSVR", "NystromLSSVC"])
+def test_cv_error_with_groups_in_its_old_position_says_so(name):
+    # was: groups as the third positional argument (before the rename) became scoring and the
+    # error printed the whole array; a fourth positional raised Python's bare count error
+    X, y, yc = _data()
+    est = getattr(E, name)(gamma=1.0, alpha=0.1, basis="random", n_basis=10, random_state=0)
+    est.fit(X, yc if "SVC" in name else y)
+    groups = np.arange(len(X)) % 4
+    with pytest.raises(ValueError, match="groups=... by keyword"):
+        est.cv_error(5, None, groups)
+    with pytest.raises(TypeError, match="by keyword"):
+        est.cv_error(5, None, groups, "keep")
+    assert est.cv_error(5, None, None, groups=groups) == est.cv_error(5, groups=groups)
+
+
+@pytest.mark.parametrize("name", E.__all__)
+def test_n_jobs_zero_is_refused_before_fit(name):
+    # was: n_jobs=0 refused only by the in-memory fit's thread scope, so a Dask fit took it
+    with pytest.raises(ValueError, match="n_jobs"):
+        getattr(E, name)(n_jobs=0)._validate_params()
+
+
+def test_dask_fit_refuses_n_jobs_zero_and_cv_true_as_memory_does():
+    # was: n_jobs=0 accepted on Dask; cv_error(True) raised "'bool' object is not iterable"
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _data()
+    lazy_X, lazy_y = da.from_array(X, chunks=13), da.from_array(y, chunks=13)
+    kw = dict(gamma=1.0, alpha=0.1, basis="random", n_basis=10, random_state=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        E.SparseLSSVR(n_jobs=0, **kw).fit(lazy_X, lazy_y)
+    lazy = E.SparseLSSVR(**kw).fit(lazy_X, lazy_y)
+    mem = E.SparseLSSVR(**kw).fit(X, y)
+    for est in (mem, lazy):
+        with pytest.raises(ValueError, match="cv must be an int, a scikit-learn splitter"):
+            est.cv_error(True)
+
+
+@pytest.mark.parametrize("command", ["fit", "select"])
+@pytest.mark.parametrize("old", ["--n-prototypes", "--n-components"])
+def test_cli_old_size_options_name_the_new_one(command, old):
+    # was: click's bare "No such option: --n-components" (the Python API names n_basis)
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+
+    result = CliRunner().invoke(cli, [command, "motorcycle", old, "20"])
+    assert result.exit_code == 2
+    assert "renamed --n-basis" in result.output and "--n-basis 20" in result.output

@@ -49,6 +49,8 @@ def out_of_fold(search):
     pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
     classifier = hasattr(best, "classes_")
     if hasattr(best, "cv_residuals"):  # Nyström (it has basis_vectors_ and factorization_ too)
+        if best.factorization_ is None:  # fitted on Dask: no per-row arrays
+            return None
         Y = best.factorization_.Y
         F = Y - np.reshape(best.cv_residuals("loo" if pairs is None else pairs, alpha=alpha), Y.shape)
     elif hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse

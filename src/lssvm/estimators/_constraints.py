@@ -70,7 +70,8 @@ KERNEL_PARAMS = {
     "normalize_kernel": ["boolean"],
     "random_state": ["random_state"],
     "block_size": [COUNT],
-    "n_jobs": [Number(Integral, None, None, closed="neither"), None],
+    # not 0 (as check_n_jobs): the table catches it before any fit path, Dask's included
+    "n_jobs": [Number(Integral, None, -1, closed="right"), COUNT, None],
 }
 
 #: The sparse LS-SVMs' own (``SparseLSSVR``, ``SparseLSSVC``).

@@ -206,8 +206,8 @@ class RefitIntervalMixin:
             Y = getattr(getattr(self, "factorization_", None), "Y", None)
         if X is None or Y is None:
             raise NotFittedError(
-                "this model keeps no training data (it was loaded from a file); fit it on the training data "
-                "to get prediction intervals"
+                "this model keeps no training data (it was loaded from a file, or fitted on Dask input, whose "
+                "rows stay out of memory); fit it on the training data in memory to get prediction intervals"
             )
         return X, Y
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sklearn.base import is_classifier
 
 from ..kernels import resolve_gamma
+from ._scale import is_scale
 
 __all__ = ["NystromDaskMixin"]
 
@@ -27,8 +28,9 @@ class NystromDaskMixin:
             raise ValueError(f"predictor={self.predictor!r} needs every training row and its dual coefficient in "
                              "memory; on Dask input use predictor='low-rank' (the model the CV methods score)")
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
-        kernel = self._kernel_for(data.X if self.gamma == "scale" else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
         classes = dask_backend.count_classes(data) if classification else None
         Z, S = fam.nystrom_columns(data, kernel, self.basis, self.n_basis, self.random_state)
         fit = fam.fit_nystrom(data, kernel, (Z, S), self._rank_for(S.size), float(self.rcond), classes)

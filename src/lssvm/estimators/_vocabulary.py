@@ -117,9 +117,12 @@ def check_scoring_name(estimator, scoring, allowed):
     if scoring is None:
         return allowed[0]
     if not (isinstance(scoring, str) and scoring in allowed):
+        hint = "" if isinstance(scoring, str) else (
+            " (before lssvm 1.0 the third positional argument was groups: pass groups=... by keyword)")
+        got = repr(scoring) if isinstance(scoring, str) else f"a {type(scoring).__name__}"
         raise ValueError(
             f"{type(estimator).__name__}.cv_error: scoring must be one of {', '.join(map(repr, allowed))} "
-            f"or None (meaning {allowed[0]!r}); got {scoring!r}"
+            f"or None (meaning {allowed[0]!r}); got {got}{hint}"
         )
     return scoring
 
@@ -131,6 +134,12 @@ def renamed_keywords(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         _raise_renamed(f"{type(self).__name__}.{method.__name__}", kwargs, RENAMED_KEYWORDS, "keyword(s)")
+        if method.__name__ == "cv_error" and len(args) > 3:
+            raise TypeError(
+                f"{type(self).__name__}.cv_error takes (cv, alpha, scoring) by position; got {len(args)} "
+                "positional arguments: pass groups=... and basis_in_holdout=... by keyword (before lssvm 1.0 "
+                "they came third and fourth)"
+            )
         return method(self, *args, **kwargs)
 
     return wrapper

@@ -35,6 +35,7 @@ from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
+from ._scale import is_scale
 from ._validation import validate_input
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
@@ -251,8 +252,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         from ..backends.dask import families as fam
 
         data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
-        kernel = self._kernel_for(data.X if self.gamma == "scale" else None)
-        self.gamma_ = resolve_gamma(self.gamma, data.X if self.gamma == "scale" else None)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
         if classification:
             self.classes_ = dask_backend.count_classes(data)
             if self._scoring == "error_rate" and self.classes_.size > 2:

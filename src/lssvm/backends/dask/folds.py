@@ -71,7 +71,12 @@ def fold_spec(cv, data, y_labels=None, classifier=False):
         g = None if data.groups is None else data.groups.compute()
         pairs = cv.split(np.zeros((m, 0)), y, g)
     else:
-        pairs = cv
+        try:
+            pairs = iter(cv)
+        except TypeError:  # the in-memory message (lssvm.cv.resolve_folds)
+            raise ValueError(
+                f"cv must be an int, a scikit-learn splitter or an iterable of (train, test) pairs; got {cv!r}"
+            ) from None
     return FoldSpec.from_test_sets((test for _, test in pairs), m)
 
 
