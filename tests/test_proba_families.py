@@ -265,3 +265,11 @@ _ARGMAX = {"check_classifiers_train": "argmax of predict_proba may differ from p
                          expected_failed_checks=lambda est: _ARGMAX)
 def test_calibrated_families_pass_scikit_learn_checks(estimator, check):
     check(estimator)
+
+
+def test_gradient_search_refit_is_calibrated(rng):
+    X, y = blobs(rng)
+    search = SparseLSSVCCV(search="gradient", basis="random", n_basis=12, random_state=0, gamma=0.5,
+                           calibration="sigmoid").fit(X, y)
+    assert search.best_estimator_.calibration == "sigmoid"
+    np.testing.assert_allclose(search.predict_proba(X).sum(axis=1), 1.0)
