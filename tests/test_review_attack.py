@@ -221,10 +221,6 @@ def test_cv_plus_keep_matches_explicit_fold_refits():
     np.testing.assert_allclose(got, np.c_[lo, hi], atol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "SparseLSSVCCV takes no calibration=, so a classifier chosen by the search (and `lssvm select`) has no "
-    "predict_proba; `lssvm predict --proba` then says to refit with `lssvm fit`. Needs calibration passed "
-    "through the search's refit and stored in the model file: not a small change"))
 def test_search_classifier_can_be_calibrated():
     from lssvm import SparseLSSVCCV
 

@@ -41,7 +41,8 @@ def uncertainty_columns(out, model, X, interval, proba):
             if not hasattr(est, "classes_"):
                 raise ValueError("--proba is for classifiers; use --interval for regression models")
             if not hasattr(est, "predict_proba"):
-                raise ValueError("this classifier was saved without a calibration; refit it with 'lssvm fit'")
+                raise ValueError("this classifier was saved without a calibration; refit it with 'lssvm fit' "
+                                 "or 'lssvm select --calibration sigmoid'")
             P = est.predict_proba(X)
             for j, c in enumerate(est.classes_):
                 out[f"proba_{c}"] = P[:, j]

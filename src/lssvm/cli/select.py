@@ -106,6 +106,9 @@ def _results_table(search, top):
 @click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
 @click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
               help="Criterion; default error_rate for classification, mse for regression.")
+@click.option("--calibration", type=click.Choice(["sigmoid", "isotonic"]), default=None,
+              help="Classification: calibrate class probabilities on the best model's exact out-of-sample "
+                   "decision values (no extra training), so that the saved model serves 'lssvm predict --proba'.")
 @click.option("--max-evaluations", type=int, default=30, show_default=True,
               help="Criterion calls of nelder-mead (and of each csa stage).")
 @basis_options
@@ -125,7 +128,8 @@ def _results_table(search, top):
                    "basis, prototypes or columns; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
-           normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, max_evaluations, basis, n_basis,
+           normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
+           n_basis,
            random_state, test_data, test_size, top, output, report_dir, no_report,
            chunk_rows, verbose):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
@@ -140,6 +144,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
         if isinstance(categorical, list):
             raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
+        if calibration is not None:
+            raise click.BadParameter("--calibration needs the rows in memory (the decision values of "
+                                     "held-out rows); leave out --chunk-rows", param_hint="--calibration")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
     else:
@@ -188,11 +195,16 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             n_rows, target_name = Xs.shape[0], y.name
             y = y.to_numpy()
         cls = MODELS[model_kind][task == "classification"]
+        if calibration is not None and task != "classification":
+            raise ValueError("--calibration is for classification (class probabilities); this task is "
+                             f"{task}: leave it out (prediction intervals: 'lssvm predict --interval')")
         params = dict(kernel=kernel, alphas=alpha_path, cv=cv, search=search, scoring=scoring,
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
+        if calibration is not None:
+            params["calibration"] = calibration  # the refit calibrates: saved for 'lssvm predict --proba'
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
         n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine

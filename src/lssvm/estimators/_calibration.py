@@ -1,5 +1,6 @@
-"""Class probabilities for the sparse classifiers, calibrated on the exact
-leave-one-out (or k-fold) decision values: no extra training.
+"""Class probabilities for every classifier (sparse, fixed-size, Nyström and
+their ``*CV`` searches), calibrated on each model's exact leave-one-out (or
+k-fold) decision values: no extra training of the model itself.
 
 Platt's sigmoid is hand-written (scikit-learn keeps its own private); the
 isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
@@ -13,11 +14,31 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["CALIBRATIONS", "CalibrationMap", "ProbaMixin", "fit_platt", "signature_with"]
+__all__ = [
+    "CALIBRATIONS",
+    "CALIBRATION_DOC",
+    "CALIBRATION_PARAMS",
+    "CalibrationMap",
+    "ProbaMixin",
+    "SearchProbaMixin",
+    "calibrated_init",
+    "calibration_maps",
+    "fit_platt",
+    "signature_with",
+    "with_calibration",
+]
 
 CALIBRATIONS = ("sigmoid", "isotonic")
+
+#: ``_parameter_constraints`` of the two calibration parameters.
+CALIBRATION_PARAMS = {
+    "calibration": [StrOptions(set(CALIBRATIONS)), None],
+    "calibration_cv": ["cv_object"],
+}
 
 
 def signature_with(init, **extra):
@@ -29,6 +50,56 @@ def signature_with(init, **extra):
     params = list(sig.parameters.values())
     params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in extra.items()]
     return sig.replace(parameters=params)
+
+
+def calibrated_init(base_init):
+    """``base_init`` plus the keyword-only ``calibration=None`` and
+    ``calibration_cv=None``, with the signature scikit-learn reads
+    (:func:`signature_with`)."""
+
+    def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
+        base_init(self, *args, **kwargs)
+        self.calibration = calibration
+        self.calibration_cv = calibration_cv
+
+    __init__.__signature__ = signature_with(base_init, calibration=None, calibration_cv=None)
+    return __init__
+
+
+#: The two parameters in a numpydoc Parameters section.
+CALIBRATION_DOC = """    calibration : {None, "sigmoid", "isotonic"}, default=None
+        Map from decision value to probability for ``predict_proba``:
+        Platt's sigmoid or isotonic regression (scikit-learn's), one per
+        one-vs-rest output, fitted on the model's own out-of-sample decision
+        values.  None: no ``predict_proba`` (as
+        ``SVC(probability=False)``; calibrated probabilities may disagree
+        with ``predict`` near the boundary).
+    calibration_cv : None, int or scikit-learn splitter, default=None
+        Where those decision values come from: None
+        CV_TEXT;
+        else the out-of-fold values of these folds, computed the same way.
+"""
+
+
+def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
+    """Class decorator: ``calibration`` and ``calibration_cv`` appended to the
+    inherited constructor (:func:`calibrated_init`), to the parameter
+    constraints, and to the docstring (:data:`CALIBRATION_DOC` before
+    ``before``, ``cv_text`` saying where ``calibration_cv=None`` takes its
+    values; with ``attribute``, ``calibrators_`` after ``classes_``)."""
+
+    def decorate(cls):
+        cls._parameter_constraints = {**cls._parameter_constraints, **CALIBRATION_PARAMS}
+        cls.__init__ = calibrated_init(cls.__init__)
+        doc = cls.__doc__.replace(before, CALIBRATION_DOC.replace("CV_TEXT", cv_text) + before, 1)
+        if attribute:
+            classes = "    classes_ : ndarray of shape (n_classes,)\n"
+            doc = doc.replace(classes, classes + "    calibrators_ : list or None\n        One calibration map per "
+                              "one-vs-rest output (one for two classes); None without ``calibration``.\n", 1)
+        cls.__doc__ = doc
+        return cls
+
+    return decorate
 
 
 def fit_platt(f, t):
@@ -104,29 +175,66 @@ def _calibrated(est):
     return True
 
 
-class ProbaMixin:
-    """``predict_proba`` for :class:`SparseLSSVC` (a mixin; needs its
-    ``classes_``, ``calibration``, ``calibration_cv`` and CV methods)."""
+def calibration_maps(method, F, codes, n_classes):
+    """One :class:`CalibrationMap` per one-vs-rest output (one for two
+    classes), fitted on out-of-sample decision values.
 
-    def _fit_calibration(self):
-        """Calibrators on the out-of-sample decision values of the fitted
-        alpha: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
-        the exact k-fold ``cv_decision_function(calibration_cv)``."""
-        if self.calibration is None or not self._engine.rows_in_memory:
-            self.calibrators_ = None  # no predict_proba, or it says why (Dask)
-            return
+    Parameters
+    ----------
+    method : {"sigmoid", "isotonic"}
+    F : ndarray of shape (m,) or (m, v)
+        Out-of-sample decision values of the coded outputs (v = 1 for two
+        classes, else n_classes).  Rows with a non-finite value (leverage
+        ~ 1, warned about where computed) carry no information and are left out.
+    codes : ndarray of shape (m,) of int
+        Class index of every row (``classes_`` order).
+    n_classes : int
+
+    Returns
+    -------
+    list of CalibrationMap
+    """
+    F = np.asarray(F, dtype=float).reshape(len(codes), -1)
+    ok = np.all(np.isfinite(F), axis=1)
+    if n_classes == 2:
+        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1)]
+    return [CalibrationMap(method, F[ok, k], codes[ok] == k) for k in range(n_classes)]
+
+
+class ProbaMixin:
+    """``predict_proba`` for the calibrated classifiers (a mixin; needs
+    ``classes_``, ``_codes``, ``calibration``, ``calibration_cv``,
+    ``_decision_2d`` and :meth:`_calibration_decisions`, whose default is
+    the sparse model's)."""
+
+    def _calibration_decisions(self):
+        """Out-of-sample decision values (m, v) of the fitted alpha, or None
+        where there are none (Dask fit).  Sparse model: exact LOO
+        (``calibration_cv=None``, O(m r) after the fit) or the exact k-fold
+        ``cv_decision_function(calibration_cv)``."""
+        if not self._engine.rows_in_memory:
+            return None
         if self.calibration_cv is None:
-            F = self.loo_decision_function()
-        else:
-            F = self.cv_decision_function(self.calibration_cv)
-        F = F.reshape(F.shape[0], -1)
-        codes = self._codes
-        ok = np.all(np.isfinite(F), axis=1)  # rows with leverage ~ 1 (warned about) carry no information
-        if self.classes_.size == 2:
-            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, 0], codes[ok] == 1)]
-        else:
-            self.calibrators_ = [CalibrationMap(self.calibration, F[ok, k], codes[ok] == k)
-                                 for k in range(self.classes_.size)]
+            return self.loo_decision_function()
+        return self.cv_decision_function(self.calibration_cv)
+
+    def _fit_calibration(self, *args):
+        """Calibrators on :meth:`_calibration_decisions` (``args`` passed on); no refit.  Returns self."""
+        try:
+            F = None if self.calibration is None else self._calibration_decisions(*args)
+        except ValueError as exc:
+            if "splits by group" not in str(exc):
+                raise
+            raise ValueError(
+                f"calibration_cv={type(self.calibration_cv).__name__}(...) splits by group, but no groups reached "
+                f"{type(self).__name__}'s calibration (only FixedSizeLSSVC.fit takes groups; the *CV searches do "
+                "not pass theirs to the refit): give the folds themselves, calibration_cv=list(splitter.split(X, y, "
+                "groups)), or an int"
+            ) from None
+        # calibration=None: no predict_proba; None decision values: it says why (Dask)
+        self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, self._codes,
+                                                                     self.classes_.size)
+        return self
 
     @available_if(_calibrated)
     def predict_proba(self, X):
@@ -158,7 +266,8 @@ class ProbaMixin:
         (one-vs-rest) where the decision values do, so ``argmax`` of the
         probabilities may differ from :meth:`predict` near the boundary.
         """
-        if getattr(self, "calibrators_", 1) is None:  # fitted on Dask
+        check_is_fitted(self, "classes_")
+        if getattr(self, "calibrators_", None) is None:  # fitted on Dask
             raise ValueError(
                 "predict_proba is not available for a model fitted on Dask collections; use "
                 "decision_function, or fit on a NumPy sample to get calibrated probabilities"
@@ -179,3 +288,24 @@ class ProbaMixin:
         """Logarithm of :meth:`predict_proba`, shape (t, n_classes)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+class SearchProbaMixin:
+    """``calibration`` / ``calibration_cv`` for the classifier searches
+    (``SparseLSSVCCV``, ``FixedSizeLSSVCCV``, ``NystromLSSVCCV``): passed
+    to the refit of the best model, which calibrates itself on its own
+    exact out-of-sample decision values at the chosen alpha (the search
+    adds no training); ``predict_proba`` delegates to ``best_estimator_``."""
+
+    def _model_params(self):
+        return {**super()._model_params(), "calibration": self.calibration, "calibration_cv": self.calibration_cv}
+
+    @available_if(_calibrated)
+    def predict_proba(self, X):
+        """``best_estimator_.predict_proba(X)``: shape (t, n_classes), rows sum to 1."""
+        return self._best().predict_proba(X)
+
+    @available_if(_calibrated)
+    def predict_log_proba(self, X):
+        """``best_estimator_.predict_log_proba(X)``, shape (t, n_classes)."""
+        return self._best().predict_log_proba(X)

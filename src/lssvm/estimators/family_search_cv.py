@@ -13,6 +13,7 @@ from .._labels import encode_classes
 from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
 from ..selection import FixedSizeCV, NystromCV
+from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
@@ -119,7 +120,8 @@ class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
     _estimator_class = FixedSizeLSSVR
 
 
-class FixedSizeLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
+@with_calibration("the refitted model's v-fold values (see :class:`lssvm.FixedSizeLSSVC`)", "\n    Other Parameters", False)
+class FixedSizeLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
     __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
     selection of kernel parameters, alpha and model size.  With more than two
     classes the criterion is the MSE of the coded outputs.
@@ -225,7 +227,8 @@ class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
     _estimator_class = NystromLSSVR
 
 
-class NystromLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
+@with_calibration("the refitted model's exact LOO (see :class:`lssvm.NystromLSSVC`)", "\n    Other Parameters", False)
+class NystromLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
     __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
     hyper-parameter selection on the approximate model's exact CV.
 """ + _NYSTROM_DOC + """    classes_ : ndarray of shape (n_classes,)

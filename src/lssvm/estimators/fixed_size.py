@@ -32,6 +32,7 @@ from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
+from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
@@ -436,7 +437,9 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         return F[:, 0] if self._single_output else F
 
 
-class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
+@with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
+                  "the downdated system to the fitted size (no LOO formula holds for SCDP)")
+class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
     model size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -471,7 +474,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None):
-        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv``.
+        """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv`` or ``calibration_cv``.
 
         Parameters
         ----------
@@ -484,6 +487,7 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
         self
         """
         if is_dask_collection(X) or is_dask_collection(y):
+            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
             return self._fit_dask(X, y, groups, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
@@ -492,4 +496,5 @@ class FixedSizeLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM)
                 "scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
                 "its own size; use scoring='mse'"
             )
-        return self._fit_targets(X, Y, groups, codes)
+        self._codes = codes
+        return self._fit_targets(X, Y, groups, codes)._fit_calibration(X, Y, groups)  # v-fold decision values

@@ -31,6 +31,7 @@ from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kern
 from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
+from ._family_calibration import NystromProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
 from ._nystrom_dask import NystromDaskMixin
@@ -444,7 +445,8 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
         return tags
 
 
-class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
+@with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
+class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
     (Ding & Liao 2012): labels coded +1/-1 (one-vs-rest for more classes).
 """ + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
@@ -461,7 +463,8 @@ class NystromLSSVC(CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
         """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
         are trained block by block (low-rank predictor)."""
         if is_dask_collection(X) or is_dask_collection(y):
+            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
             return self._fit_dask(X, y, classification=True)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
-        return self._fit_targets(X, Y)
+        return self._fit_targets(X, Y)._fit_calibration()  # exact LOO / k-fold decision values

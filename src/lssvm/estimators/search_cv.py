@@ -31,6 +31,7 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
@@ -473,7 +474,8 @@ class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):
     _estimator_class = SparseLSSVR
 
 
-class SparseLSSVCCV(_ClassifierSearchMixin, ClassifierMixin, _SparseSearchCV):
+@with_calibration("the refitted model's exact LOO (see :class:`lssvm.SparseLSSVC`)", "\n    Other Parameters", False)
+class SparseLSSVCCV(SearchProbaMixin, _ClassifierSearchMixin, ClassifierMixin, _SparseSearchCV):
     __doc__ = """Sparse LS-SVM classification with built-in hyper-parameter selection
     (labels coded +1/-1, one-vs-rest for more classes).
 """ + _SPARSE_DOC + """    classes_ : ndarray of shape (n_classes,)

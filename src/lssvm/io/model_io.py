@@ -159,6 +159,7 @@ def save_model(path, model: SavedModel):
         params = _json_params(est.get_params(deep=False))
     else:
         params = _json_params({k: getattr(est, k) for k in _PREDICT_PARAMS})
+    params.update(_calibration_params(est))
     meta = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -411,6 +412,18 @@ def _build(meta, arrays):
 
 
 _PREDICT_PARAMS = ("kernel", "gamma", "alpha", "degree", "coef0", "normalize_kernel", "block_size")
+
+
+def _calibration_params(est):
+    """``calibration`` / ``calibration_cv`` of the loaded classifier (any
+    family): the method where the file keeps its maps (``calibrators_``),
+    else None (a Dask fit has none); the folds only as a number (a splitter
+    is not JSON, and a loaded model predicts without them)."""
+    if not is_classifier(est):
+        return {}
+    cv = getattr(est, "calibration_cv", None)
+    return {"calibration": getattr(est, "calibration", None) if getattr(est, "calibrators_", None) else None,
+            "calibration_cv": cv if isinstance(cv, int) and not isinstance(cv, bool) else None}
 
 
 def _expansion(est):
