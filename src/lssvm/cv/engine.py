@@ -249,17 +249,23 @@ class MemorySparseEngine:
         classify = self.classes is not None
         sse = np.zeros((alphas.size, Y.shape[1]))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
+        parts = []
         lock = threading.Lock()
 
         def sink(rows, F):
-            part = sum_squares(F - Y[None, rows], axis=1)
-            bad = misclassified(F, Y[rows]) if classify else None
-            with lock:
-                sse[...] += part
-                if classify:
-                    wrong[...] += bad
+            rows = np.atleast_1d(np.arange(Y.shape[0])[rows])
+            if rows.size:
+                part = (int(rows.min()), sum_squares(F - Y[None, rows], axis=1),
+                        misclassified(F, Y[rows]) if classify else None)
+                with lock:
+                    parts.append(part)
 
         with thread_scope(self.n_jobs):
             cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
+        # summed in row order, not in the order the threads finished: the same bits on every run
+        for _, part, bad in sorted(parts, key=lambda p: p[0]):
+            sse += part
+            if classify:
+                wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
         return ErrorSums(sse, wrong, Y.shape[0])
