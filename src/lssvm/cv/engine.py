@@ -35,7 +35,6 @@ Folds of an integer ``cv`` follow one rule everywhere (scikit-learn's
 
 from __future__ import annotations
 
-import threading
 import warnings
 from dataclasses import dataclass
 from typing import Protocol
@@ -249,17 +248,17 @@ class MemorySparseEngine:
         classify = self.classes is not None
         sse = np.zeros((alphas.size, Y.shape[1]))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
-        lock = threading.Lock()
+        parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
 
         def sink(rows, F):
-            part = sum_squares(F - Y[None, rows], axis=1)
-            bad = misclassified(F, Y[rows]) if classify else None
-            with lock:
-                sse[...] += part
-                if classify:
-                    wrong[...] += bad
+            parts.append((np.asarray(rows).tobytes(), sum_squares(F - Y[None, rows], axis=1),
+                          misclassified(F, Y[rows]) if classify else None))
 
         with thread_scope(self.n_jobs):
             cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
+        for _, part, bad in sorted(parts, key=lambda p: p[0]):
+            sse += part
+            if classify:
+                wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
         return ErrorSums(sse, wrong, Y.shape[0])
