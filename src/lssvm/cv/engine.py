@@ -35,7 +35,6 @@ Folds of an integer ``cv`` follow one rule everywhere (scikit-learn's
 
 from __future__ import annotations
 
-import threading
 import warnings
 from dataclasses import dataclass
 from typing import Protocol
@@ -249,20 +248,14 @@ class MemorySparseEngine:
         classify = self.classes is not None
         sse = np.zeros((alphas.size, Y.shape[1]))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
-        parts = []
-        lock = threading.Lock()
+        parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
 
         def sink(rows, F):
-            rows = np.atleast_1d(np.arange(Y.shape[0])[rows])
-            if rows.size:
-                part = (int(rows.min()), sum_squares(F - Y[None, rows], axis=1),
-                        misclassified(F, Y[rows]) if classify else None)
-                with lock:
-                    parts.append(part)
+            parts.append((np.asarray(rows).tobytes(), sum_squares(F - Y[None, rows], axis=1),
+                          misclassified(F, Y[rows]) if classify else None))
 
         with thread_scope(self.n_jobs):
             cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
-        # summed in row order, not in the order the threads finished: the same bits on every run
         for _, part, bad in sorted(parts, key=lambda p: p[0]):
             sse += part
             if classify:
