@@ -99,7 +99,8 @@ def _task_pass(x, y, g, row0, valuer, count_idx, th, collect_idx, a, b):
                 out += np.cumsum(hist, axis=1) + below[:, None]
         if collect_idx.size and V.shape[1]:
             Vk = V[collect_idx]
-            p, j = np.nonzero((Vk > a[:, None]) & (Vk < b[:, None]))
+            # a = -inf stands for "below every value" (-inf values included)
+            p, j = np.nonzero(((Vk > a[:, None]) | np.isneginf(a)[:, None]) & (Vk < b[:, None]))
             cand_p.append(p)
             cand_v.append(Vk[p, j])
     return {"le": le, "lt": lt, "vmin": vmin, "vmax": vmax, "p": _cat(cand_p, np.intp), "v": _cat(cand_v, float),
