@@ -95,7 +95,8 @@ class SparseIntervalMixin:
         O(m log m) selection; "cv+" adds O(h^2 r + h^3) per fold of h rows
         (the folds' models, once per call).  Nothing is refitted.  The
         basis is held fixed for "jackknife+"; "cv+" follows
-        ``basis_in_holdout``.
+        ``basis_in_holdout``.  Fitted on Dask collections: the same bounds,
+        streamed in passes over the training blocks (``docs/scaling.md``).
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
