@@ -144,9 +144,9 @@ class SparseIntervalMixin:
         """``predict_interval`` of a model fitted on Dask collections: the same
         bounds, streamed in passes over the training blocks
         (:func:`lssvm.backends.dask.intervals.dask_interval`: usually one light
-        and two full passes per 1024 test points; nothing of size m kept on
-        the client).  The number of passes of the last call is in
-        ``interval_passes_``."""
+        and two full passes per 1024 test points, reported to
+        :func:`lssvm.backends.dask.report_passes`; nothing of size m kept on
+        the client)."""
         from ..backends.dask.intervals import dask_interval
 
         fit = self._fitted_engine()
@@ -156,7 +156,7 @@ class SparseIntervalMixin:
             raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
         a = float(check_alphas(alpha)[0][0])
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
-        out, self.interval_passes_ = dask_interval(fit, X, coverage, method, a, cv, groups, basis_in_holdout)
+        out, _ = dask_interval(fit, X, coverage, method, a, cv, groups, basis_in_holdout)
         return out[:, :, 0] if self._single_output else out
 
     def _saved_interval(self, X, coverage, method, alpha):
