@@ -23,7 +23,7 @@ dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
 import lssvm.backends.dask.selection as selection  # noqa: E402
-from lssvm import SparseLSSVC, SparseLSSVR, SparseLSSVRCV  # noqa: E402
+from lssvm import SparseLSSVC, SparseLSSVCCV, SparseLSSVR, SparseLSSVRCV  # noqa: E402
 from lssvm.backends.dask import as_row_data, report_passes  # noqa: E402
 from lssvm.cv.conformal import kth_smallest  # noqa: E402
 from lssvm.exceptions import NumericalWarning  # noqa: E402
@@ -189,6 +189,16 @@ def test_predict_proba_equals_in_memory(rng, n_classes, calibration):
         assert P.shape == (25, n_classes)
         np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
         assert rel_err(P, ref.predict_proba(Xt)) < 1e-9, ccv  # isotonic: interpolation knots to rounding
+
+
+def test_classifier_search_refit_is_calibrated_like_in_memory(rng):
+    X, _, basis, Xt = _problem(rng, m=300)
+    labels = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    kw = dict(gamma=0.5, basis=basis, alphas=[0.01, 0.1, 1.0, 10.0, 100.0], calibration="sigmoid")
+    ref = SparseLSSVCCV(**kw).fit(X, labels)
+    est = SparseLSSVCCV(**kw).fit(_dask(X, 100), _dask(labels, 100))
+    assert est.alpha_ == ref.alpha_
+    assert rel_err(est.predict_proba(Xt), ref.predict_proba(Xt)) < TOL
 
 
 @pytest.mark.slow
