@@ -145,7 +145,7 @@ def test_cv_plus_holdout_modes_groups_and_singular_basis(rng):
 
 def test_search_refit_intervals_and_std(rng):
     X, y, basis, Xt = _problem(rng, m=400, v=2)
-    kw = dict(gamma=0.5, basis=basis, alphas=[0.01, 0.1, 1.0, 10.0, 100.0])
+    kw = dict(gamma=0.5, param_space={}, basis=basis, alphas=[0.01, 0.1, 1.0, 10.0, 100.0])
     ref = SparseLSSVRCV(**kw).fit(X, y)
     est = SparseLSSVRCV(**kw).fit(_dask(X, 130), _dask(y, 130))
     assert est.alpha_ == ref.alpha_
@@ -194,7 +194,7 @@ def test_predict_proba_equals_in_memory(rng, n_classes, calibration):
 def test_classifier_search_refit_is_calibrated_like_in_memory(rng):
     X, _, basis, Xt = _problem(rng, m=300)
     labels = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
-    kw = dict(gamma=0.5, basis=basis, alphas=[0.01, 0.1, 1.0, 10.0, 100.0], calibration="sigmoid")
+    kw = dict(gamma=0.5, param_space={}, basis=basis, alphas=[0.01, 0.1, 1.0, 10.0, 100.0], calibration="sigmoid")
     ref = SparseLSSVCCV(**kw).fit(X, labels)
     est = SparseLSSVCCV(**kw).fit(_dask(X, 100), _dask(labels, 100))
     assert est.alpha_ == ref.alpha_
