@@ -46,6 +46,14 @@ def _peak_gib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
 
 
+def _progress(out):
+    """Each finished stage as one JSON line in the temp folder (long runs on a loaded machine)."""
+    import tempfile
+
+    with open(Path(tempfile.gettempdir()) / "intervals_dask.progress.jsonl", "a") as f:
+        f.write(json.dumps(out) + "\n")
+
+
 def worker(m, n, t, chunk, check):
     import dask
 
@@ -72,6 +80,7 @@ def worker(m, n, t, chunk, check):
         t0 = time.perf_counter()
         est = SparseLSSVR(gamma=GAMMA, alpha=1.0, basis=idx).fit(X, y)
         out["fit"] = {"wall": time.perf_counter() - t0, "passes": list(passes), "peak_gib": _peak_gib()}
+        _progress(out)
         bounds = {}
         for method in METHODS:
             passes.clear()
@@ -80,6 +89,7 @@ def worker(m, n, t, chunk, check):
             wall = time.perf_counter() - t0
             out["methods"][method] = {"wall": wall, "passes": list(passes), "peak_gib": _peak_gib(),
                                       "mean_width": float(np.mean(bounds[method][:, 1] - bounds[method][:, 0]))}
+            _progress(out)
     if check:
         Xm, ym = dask.compute(X, y)
         ref = SparseLSSVR(gamma=GAMMA, alpha=1.0, basis=idx).fit(Xm, ym)
