@@ -211,6 +211,8 @@ def select_kth(data, valuer, k, label, *, sample_size=None, n_thresholds=None, b
         n_in = cb[idx] - ca[idx]
         order = np.argsort(n_in, kind="stable")
         fits = np.cumsum(n_in[order]) <= budget
+        if it == 0:  # nothing counted yet: collect whole problems only when every one fits
+            fits &= n_in[order] <= budget // idx.size
         collect = idx if it == max_passes - 1 else np.sort(idx[order[fits]])
         count, th = [], []
         for p in np.setdiff1d(idx, collect):
