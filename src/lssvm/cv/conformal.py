@@ -30,7 +30,10 @@ with ``W`` the restricted inverse of :class:`lssvm.cv.holdout_paths.HSidePath` a
 ``w = y_H' - (I - U_H'H')^-1 r`` its solution on the held-out rows (the
 hold-out formula ``f_H = yL_H - U_HH' w`` read at any row).  In the
 eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept
-``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.
+``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.  For large folds on a small
+rank the fold's own moments are cheaper, O(h r^2 + r^3) per fold
+(:mod:`lssvm.cv.fold_moments`); :func:`cv_plus_folds` picks per fold by flop
+count and gives the out-of-fold predictions from the same coefficients.
 """
 
 from __future__ import annotations
@@ -41,15 +44,19 @@ from numbers import Real
 import numpy as np
 from scipy import linalg
 
-from .._parallel import single_threaded_blas
+from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
-from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine
+from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
+from .folds import _check_partition, cross_val_predictions
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
+from .holdout_guard import GUARD_RTOL, warn_inaccurate
 
 __all__ = [
     "INTERVAL_METHODS",
     "check_coverage",
     "conformal_ranks",
+    "cv_plus_folds",
     "eigen_rows",
     "fold_models",
     "interval_from_values",
@@ -203,7 +210,8 @@ def _fold_model(engine, H, a, sq, basis_in_holdout):
     m = fac.n_samples
     n = fac.whitener.shape[0]
     in_basis = engine.row_to_basis[H]
-    E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+    # a basis point leaves only with all the rows that hold it (as in HoldoutEngine.predict)
+    E = engine.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
     if E.size and E.size == n:
         raise ValueError(
             f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
@@ -242,6 +250,165 @@ def _fold_model(engine, H, a, sq, basis_in_holdout):
     beta = sq[:, None] * t
     b0 = fac.y_mean - w.sum(axis=0) / m
     return _LinearModel(beta, b0)
+
+
+#: below this many flops in all, the folds run one after the other on one BLAS thread (a thread plan and a
+#: pool cost milliseconds); above it, one fold per core (:func:`lssvm._parallel.parallel_map`)
+_SERIAL_FLOPS = 5e7
+
+
+def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+    """Out-of-fold predictions and the K fold models of CV+, in one pass.
+
+    Parameters
+    ----------
+    engine : HoldoutEngine
+    folds : list of array-like of int
+        Test rows of each fold, a partition of the m training rows (from
+        :func:`lssvm.cv.resolve_folds`).
+    alpha : float
+    basis_in_holdout : {"remove", "keep", "train"}
+
+    Returns
+    -------
+    oof : ndarray of shape (m, v)
+        Each row's prediction by the model trained without its fold (as
+        :func:`lssvm.cv.cross_val_predictions`).
+    models : FoldValues
+        ``models(Mx, K_x)`` gives the K fold models at new points, (t, K, v).
+
+    Raises
+    ------
+    ValueError
+        If the folds do not partition the rows, a fold holds every basis
+        point with ``basis_in_holdout="remove"``, or the mode is unknown.
+
+    Notes
+    -----
+    Per fold, the cheaper by flop count of the fold's own moments
+    (:func:`lssvm.cv.fold_moments.fold_fit`, O(h r^2 + r^3)) and the h x h
+    route (:class:`HoldoutEngine` and :func:`fold_models`, O(h^2 r + h^3)
+    each); the moments give the out-of-fold predictions and the fold
+    model from one set of coefficients.  Their conditioning is guarded (a
+    fold past ``GUARD_RTOL`` is refitted by an SVD of its remaining rows,
+    with a ``NumericalWarning`` if even that route cannot resolve it).
+    A numerically singular K_BB with removed basis points refits the fold
+    on its remaining basis, as :class:`HoldoutEngine` does.  When no fold
+    prefers the moments, this is :func:`cross_val_predictions` plus
+    :func:`fold_models`.
+    """
+    alphas, _ = check_alphas(alpha)
+    a = float(alphas[0])
+    if basis_in_holdout not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+    fac = engine.fac
+    m, v = fac.y_centered.shape
+    r, n = fac.rank, fac.whitener.shape[0]
+    folds = _check_folds(folds, m)
+    plans = []  # (H, p, E, use the moments)
+    for H in folds:
+        in_basis = engine.row_to_basis[H]
+        E = engine.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+        if E.size and E.size == n:
+            raise ValueError(
+                f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
+                "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
+            )
+        p = np.flatnonzero(in_basis < 0) if basis_in_holdout == "train" else np.arange(H.size)
+        cheap = not (E.size and fac.method != "cholesky") and (
+            moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size))
+        plans.append((H, p, E, cheap))
+    if not any(plan[3] for plan in plans):
+        oof = cross_val_predictions(engine, folds, a, basis_in_holdout)
+        return oof, FoldValues.of(fold_models(engine, folds, a, basis_in_holdout), r, v)
+    oof = np.empty((m, v))
+    B = np.zeros((r, len(folds), v))
+    b0 = np.zeros((len(folds), v))
+    refits = {}
+    sq = np.sqrt(1.0 / (fac.eigenvalues + a))
+
+    def work(k):
+        H, p, E, cheap = plans[k]
+        if not cheap:
+            oof[H] = engine.predict(H, a, basis_in_holdout)
+            model = _fold_model(engine, H, a, sq, basis_in_holdout)
+            if isinstance(model, _RefitModel):
+                refits[k] = model
+            else:
+                B[:, k], b0[k] = model.beta, model.b0
+            return
+        beta, b, est = fold_fit(fac, H[p], E, a)
+        if not est <= GUARD_RTOL:  # the downdate lost digits: refit on the whitened factor
+            beta, b, est = stable_fold_fit(fac, H, p, E, a)
+            if est > GUARD_RTOL:
+                warn_inaccurate("CV+ fold models", est, a, stacklevel=5)
+        B[:, k], b0[k] = beta, b
+        oof[H] = fac.M[H] @ beta + b
+
+    flops = sum(moments_cost(H.size, p.size, r, E.size) if cheap else hside_cost(H.size, p.size, r, E.size)
+                for H, p, E, cheap in plans)
+    if flops < _SERIAL_FLOPS:
+        with single_threaded_blas():
+            for k in range(len(folds)):
+                work(k)
+    else:
+        parallel_map(work, range(len(folds)))
+    return oof, FoldValues(B, b0, refits)
+
+
+def _check_folds(folds, m):
+    """The folds as index arrays if they partition the m rows (ValueError
+    otherwise, as :func:`lssvm.cv.cross_val_predictions` says it); the
+    partition check (one bincount) also finds duplicates, so the per-fold
+    check skips its sort."""
+    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"folds must be a list of test-index arrays (see resolve_folds); got {folds!r}")
+    out = []
+    for i, f in enumerate(folds):
+        idx = np.asarray(f)
+        ok = idx.ndim == 1 and 0 < idx.size < m and idx.dtype.kind in "iu" and idx.min() >= 0 and idx.max() < m
+        out.append(idx.astype(np.intp, copy=False) if ok else check_indices(f, m, name=f"fold {i} test indices"))
+    return _check_partition(out, m)
+
+
+class FoldValues:
+    """The K fold models of CV+ at new points: one product for the folds
+    that are linear in the eigenbasis, a kernel product for refitted ones.
+
+    Parameters
+    ----------
+    B : ndarray of shape (r, K, v)
+        Eigenbasis coefficients of each fold (zero for refitted folds).
+    b0 : ndarray of shape (K, v)
+    refits : dict of int to callable
+        Folds refitted on a reduced basis, evaluated on raw kernel rows.
+    """
+
+    def __init__(self, B, b0, refits=None):
+        self.B, self.b0, self.refits = B, b0, refits or {}
+
+    @classmethod
+    def of(cls, models, r, v):
+        """From the callables of :func:`fold_models`."""
+        B = np.zeros((r, len(models), v))
+        b0 = np.zeros((len(models), v))
+        refits = {}
+        for k, model in enumerate(models):
+            if isinstance(model, _LinearModel):
+                B[:, k], b0[k] = model.beta, model.b0
+            else:
+                refits[k] = model
+        return cls(B, b0, refits)
+
+    def __call__(self, Mx, K_x):
+        """Fold values (t, K, v) from the points' eigenbasis rows ``Mx``
+        (t, r) and raw kernel rows ``K_x`` (t, n); O(t r K v)."""
+        r, K, v = self.B.shape
+        out = (Mx @ self.B.reshape(r, K * v)).reshape(-1, K, v)
+        out += self.b0
+        for k, model in self.refits.items():
+            out[:, k] = model(Mx, K_x)
+        return out
 
 
 class _LinearModel:

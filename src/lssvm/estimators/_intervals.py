@@ -6,17 +6,19 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
+from .._parallel import single_threaded_blas
 from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
     check_coverage,
     conformal_ranks,
+    cv_plus_folds,
     eigen_rows,
-    fold_models,
     interval_from_values,
     loo_values,
     min_rows_for,
 )
+from ..cv.conformal_select import SortedFoldScores
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
@@ -26,6 +28,8 @@ __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "
 
 #: test rows per block are chosen so a block's (t, m, v) values stay near this many floats
 _BLOCK_FLOATS = 1 << 22
+#: CV+ runs on one BLAS thread up to this rank (its products are r x r and t x r)
+_SMALL_RANK = 256
 
 
 def check_interval_request(coverage, method, n_rows, methods=INTERVAL_METHODS):
@@ -109,27 +113,22 @@ class SparseIntervalMixin:
             raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
         a = float(check_alphas(alpha)[0][0])
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
-        Y = fac.y_centered + fac.y_mean
-        v = Y.shape[1]
         if method == "cv+":
-            folds = engine.resolve_cv(cv, groups, classifier=False)
-            scores = np.abs(Y - engine.cv_outputs(folds, a, basis_in_holdout))
-            models = fold_models(engine.holdout_engine(), folds, a, basis_in_holdout)
-            fold_of = np.empty(m, dtype=np.intp)
-            for k, f in enumerate(folds):
-                fold_of[f] = k
-        else:
-            R = fac.loo_residuals(a)
-            scores = np.abs(R)
+            if fac.rank > _SMALL_RANK:
+                out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            else:  # small products: BLAS threads cost more than they gain (and thrash on a busy machine)
+                with single_threaded_blas():
+                    out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            return out[:, :, 0] if self._single_output else out
+        v = fac.z.shape[1]
+        R = fac.loo_residuals(a)
+        scores = np.abs(R)
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
             K_x = self.kernel_(X[rows], self.basis_vectors_)
             Mx = eigen_rows(fac, K_x)
-            if method == "cv+":
-                per_fold = np.stack([model(Mx, K_x) for model in models], axis=1)  # (t, K, v)
-                out[rows] = interval_from_values(per_fold[:, fold_of], scores, coverage)
-            elif method == "jackknife":
+            if method == "jackknife":
                 full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
                 out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
             else:
@@ -137,6 +136,25 @@ class SparseIntervalMixin:
                 out[rows] = interval_from_values(values, scores, coverage)
         return out[:, :, 0] if self._single_output else out
 
+
+    def _cv_plus_interval(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
+        """CV+ bounds (t, 2, v): the fold models and out-of-fold residuals in
+        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`), the order
+        statistics from the folds' sorted scores
+        (:class:`lssvm.cv.conformal_select.SortedFoldScores`), never a (t, m, v)
+        array of candidate values."""
+        fac = engine.fac
+        m, v = fac.n_samples, fac.z.shape[1]
+        folds = engine.resolve_cv(cv, groups, classifier=False)
+        oof, models = cv_plus_folds(engine.holdout_engine(), folds, a, basis_in_holdout)
+        sorted_scores = SortedFoldScores(np.abs(fac.y_centered + fac.y_mean - oof), folds)
+        ranks = conformal_ranks(coverage, m)
+        out = np.empty((X.shape[0], 2, v))
+        step = max(1, _BLOCK_FLOATS // (m * v))
+        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            out[rows] = sorted_scores.bounds(models(eigen_rows(fac, K_x), K_x), ranks)
+        return out
 
     def _saved_interval(self, X, coverage, method, alpha):
         """Jackknife(+) intervals of a model loaded from a file, from its stored
