@@ -258,3 +258,22 @@ def test_windows_do_the_work_on_cv_plus_like_values(rng, monkeypatch):
     got = SortedFoldScores(scores, folds).bounds(values, ranks)
     assert full == []
     np.testing.assert_array_equal(got, brute_bounds(values, scores, folds, *ranks))
+
+
+def test_the_certificate_rejects_a_window_it_cannot_vouch_for(monkeypatch):
+    # Two blocks shifted by 0 and 1000: the second block's window reaches
+    # further below L (its rounding slack grows with |mu|), so it holds
+    # 1 - 1e-12 while 1 - 1e-13 of the first block was cut "below".  The
+    # window's first value is then not the 3rd smallest; the certificate
+    # (L <= q <= U) must refuse it, and the public routine still be exact.
+    monkeypatch.setattr(select_module, "_MAX_WINDOW_SHARE", 1.0)  # windows on a 6-value problem
+    monkeypatch.setattr(select_module, "_MIN_FOLD_ROWS", 1)
+    blocks = select_module.ShiftedBlocks(np.array([0.0, 1 - 1e-13, 5.0, -999 - 1e-12, -999.0, -993.0]),
+                                         np.array([0, 3, 6]))
+    mu = np.array([[0.0, 1000.0]])
+    values = np.sort((mu.T + blocks.S.reshape(2, 3)).ravel())
+    got, ok = blocks.select(mu, 3, np.array([1.0]), np.array([1.0]))
+    assert not ok[0] or got[0] == values[2]
+    for k in range(7):
+        assert select_module.kth_of_shifted_blocks(mu, blocks, k)[0] == (
+            -np.inf if k < 1 else np.inf if k > 6 else values[k - 1])

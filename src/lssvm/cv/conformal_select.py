@@ -151,7 +151,7 @@ def kth_of_shifted_blocks(mu, blocks, k):
     at worst (module docstring).
     """
     t, K = mu.shape
-    S, m = blocks.S, blocks.S.size
+    m = blocks.S.size
     if k < 1:
         return np.full(t, -np.inf)
     if k > m:
