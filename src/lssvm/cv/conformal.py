@@ -43,14 +43,15 @@ from numbers import Real
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 
 from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
 from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
-from .folds import _check_partition, cross_val_predictions
+from .folds import _check_partition
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
-from .holdout_guard import GUARD_RTOL, warn_inaccurate
+from .holdout_guard import EPS, GUARD_RTOL, warn_inaccurate
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -198,29 +199,56 @@ def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
     a = float(alphas[0])
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
-    d = 1.0 / (engine.fac.eigenvalues + a)
-    sq = np.sqrt(d)
+    r = engine.fac.rank
+    models = []
     with single_threaded_blas():  # small dense systems: threaded BLAS only adds contention
-        return [_fold_model(engine, np.asarray(H, dtype=np.intp), a, sq, basis_in_holdout) for H in folds]
+        for H in folds:
+            H = np.asarray(H, dtype=np.intp)
+            p, E = _fold_plan(engine, H, basis_in_holdout)
+            cheap = moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size)
+            models.append(_fold_fit(engine, H, p, E, a, cheap))
+    return models
 
 
-def _fold_model(engine, H, a, sq, basis_in_holdout):
-    """One fold's hold-out model (see :func:`fold_models`)."""
-    fac = engine.fac
-    m = fac.n_samples
-    n = fac.whitener.shape[0]
-    in_basis = engine.row_to_basis[H]
-    # a basis point leaves only with all the rows that hold it (as in HoldoutEngine.predict)
+def _fold_plan(engine, H, basis_in_holdout):
+    """Positions ``p`` (into ``H``) of the rows left out of training and the
+    removed basis points ``E`` of one fold, as :class:`HoldoutEngine` has
+    them (a basis point leaves only with every row that holds it)."""
     E = engine.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
-    if E.size and E.size == n:
+    if E.size and E.size == engine.fac.whitener.shape[0]:
         raise ValueError(
             f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
             "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
         )
-    Hp = H[in_basis < 0] if basis_in_holdout == "train" else H
+    p = np.flatnonzero(engine.row_to_basis[H] < 0) if basis_in_holdout == "train" else np.arange(H.size)
+    return p, E
+
+
+def _fold_fit(engine, H, p, E, a, moments):
+    """One fold's model (``_LinearModel``, or ``_RefitModel`` for removed
+    points of a singular K_BB) by its moments or the h x h system, with the
+    conditioning guard: past ``GUARD_RTOL`` the fold is refitted by an SVD
+    of its remaining rows, and a NumericalWarning says if even that fails."""
+    fac = engine.fac
     if E.size and fac.method != "cholesky":
-        return _RefitModel(engine, Hp, E, a)
-    Y_p = engine.Y[Hp]
+        return _RefitModel(engine, H[p], E, a)
+    beta, b0, est = (fold_fit if moments else _hside_fit)(fac, H[p], E, a)
+    if not est <= GUARD_RTOL:  # the downdate lost digits (or is not positive definite)
+        beta, b0, est = stable_fold_fit(fac, H, p, E, a)
+        if est > GUARD_RTOL:
+            warn_inaccurate("CV+ fold models", est, a, stacklevel=6)
+    return _LinearModel(beta, b0)
+
+
+def _hside_fit(fac, Hp, E, a):
+    """A fold's model through the h' x h' system ``I - U`` (module docstring):
+    ``(beta, b0, est)`` as :func:`lssvm.cv.fold_moments.fold_fit` gives them,
+    ``est`` the estimate of :class:`lssvm.cv.holdout_paths.HSidePath`.
+    O(h'^2 r + h'^3), plus O(h' r |E| + r |E|^2)."""
+    m = fac.n_samples
+    lam = fac.eigenvalues
+    sq = np.sqrt(1.0 / (lam + a))
+    Yc_p = fac.y_centered[Hp]
     Ms = fac.M[Hp] * sq
     gs = sq[:, None] * fac.z
     Qp = None
@@ -229,27 +257,26 @@ def _fold_model(engine, H, a, sq, basis_in_holdout):
         gs = gs - Qp @ (Qp.T @ gs)
         MsQ = Ms @ Qp
     w = np.zeros((0, fac.z.shape[1]))
+    inv_norm = 1.0
     if Hp.size:
         U = Ms @ Ms.T + 1.0 / m
         if Qp is not None:
             U -= MsQ @ MsQ.T
-        r = Ms @ gs + fac.y_mean - U @ Y_p
+        r = Ms @ gs - U @ Yc_p  # centred targets: the intercept's y_mean cancels
         A = -U
-        A[np.diag_indices_from(A)] += 1.0
-        try:
-            sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
-        except linalg.LinAlgError:
-            raise ValueError(
-                "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
-                "exactly (leverage ~ 1) at this alpha; increase alpha"
-            ) from None
-        w = Y_p - sol
+        A.flat[:: A.shape[0] + 1] += 1.0
+        anorm = np.abs(A).sum(axis=0).max()
+        L, info = lapack.dpotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T its Fortran view
+        if info != 0:
+            return None, None, np.inf
+        rcond, info = lapack.dpocon(L, anorm, uplo="L")
+        inv_norm = np.inf if info != 0 or rcond <= 0 else 1.0 / (rcond * anorm)
+        w = Yc_p - lapack.dpotrs(L, r, lower=1)[0]
     t = sq[:, None] * (fac.z - fac.M[Hp].T @ w)
     if Qp is not None:
         t -= Qp @ (Qp.T @ t)
-    beta = sq[:, None] * t
-    b0 = fac.y_mean - w.sum(axis=0) / m
-    return _LinearModel(beta, b0)
+    est = EPS * (lam.max() + a) / (lam.min() + a) * inv_norm
+    return sq[:, None] * t, fac.y_mean - w.sum(axis=0) / m, est
 
 
 #: below this many flops in all, the folds run one after the other on one BLAS thread (a thread plan and a
@@ -287,15 +314,13 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
     -----
     Per fold, the cheaper by flop count of the fold's own moments
     (:func:`lssvm.cv.fold_moments.fold_fit`, O(h r^2 + r^3)) and the h x h
-    route (:class:`HoldoutEngine` and :func:`fold_models`, O(h^2 r + h^3)
-    each); the moments give the out-of-fold predictions and the fold
-    model from one set of coefficients.  Their conditioning is guarded (a
-    fold past ``GUARD_RTOL`` is refitted by an SVD of its remaining rows,
-    with a ``NumericalWarning`` if even that route cannot resolve it).
-    A numerically singular K_BB with removed basis points refits the fold
-    on its remaining basis, as :class:`HoldoutEngine` does.  When no fold
-    prefers the moments, this is :func:`cross_val_predictions` plus
-    :func:`fold_models`.
+    hold-out system (O(h^2 r + h^3)); either gives the fold model as
+    eigenbasis coefficients, and the out-of-fold predictions are that model
+    at the fold's rows (O(h r v)).  Their conditioning is guarded (a fold
+    past ``GUARD_RTOL`` is refitted by an SVD of its remaining rows, with a
+    ``NumericalWarning`` if even that route cannot resolve it).  A
+    numerically singular K_BB with removed basis points refits the fold on
+    its remaining basis, as :class:`HoldoutEngine` does (and warns).
     """
     alphas, _ = check_alphas(alpha)
     a = float(alphas[0])
@@ -303,50 +328,29 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     fac = engine.fac
     m, v = fac.y_centered.shape
-    r, n = fac.rank, fac.whitener.shape[0]
+    r = fac.rank
     folds = _check_folds(folds, m)
     plans = []  # (H, p, E, use the moments)
     for H in folds:
-        in_basis = engine.row_to_basis[H]
-        E = engine.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
-        if E.size and E.size == n:
-            raise ValueError(
-                f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
-                "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
-            )
-        p = np.flatnonzero(in_basis < 0) if basis_in_holdout == "train" else np.arange(H.size)
-        cheap = not (E.size and fac.method != "cholesky") and (
-            moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size))
-        plans.append((H, p, E, cheap))
-    if not any(plan[3] for plan in plans):
-        oof = cross_val_predictions(engine, folds, a, basis_in_holdout)
-        return oof, FoldValues.of(fold_models(engine, folds, a, basis_in_holdout), r, v)
+        p, E = _fold_plan(engine, H, basis_in_holdout)
+        plans.append((H, p, E, moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size)))
     oof = np.empty((m, v))
     B = np.zeros((r, len(folds), v))
     b0 = np.zeros((len(folds), v))
     refits = {}
-    sq = np.sqrt(1.0 / (fac.eigenvalues + a))
 
     def work(k):
         H, p, E, cheap = plans[k]
-        if not cheap:
+        model = _fold_fit(engine, H, p, E, a, cheap)
+        if isinstance(model, _RefitModel):
+            refits[k] = model
             oof[H] = engine.predict(H, a, basis_in_holdout)
-            model = _fold_model(engine, H, a, sq, basis_in_holdout)
-            if isinstance(model, _RefitModel):
-                refits[k] = model
-            else:
-                B[:, k], b0[k] = model.beta, model.b0
-            return
-        beta, b, est = fold_fit(fac, H[p], E, a)
-        if not est <= GUARD_RTOL:  # the downdate lost digits: refit on the whitened factor
-            beta, b, est = stable_fold_fit(fac, H, p, E, a)
-            if est > GUARD_RTOL:
-                warn_inaccurate("CV+ fold models", est, a, stacklevel=5)
-        B[:, k], b0[k] = beta, b
-        oof[H] = fac.M[H] @ beta + b
+        else:
+            B[:, k], b0[k] = model.beta, model.b0
+            oof[H] = fac.M[H] @ model.beta + model.b0
 
-    flops = sum(moments_cost(H.size, p.size, r, E.size) if cheap else hside_cost(H.size, p.size, r, E.size)
-                for H, p, E, cheap in plans)
+    flops = sum(min(moments_cost(H.size, p.size, r, E.size), hside_cost(H.size, p.size, r, E.size))
+                for H, p, E, _ in plans)
     if flops < _SERIAL_FLOPS:
         with single_threaded_blas():
             for k in range(len(folds)):
@@ -386,19 +390,6 @@ class FoldValues:
 
     def __init__(self, B, b0, refits=None):
         self.B, self.b0, self.refits = B, b0, refits or {}
-
-    @classmethod
-    def of(cls, models, r, v):
-        """From the callables of :func:`fold_models`."""
-        B = np.zeros((r, len(models), v))
-        b0 = np.zeros((len(models), v))
-        refits = {}
-        for k, model in enumerate(models):
-            if isinstance(model, _LinearModel):
-                B[:, k], b0[k] = model.beta, model.b0
-            else:
-                refits[k] = model
-        return cls(B, b0, refits)
 
     def __call__(self, Mx, K_x):
         """Fold values (t, K, v) from the points' eigenbasis rows ``Mx``

@@ -55,10 +55,9 @@ def moments_cost(h, h_out, r, e):
 
 
 def hside_cost(h, h_out, r, e):
-    """Flops of the h x h route for the same fold, counted twice: the
-    out-of-fold predictions (:class:`lssvm.cv.HoldoutEngine`) and the fold
-    model (:func:`lssvm.cv.conformal.fold_models`) each solve it."""
-    return 2 * (h * h_out * r + h_out**3 / 3 + 2 * e * h * r + 2 * r * e * e)
+    """Flops of the h' x h' route for the same fold (the hold-out system
+    ``I - U`` of :func:`lssvm.cv.conformal.fold_models`), counted alike."""
+    return h_out * h_out * r + h_out**3 / 3 + 2 * e * h_out * r + 2 * r * e * e + 2 * h * r
 
 
 def _null_basis(Q_E):

@@ -96,10 +96,14 @@ class SparseIntervalMixin:
         (Sherman-Morrison on the training factorisation; derivation in
         :mod:`lssvm.cv.conformal`).  Cost: O(n^2) per new point for
         ``m_x``, then O(m r v) per point for the m LOO values, and an
-        O(m log m) selection; "cv+" adds O(h^2 r + h^3) per fold of h rows
-        (the folds' models, once per call).  Nothing is refitted.  The
-        basis is held fixed for "jackknife+"; "cv+" follows
-        ``basis_in_holdout``.
+        O(m log m) selection.  "cv+" costs, once per call, the K fold
+        models with their out-of-fold residuals, per fold the cheaper of
+        O(h r^2 + r^3) (the fold's own moments) and O(h^2 r + h^3) (the h x h
+        hold-out system) for h rows; then O(r K v) per new point and
+        O(K log m) for its order statistics, read from the folds' sorted
+        residuals (:mod:`lssvm.cv.conformal_select`), never an (t, m) array.
+        Nothing is refitted.  The basis is held fixed for "jackknife+";
+        "cv+" follows ``basis_in_holdout``.
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
