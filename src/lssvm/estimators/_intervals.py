@@ -3,6 +3,8 @@ leave-one-out and hold-out models (:mod:`lssvm.cv.conformal`)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
@@ -118,11 +120,7 @@ class SparseIntervalMixin:
         a = float(check_alphas(alpha)[0][0])
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         if method == "cv+":
-            if fac.rank > _SMALL_RANK:
-                out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
-            else:  # small products: BLAS threads cost more than they gain (and thrash on a busy machine)
-                with single_threaded_blas():
-                    out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
             return out[:, :, 0] if self._single_output else out
         v = fac.z.shape[1]
         R = fac.loo_residuals(a)
@@ -143,7 +141,9 @@ class SparseIntervalMixin:
 
     def _cv_plus_interval(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
         """CV+ bounds (t, 2, v): the fold models and out-of-fold residuals in
-        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`), the order
+        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`, which picks its own
+        threads: serial on one BLAS thread when small, one fold per core
+        otherwise), the order
         statistics from the folds' sorted scores
         (:class:`lssvm.cv.conformal_select.SortedFoldScores`), never a (t, m, v)
         array of candidate values."""
@@ -155,9 +155,11 @@ class SparseIntervalMixin:
         ranks = conformal_ranks(coverage, m)
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
-        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
-            out[rows] = sorted_scores.bounds(models(eigen_rows(fac, K_x), K_x), ranks)
+        # small products (t x n by n x r): BLAS threads cost more than they gain, and thrash on a busy machine
+        with single_threaded_blas() if fac.rank <= _SMALL_RANK else nullcontext():
+            for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+                K_x = self.kernel_(X[rows], self.basis_vectors_)
+                out[rows] = sorted_scores.bounds(models(eigen_rows(fac, K_x), K_x), ranks)
         return out
 
     def _saved_interval(self, X, coverage, method, alpha):
