@@ -281,7 +281,7 @@ def _hside_fit(fac, Hp, E, a):
 
 #: below this many flops in all, the folds run one after the other on one BLAS thread (a thread plan and a
 #: pool cost milliseconds); above it, one fold per core (:func:`lssvm._parallel.parallel_map`)
-_SERIAL_FLOPS = 5e7
+_SERIAL_FLOPS = 1e9
 
 
 def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):

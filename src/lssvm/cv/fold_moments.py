@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
-from .fold_solver import free_error_bound
 from .holdout_guard import EPS, GUARD_RTOL, stable_fold_predictions
 
 __all__ = ["moments_cost", "hside_cost", "fold_fit", "stable_fold_fit"]
@@ -104,26 +103,30 @@ def fold_fit(fac, H_out, E, alpha):
     mr = m - H_out.size
     s = N.sum(axis=0)
     c = -Yc.sum(axis=0)  # the training rows' centred targets sum to minus the left-out ones'
-    rhs = fac.z - N.T @ Yc + np.outer(s, c) / mr
+    rhs = fac.z - N.T @ Yc
+    rhs += np.outer(s, c / mr)
     Z = None
     if E.size:
         Z = _null_basis(fac.Q[E])
         N = N @ Z
-        sz = s @ Z
+        s_r = s @ Z
         rhs = Z.T @ rhs
-        C = (Z.T * lam) @ Z
-        C -= N.T @ N  # SYRK
+        C = np.asfortranarray((Z.T * lam) @ Z)
+        C.flat[:: C.shape[0] + 1] += alpha
     else:
-        sz = s
-        C = N.T @ N  # SYRK
-        C *= -1.0
-        C.flat[:: C.shape[0] + 1] += lam
-    C -= np.outer(sz, sz / mr)
-    C.flat[:: C.shape[0] + 1] += alpha
+        s_r = s
+        C = np.zeros((lam.size, lam.size), order="F")
+        C.flat[:: lam.size + 1] = lam + alpha
+    # C = G + alpha I - N^T N - s s^T / m', lower triangle only: one SYRK and one SYR, in place
+    C = blas.dsyrk(-1.0, N.T, beta=1.0, c=C, trans=0, lower=1, overwrite_c=1)
+    C = blas.dsyr(-1.0 / mr, s_r, a=C, lower=1, overwrite_a=1)
     scale = float(lam.max(initial=0.0))
-    est = float(free_error_bound(scale, alpha))
-    anorm = np.abs(C).sum(axis=0).max() if not est <= GUARD_RTOL else None
-    L, info = lapack.dpotrf(C.T, lower=1, clean=0, overwrite_a=1)  # C is symmetric: C.T is its Fortran view
+    est = EPS * (scale + alpha) / alpha  # the free bound: ||(C + alpha I)^-1|| <= 1 / alpha (lssvm.cv.fold_solver)
+    anorm = None
+    if not est <= GUARD_RTOL:
+        low = np.tril(C)
+        anorm = np.abs(low + np.tril(low, -1).T).sum(axis=0).max()
+    L, info = lapack.dpotrf(C, lower=1, clean=0, overwrite_a=1)
     if info != 0:
         return None, None, np.inf
     if anorm is not None:  # the free bound trips: estimate ||(C + alpha I)^-1|| (1-norm >= 2-norm)

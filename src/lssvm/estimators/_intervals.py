@@ -256,7 +256,9 @@ class RefitIntervalMixin:
         Notes
         -----
         k trainings on (k - 1)/k of the rows, plus their predictions; the
-        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``.
+        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
+        read from the folds' sorted residuals
+        (:mod:`lssvm.cv.conformal_select`: O(t k log m), memory O(t k)).
         """
         from sklearn.base import clone
         from sklearn.utils.validation import check_is_fitted
@@ -274,13 +276,13 @@ class RefitIntervalMixin:
         folds = resolve_folds(cv, m, groups=groups)
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
         scores = np.empty((m, v))
-        centres = np.empty((X.shape[0], m, v))
+        values = np.empty((X.shape[0], len(folds), v))  # (t, K, v): never the (t, m, v) candidates
         target = Y[:, 0] if self._single_output else Y
-        for H in folds:
+        for k, H in enumerate(folds):
             train = np.setdiff1d(np.arange(m), H)
             kw = {"groups": np.asarray(groups)[train]} if groups is not None and takes_groups else {}
             model = clone(self).fit(X_fit[train], target[train], **kw)
             scores[H] = np.abs(Y[H] - model.predict(X_fit[H]).reshape(H.size, v))
-            centres[:, H] = model.predict(X).reshape(X.shape[0], 1, v)
-        out = interval_from_values(centres, scores, coverage)
+            values[:, k] = model.predict(X).reshape(X.shape[0], v)
+        out = SortedFoldScores(scores, folds).bounds(values, conformal_ranks(coverage, m))
         return out[:, :, 0] if self._single_output else out
