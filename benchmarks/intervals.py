@@ -144,7 +144,7 @@ def cv_plus_parts(est, Xt, cv):
     with their out-of-fold residuals, the sorted scores, the new points'
     kernel and eigenbasis rows, the fold values there and the order
     statistics.  Uses lssvm internals (a benchmark, not an API)."""
-    from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, eigen_rows
+    from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
     from lssvm.cv.conformal_select import SortedFoldScores
 
     engine = est._fitted_engine()
@@ -155,9 +155,8 @@ def cv_plus_parts(est, Xt, cv):
     parts["fold models + residuals"], (oof, models) = best_of(
         lambda: cv_plus_folds(engine.holdout_engine(), folds, est.alpha, "keep"), 5)
     parts["sorted scores"], scores = best_of(lambda: SortedFoldScores(np.abs(Y - oof), folds), 5)
-    parts["kernel + eigen rows"], (K_x, Mx) = best_of(
-        lambda: (lambda K: (K, eigen_rows(fac, K)))(est.kernel_(Xt, est.basis_vectors_)), 5)
-    parts["fold values"], values = best_of(lambda: models(Mx, K_x), 5)
+    parts["kernel"], K_x = best_of(lambda: est.kernel_(Xt, est.basis_vectors_), 5)
+    parts["fold values"], values = best_of(lambda: models(K_x), 5)
     ranks = conformal_ranks(0.9, fac.n_samples)
     parts["order statistics"], _ = best_of(lambda: scores.bounds(values, ranks), 5)
     return parts

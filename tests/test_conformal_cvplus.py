@@ -14,7 +14,7 @@ from sklearn.model_selection import GroupKFold, KFold
 import lssvm.cv.conformal as conformal_module
 import lssvm.cv.conformal_select as select_module
 from lssvm import NumericalWarning, SparseLSSVR
-from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, eigen_rows, kth_smallest
+from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, kth_smallest
 from lssvm.cv.conformal_select import SortedFoldScores
 from lssvm.cv.fold_moments import fold_fit
 
@@ -58,7 +58,7 @@ def fast_folds(est, Xt, folds, mode, alpha):
     engine = est._holdout_engine()
     oof, models = cv_plus_folds(engine, folds, alpha, mode)
     K_x = est.kernel_(Xt, est.basis_vectors_)
-    return oof, models(eigen_rows(est.factorization_, K_x), K_x)
+    return oof, models(K_x)
 
 
 def rel(a, b):

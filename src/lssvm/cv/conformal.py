@@ -302,7 +302,8 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
         Each row's prediction by the model trained without its fold (as
         :func:`lssvm.cv.cross_val_predictions`).
     models : FoldValues
-        ``models(Mx, K_x)`` gives the K fold models at new points, (t, K, v).
+        ``models(K_x)`` gives the K fold models at new points with kernel
+        rows ``K_x`` (t, n), as (t, K, v).
 
     Raises
     ------
@@ -357,7 +358,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
                 work(k)
     else:
         parallel_map(work, range(len(folds)))
-    return oof, FoldValues(B, b0, refits)
+    return oof, FoldValues(fac, B, b0, refits)
 
 
 def _check_folds(folds, m):
@@ -376,29 +377,39 @@ def _check_folds(folds, m):
 
 
 class FoldValues:
-    """The K fold models of CV+ at new points: one product for the folds
-    that are linear in the eigenbasis, a kernel product for refitted ones.
+    """The K fold models of CV+ at new points, from their raw kernel rows:
+    one product with the folds' dual coefficients (a refitted fold, on a
+    reduced basis, evaluates itself).
 
     Parameters
     ----------
+    fac : PathSolution
+        The training factorisation (``V``, whitener, ``kernel_mean``).
     B : ndarray of shape (r, K, v)
         Eigenbasis coefficients of each fold (zero for refitted folds).
     b0 : ndarray of shape (K, v)
     refits : dict of int to callable
         Folds refitted on a reduced basis, evaluated on raw kernel rows.
+
+    Notes
+    -----
+    The dual coefficients ``a_k = W V beta_k`` and intercepts ``b0_k - mu^T
+    a_k`` are formed once, O(n r K v), as :meth:`PathSolution.coef` forms a
+    model's; then O(t n K v) per call, with no eigenbasis rows of the points.
     """
 
-    def __init__(self, B, b0, refits=None):
-        self.B, self.b0, self.refits = B, b0, refits or {}
+    def __init__(self, fac, B, b0, refits=None):
+        r, K, v = B.shape
+        self.shape = (K, v)
+        self.A = fac.whiten_back(fac.V @ B.reshape(r, K * v))  # (n, K v)
+        self.c0 = b0.reshape(K * v) - fac.kernel_mean @ self.A
+        self.refits = refits or {}
 
-    def __call__(self, Mx, K_x):
-        """Fold values (t, K, v) from the points' eigenbasis rows ``Mx``
-        (t, r) and raw kernel rows ``K_x`` (t, n); O(t r K v)."""
-        r, K, v = self.B.shape
-        out = (Mx @ self.B.reshape(r, K * v)).reshape(-1, K, v)
-        out += self.b0
+    def __call__(self, K_x):
+        """Fold values (t, K, v) at points with kernel rows ``K_x`` (t, n)."""
+        out = (K_x @ self.A + self.c0).reshape(-1, *self.shape)
         for k, model in self.refits.items():
-            out[:, k] = model(Mx, K_x)
+            out[:, k] = model(None, K_x)
         return out
 
 

@@ -159,7 +159,7 @@ class SparseIntervalMixin:
         with single_threaded_blas() if fac.rank <= _SMALL_RANK else nullcontext():
             for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
                 K_x = self.kernel_(X[rows], self.basis_vectors_)
-                out[rows] = sorted_scores.bounds(models(eigen_rows(fac, K_x), K_x), ranks)
+                out[rows] = sorted_scores.bounds(models(K_x), ranks)
         return out
 
     def _saved_interval(self, X, coverage, method, alpha):
