@@ -280,3 +280,31 @@ def test_the_certificate_rejects_a_window_it_cannot_vouch_for(monkeypatch):
     for k in range(7):
         assert select_module.kth_of_shifted_blocks(mu, blocks, k)[0] == (
             -np.inf if k < 1 else np.inf if k > 6 else values[k - 1])
+
+
+@pytest.mark.parametrize("mode", ["keep", "train"])
+def test_singular_basis_kernel_keeps_the_moments_on_its_range(rng, mode, moments_calls):
+    # a very wide kernel makes K_BB numerically singular (the model lives on its range); with no basis
+    # point removed the folds keep that range and take the moments: equal to refits on the same range
+    from lssvm.solvers import factorize_sparse_rls
+
+    X, Y, Xt = data(rng, 80)
+    with pytest.warns(NumericalWarning):
+        est = SparseLSSVR(gamma=1e-4, alpha=1e-2, basis="random", n_basis=20, random_state=0).fit(X, Y[:, 0])
+    assert est.factorization_.method == "eigh"
+    folds = [test for _, test in KFold(2, shuffle=True, random_state=0).split(X)]
+    oof, at = fast_folds(est, Xt, folds, mode, 1e-2)
+    assert len(moments_calls) == 2
+    Z = est.basis_vectors_
+    rows = est.basis_indices_
+    for k, H in enumerate(folds):
+        train = np.ones(X.shape[0], dtype=bool)
+        train[H] = False
+        if mode == "train":
+            train[rows[np.isin(rows, H)]] = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            fac = factorize_sparse_rls(est.kernel_(X[train], Z), est.kernel_(Z, Z), Y[train], rcond=est.rcond)
+        a, b = fac.coef(1e-2)
+        assert rel(oof[H], est.kernel_(X[H], Z) @ a + b) < 1e-8
+        assert rel(at[:, k], est.kernel_(Xt, Z) @ a + b) < 1e-8
