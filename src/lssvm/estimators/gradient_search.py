@@ -9,7 +9,16 @@ The search
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
    estimator's seed (log widths + N(0, 1));
-3. keeps the point of the lowest criterion, refits there.
+3. after each L-BFGS-B run, scores the exact CV over the alpha grid at the
+   run's best widths (one factorisation); where an alpha there is better by
+   more than ``ALPHA_REFINE_RTOL``, it restarts L-BFGS-B from it (at most
+   ``ALPHA_REFINEMENTS`` times per start; after the last, it keeps that
+   alpha).  L-BFGS-B's first steps from a heavily regularised isotropic
+   start can throw alpha far below the model's spectrum, where the CV error
+   is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
+   left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
+   session 26);
+4. keeps the point of the lowest criterion, refits there.
 
 L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
 minimiser; its gradient does not depend on the scale of the targets).
@@ -59,6 +68,10 @@ GAMMA_BOUNDS = (1e-6, 1e3)
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
+#: After each L-BFGS-B run, the alpha path at its best widths may restart it (at most this many times per start).
+ALPHA_REFINEMENTS = 2
+#: ... when the path's best alpha lowers the CV MSE by more than this fraction.
+ALPHA_REFINE_RTOL = 1e-3
 #: Smallest reciprocal condition estimate of K_BB at which the search still
 #: evaluates the criterion (the refit uses the estimator's ``rcond``).
 SEARCH_RCOND = 1e-14
@@ -168,6 +181,42 @@ def search_objective(value, grad, gamma, n_residuals, hyper_penalty=False):
     return obj, gobj
 
 
+def _pairs(folds, X):
+    """(train, test) index pairs of hold-out folds (the grid's, so that the alpha path uses the same folds)."""
+    every = np.arange(X.shape[0])
+    return [(np.setdiff1d(every, f), f) for f in folds]
+
+
+def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi):
+    """The exact CV path over the grid's ``alphas`` at the widths where start ``start`` ended best:
+    ``(theta, CV MSE)`` of those widths with the path's best alpha where that alpha lowers the CV MSE below
+    the path's value at the start's own alpha by more than ``ALPHA_REFINE_RTOL``, else None.
+
+    Why: where alpha is far below the model's smallest eigenvalues, the CV error hardly changes with
+    ``log alpha`` (its partial derivative is O(alpha)), so L-BFGS-B, having overshot alpha into that plateau
+    in one step, sees a zero gradient there and stops, although a larger alpha is better.  The path costs
+    one factorisation and O(m n) per alpha for LOO.
+    """
+    mine = np.flatnonzero(np.asarray(trace["start"]) == start)
+    if mine.size == 0:
+        return None
+    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]
+    theta = trace["theta"][best]
+    gamma = np.exp(theta[:p])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NumericalWarning)
+            # the last alpha: the start's own
+            criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
+            mse = criterion().mse
+    except (NumericalWarning, ValueError, np.linalg.LinAlgError):
+        return None
+    j = int(np.nanargmin(mse[:-1]))
+    if not mse[j] < (1.0 - ALPHA_REFINE_RTOL) * mse[-1]:
+        return None
+    return np.clip(np.r_[theta[:p], np.log(alphas[j])], lo, hi), float(mse[j])
+
+
 def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     """Run the gradient search for ``est`` (a sparse search estimator) on
     validated ``X``, ``y``; sets the fitted attributes and returns ``est``."""
@@ -213,13 +262,16 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             raise _Stop(str(exc)) from None
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
+        record(theta, start, value, obj)
+        return obj, gobj
+
+    def record(theta, start, value, obj):
         trace["objective"].append(obj)
         trace["mse"].append(value)
         trace["start"].append(start)
         trace["theta"].append(theta.copy())
         if obj < best["obj"]:
             best.update(obj=obj, mse=value, theta=theta.copy())
-        return obj, gobj
 
     lo = np.r_[np.full(p, np.log(GAMMA_BOUNDS[0])), np.log(ALPHA_BOUNDS[0])]
     hi = np.r_[np.full(p, np.log(GAMMA_BOUNDS[1])), np.log(ALPHA_BOUNDS[1])]
@@ -230,12 +282,29 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         jitter = np.r_[draw.normal(size=p), 0.0]
         starts.append(np.clip(theta0 + jitter, lo, hi))
     stops = []
+    folds_or_loo = "loo" if criterion.loo else _pairs(criterion.folds, X)
+
+    def path_criterion(alphas, gamma):  # the exact CV over an alpha path on the search's basis and folds
+        return SparseLSSVMCV(X, y, kernel=est.kernel, cv=folds_or_loo, alphas=alphas, classification=classification,
+                             groups=groups, random_state=0, basis=rows, basis_in_holdout=est.basis_in_holdout,
+                             rcond=search_rcond, kernel_params={"gamma": gamma})
+
+    n_paths = 0
     for k, start in enumerate(starts):
-        try:
-            minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
-                     options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
-        except _Stop as exc:
-            stops.append(f"start {k}: {exc}")
+        for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
+            try:
+                minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
+                         options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
+            except _Stop as exc:  # its best point so far may still gain from another alpha
+                stops.append(f"start {k}: {exc}")
+            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi)
+            n_paths += 1
+            if refined is None:
+                break
+            start, value = refined
+            if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
+                obj, _ = search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res, est.hyper_penalty)
+                record(start, k, value, obj)
     if stops:
         warnings.warn(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
@@ -248,7 +317,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gamma = np.exp(theta[:p])
     est.search_time_ = time.perf_counter() - t0
     est.scoring_ = "mse"
-    est.n_evaluations_ = grid.n_evaluations + len(trace["mse"])
+    est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
     est.cv_folds_ = None if criterion.loo else criterion.folds
     est.cv_results_ = est._results_table(grid, "mse")
     est.grid_best_params_ = dict(grid.best_params)
