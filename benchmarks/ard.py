@@ -305,6 +305,7 @@ def splits(args):
 
     variants = {
         "ARD n=300": dict(n_basis=300),
+        "ARD n=300 200 evaluations": dict(n_basis=300, max_evaluations=200),
         "ARD n=500": dict(n_basis=500),
         "ARD n=700": dict(n_basis=700),
         "ARD kcenter n=300": dict(n_basis=300, basis="kcenter"),

@@ -230,3 +230,31 @@ def test_alpha_refinement_leaves_no_better_alpha_at_the_chosen_widths(monkeypatc
     path = [np.mean(est.best_estimator_.loo_residuals(a) ** 2) for a in alphas]
     assert min(path) >= (1 - gs.ALPHA_REFINE_RTOL) * -est.best_score_
     assert -est.best_score_ < 0.9 * -plain.best_score_
+
+
+def test_cawley_talbot_collapse_to_the_width_bound_is_reported():
+    """(p/2) log Omega falls without bound as every width shrinks: with few rows per width the penalised
+    criterion is lowest at the lower width bound (lower than at the unpenalised optimum, where input 0
+    matters), and the search says so instead of silently returning a nearly linear model."""
+    from lssvm import SearchEdgeWarning
+    from lssvm.estimators.gradient_search import search_objective
+    from lssvm.selection import cv_error_and_gradient
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 12))
+    y = np.sin(1.5 * X[:, 0]) + 0.3 * rng.normal(size=60)
+    kw = dict(kernel="ard", search="gradient", basis="random", n_basis=15, random_state=0, max_evaluations=30,
+              n_restarts=1, gamma=1.0)
+    with pytest.warns(SearchEdgeWarning, match="every width ended within 10x of the lower bound"):
+        ct = SparseLSSVRCV(hyper_penalty=True, **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchEdgeWarning)
+        plain = SparseLSSVRCV(**kw).fit(X, y)
+    assert plain.gamma_[0] > 1e3 * ct.gamma_.max()
+
+    def penalised(est):
+        value, grad = cv_error_and_gradient(X, y, est.basis_rows_, "ard", {"gamma": est.gamma_}, est.alpha_,
+                                            rcond=1e-14)
+        return search_objective(value, grad, est.gamma_, 60, hyper_penalty=True)[0]
+
+    assert penalised(ct) < penalised(plain)

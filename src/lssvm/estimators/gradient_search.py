@@ -57,7 +57,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
-from ..exceptions import NumericalWarning
+from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
@@ -315,6 +315,15 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         best.update(theta=theta0, mse=float(grid.best_score), obj=np.nan)
     theta = best["theta"]
     gamma = np.exp(theta[:p])
+    if est.hyper_penalty and np.all(gamma <= 10 * GAMMA_BOUNDS[0]):
+        warnings.warn(
+            f"hyper_penalty=True: every width ended within 10x of the lower bound {GAMMA_BOUNDS[0]:g}, so the model "
+            f"is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) log Omega falls without bound as all "
+            f"widths shrink (their prior's scale is integrated out, leaving (p/2) log Omega), so its minimum lies "
+            f"at the edge of the search range unless the CV error rises faster; with N/p = {n_res / p:.3g} "
+            "residuals per width it did not here.  Compare with hyper_penalty=False",
+            SearchEdgeWarning, stacklevel=3,
+        )
     est.search_time_ = time.perf_counter() - t0
     est.scoring_ = "mse"
     est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
