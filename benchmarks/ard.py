@@ -312,6 +312,8 @@ def splits(args):
         "ARD 3 restarts": dict(n_basis=300, n_restarts=3),
         "ARD 10-fold keep": dict(n_basis=300, cv=10, basis_in_holdout="keep"),
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
+        "ARD evidence": dict(n_basis=300, scoring="evidence"),
+        "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
     }
     name = args.sets[0]
     rows = []

@@ -258,3 +258,16 @@ def test_cawley_talbot_collapse_to_the_width_bound_is_reported():
         return search_objective(value, grad, est.gamma_, 60, hyper_penalty=True)[0]
 
     assert penalised(ct) < penalised(plain)
+
+
+def test_evidence_search_maximises_the_evidence():
+    from lssvm.selection.gradient import evidence_and_gradient
+
+    X, y = _data()
+    est = _search(scoring="evidence").fit(X, y)
+    assert est.scoring_ == "evidence" and set(np.argsort(est.feature_relevance_)[-2:]) == {0, 1}
+    value, _ = evidence_and_gradient(X, y, est.basis_rows_, "ard", {"gamma": est.gamma_}, est.alpha_, rcond=1e-14)
+    assert est.best_score_ == pytest.approx(-value * y.size, rel=1e-9)  # the total log evidence of the choice
+    assert est.best_score_ > est.cv_results_["mean_test_score"].max()  # better than the isotropic grid's best
+    with pytest.raises(ValueError, match="without hyper_penalty"):
+        _search(scoring="evidence", hyper_penalty=True).fit(X, y)

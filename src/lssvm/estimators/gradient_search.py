@@ -59,6 +59,7 @@ from sklearn.utils import check_random_state
 
 from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
+from ..selection.gradient import evidence_and_gradient
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
@@ -95,9 +96,12 @@ def check_gradient_search(est):
                          f"got kernel={est.kernel!r}")
     if est.normalize_kernel:
         raise ValueError("search='gradient' does not support normalize_kernel=True (ARD/RBF have k(x, x) = 1)")
-    if est.scoring not in (None, "mse"):
-        raise ValueError(f"search='gradient' minimises the mean squared CV residual: scoring must be 'mse' or None; "
-                         f"got {est.scoring!r}")
+    if est.scoring not in (None, "mse", "evidence"):
+        raise ValueError(f"search='gradient' minimises the mean squared CV residual (scoring='mse' or None) or minus "
+                         f"the log evidence (scoring='evidence'); got {est.scoring!r}")
+    if est.scoring == "evidence" and (est._classification or est.hyper_penalty):
+        raise ValueError("scoring='evidence' in search='gradient' is for regression (SparseLSSVRCV) without "
+                         "hyper_penalty (Cawley-Talbot regularise the CV error, not the evidence)")
     n = est.n_restarts
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n_restarts must be an integer >= 0; got {n!r}")
@@ -187,7 +191,7 @@ def _pairs(folds, X):
     return [(np.setdiff1d(every, f), f) for f in folds]
 
 
-def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi):
+def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evidence=False):
     """The exact CV path over the grid's ``alphas`` at the widths where start ``start`` ended best:
     ``(theta, CV MSE)`` of those widths with the path's best alpha where that alpha lowers the CV MSE below
     the path's value at the start's own alpha by more than ``ALPHA_REFINE_RTOL``, else None.
@@ -200,7 +204,7 @@ def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi):
     mine = np.flatnonzero(np.asarray(trace["start"]) == start)
     if mine.size == 0:
         return None
-    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]
+    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]  # the criterion: CV MSE or -log evidence per value
     theta = trace["theta"][best]
     gamma = np.exp(theta[:p])
     try:
@@ -208,11 +212,13 @@ def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi):
             warnings.simplefilter("error", NumericalWarning)
             # the last alpha: the start's own
             criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
-            mse = criterion().mse
+            path = criterion()
+            m, v = criterion.Y.shape
+            mse = path.mse if evidence is False else -path.info["evidence"] / (m * v)
     except (NumericalWarning, ValueError, np.linalg.LinAlgError):
         return None
     j = int(np.nanargmin(mse[:-1]))
-    if not mse[j] < (1.0 - ALPHA_REFINE_RTOL) * mse[-1]:
+    if not mse[j] < mse[-1] - ALPHA_REFINE_RTOL * abs(mse[-1]):
         return None
     return np.clip(np.r_[theta[:p], np.log(alphas[j])], lo, hi), float(mse[j])
 
@@ -230,7 +236,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
                               groups=groups, random_state=rng, basis=est.basis, n_basis=est.n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
-    grid = grid_search(criterion, {"gamma": gammas}, "mse", callback=callback)
+    evidence = est.scoring == "evidence"
+    scoring = "evidence" if evidence else "mse"
+    grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback)
     g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
     rows = criterion.rows_for(gamma=g0)
     folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
@@ -246,6 +254,10 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
         with warnings.catch_warnings():
             warnings.simplefilter("error", NumericalWarning)  # singular K_BB: stop instead of approximating
+            if evidence:  # minus the log evidence per target value: minimised as it is
+                value, grad = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
+                                                    rcond=search_rcond)
+                return value, value, grad
             value, grad = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])), cv=folds,
                                                 basis_in_holdout=est.basis_in_holdout,
                                                 classification=classification, groups=groups, rcond=search_rcond)
@@ -297,13 +309,14 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
                          options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
             except _Stop as exc:  # its best point so far may still gain from another alpha
                 stops.append(f"start {k}: {exc}")
-            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi)
+            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
             n_paths += 1
             if refined is None:
                 break
             start, value = refined
             if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
-                obj, _ = search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res, est.hyper_penalty)
+                obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
+                                                              est.hyper_penalty)[0]
                 record(start, k, value, obj)
     if stops:
         warnings.warn(
@@ -312,7 +325,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             NumericalWarning, stacklevel=3,
         )
     if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
-        best.update(theta=theta0, mse=float(grid.best_score), obj=np.nan)
+        best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
     gamma = np.exp(theta[:p])
     if est.hyper_penalty and np.all(gamma <= 10 * GAMMA_BOUNDS[0]):
@@ -325,16 +338,16 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             SearchEdgeWarning, stacklevel=3,
         )
     est.search_time_ = time.perf_counter() - t0
-    est.scoring_ = "mse"
+    est.scoring_ = scoring
     est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
     est.cv_folds_ = None if criterion.loo else criterion.folds
-    est.cv_results_ = est._results_table(grid, "mse")
+    est.cv_results_ = est._results_table(grid, scoring)
     est.grid_best_params_ = dict(grid.best_params)
     est.gradient_trace_ = {k: np.asarray(v) for k, v in trace.items()}
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
     est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}
-    est.best_score_ = -float(best["mse"])
+    est.best_score_ = -float(best["mse"]) * (n_res if evidence else 1)  # evidence: the total log evidence
     est.best_index_ = None
     est.basis_rows_ = rows
     est.refit_time_ = 0.0
