@@ -42,7 +42,14 @@ draws; test MSE / variance).  ARD gradient search with and without
 points make ``K_BB`` singular at the isotropic optimum, where the search
 cannot start); mean and standard error over realisations.
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct] [--sets puma32H,friedman]
+Part "splits": ours (``--variants``: basis size, k-center basis, more
+evaluations, more restarts, 10-fold, Cawley-Talbot, the evidence) and the GP
+on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
+GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
+most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
+variance, then mean, spread and the paired difference from the GP.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct|splits] [--sets puma32H,friedman]
 """
 
 from __future__ import annotations
@@ -90,9 +97,10 @@ def standardise(Xtr, ytr, Xte, yte):
 
 
 def contenders(args, d):
-    def ard(penalty):
+    def ard(penalty, scoring=None):
         return SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
-                             max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=penalty)
+                             max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=penalty,
+                             scoring=scoring)
 
     def gp():
         from sklearn.gaussian_process import GaussianProcessRegressor
@@ -109,6 +117,7 @@ def contenders(args, d):
     return {
         "ARD gradient": (lambda: ard(False), None),
         "ARD gradient + CT penalty": (lambda: ard(True), None),
+        "ARD gradient, evidence": (lambda: ard(False, "evidence"), None),
         "isotropic grid": (lambda: SparseLSSVRCV(gamma=1.0, basis="random", n_basis=args.n_basis, random_state=0),
                            None),
         "GP anisotropic": (gp, args.gp_m),
