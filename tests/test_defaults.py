@@ -87,9 +87,10 @@ def test_search_grid_is_centred_on_the_scale(rng):
         warnings.simplefilter("ignore", SearchEdgeWarning)
         est = SparseLSSVRCV(basis="random", n_basis=20, random_state=0).fit(X, y)
     grid = np.log2(np.unique(est.cv_results_["param_gamma"]) / gamma_scale(X))
-    # the default grid scale * 2^-6 ... 2^6, searched coarse-to-fine from the scale itself
+    # the default grid scale * 2^-6 ... 2^6, searched coarse-to-fine from the scale itself, wider side first
     np.testing.assert_allclose(grid, np.round(grid), atol=1e-9)
-    assert set(np.round(grid)) >= {-3, 0, 3} and set(np.round(grid)) <= set(range(-6, 7))
+    assert set(np.round(grid)) >= {-3, 0} and set(np.round(grid)) <= set(range(-6, 7))
+    assert np.log2(est.cv_results_["param_gamma"][0] / gamma_scale(X)) == pytest.approx(0.0)
     explicit = SparseLSSVRCV(basis="random", n_basis=20, random_state=0, param_space={"gamma": [0.01, 0.1]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchEdgeWarning)
