@@ -182,6 +182,8 @@ def main(argv=None):
     add_run_options(p)
     args = p.parse_args(argv)
     if args.growth:
+        if args.growth_estimator:
+            return growth_estimator(args.growth, args.n_basis, args.csv)
         return growth_with_cpu(args.growth, args.n_basis, args.csv)
     rows = []
     print(f"load before: {os.getloadavg()}", flush=True)
@@ -222,6 +224,8 @@ def add_run_options(parser):
                         help="stop a contender's fit after this many seconds and record it as timed out")
     parser.add_argument("--csv", type=Path, default=None, help="append every finished row to this CSV file")
     parser.add_argument("--n-basis", type=int, default=300, help="fixed basis size of the --growth check")
+    parser.add_argument("--growth-estimator", action="store_true",
+                        help="with --growth: time SparseLSSVRCV(n_basis=...).fit in this process, not lssvm select")
 
 
 class FitTimeout(BaseException):
@@ -289,6 +293,38 @@ def growth_with_cpu(sizes, n_basis=300, csv_path=None):
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rows.append(dict(m=m, n_basis=n_basis, seconds=float(df.seconds[0]), cpu=cpu, load_before=load0,
                          load_after=os.getloadavg()[0]))
+    out = pd.DataFrame(rows)
+    out["wall_vs_first"] = out.seconds / out.seconds[0]
+    out["cpu_vs_first"] = out.cpu / out.cpu[0]
+    out["m_vs_first"] = out.m / out.m[0]
+    print(out.to_string(float_format=lambda v: f"{v:.3g}"))
+    if csv_path is not None:
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        out.to_csv(csv_path, index=False)
+    return out
+
+
+def growth_estimator(sizes, n_basis=300, csv_path=None):
+    """``SparseLSSVRCV(n_basis=n_basis)`` fit time on friedman1 of each size, in this process.
+
+    The linear-growth check without the command line's fixed start-up (imports, cost probe, report):
+    the search's defaults but for the basis size, on standardised inputs, wall and process CPU time.
+    """
+    rows = []
+    warm_up(["sparse"])
+    for m in sizes:
+        X, y = make_friedman1(n_samples=m, noise=1.0, random_state=0)
+        est = make_pipeline(StandardScaler(), SparseLSSVRCV(n_basis=n_basis))
+        load0 = os.getloadavg()[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0, c0 = time.perf_counter(), time.process_time()
+            est.fit(X, y)
+            secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        rows.append(dict(m=m, n_basis=est[-1].best_estimator_.n_basis_, seconds=secs, cpu=cpu, load_before=load0,
+                         load_after=os.getloadavg()[0]))
+        print(f"SparseLSSVRCV(n_basis={n_basis}) friedman1 m={m}: {secs:.2f} s ({cpu:.2f} s CPU), "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)
     out = pd.DataFrame(rows)
     out["wall_vs_first"] = out.seconds / out.seconds[0]
     out["cpu_vs_first"] = out.cpu / out.cpu[0]
