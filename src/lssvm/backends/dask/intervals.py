@@ -40,7 +40,7 @@ from ..._parallel import serial_region
 from ...cv.conformal import conformal_ranks, eigen_rows
 from ...cv.row_blocks import block_fold_outputs
 from ...exceptions import NumericalWarning
-from ...solvers.row_blocks import block_rows_in_eigenbasis, check_block, code_targets, whitened_rows
+from ...solvers.row_blocks import SUB_ROWS, block_rows_in_eigenbasis, check_block, code_targets, whitened_rows
 from .passes import run_pass
 from .selection import select_kth
 
@@ -53,7 +53,9 @@ _TASK_FLOATS = 1 << 21
 
 
 def _sub_rows(n_problems):
-    return max(64, _TASK_FLOATS // max(n_problems, 1))
+    """Rows per sub-block: at most ``_TASK_FLOATS`` values, and at most
+    ``SUB_ROWS`` kernel rows (as the LOO pass)."""
+    return max(64, min(SUB_ROWS, _TASK_FLOATS // max(n_problems, 1)))
 
 
 class _LooValues:
