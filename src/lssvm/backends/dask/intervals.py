@@ -18,8 +18,9 @@ its own passes), and what each costs:
 * "jackknife+": one light sample pass, then usually two full passes, each
   O(m (n d + 2 n r + 2 t r v)) flops (kernel rows, eigenbasis rows, the
   t x m products ``u_i(x)``) plus O(m t v log G) comparisons;
-* "jackknife": the same passes with one problem per output (the quantile of
-  ``|R_i|``), O(m (n d + 2 n r)) each, independent of t;
+* "jackknife": one problem per output (the quantile of ``|R_i|``): the
+  sample pass and, while m fits the budget, one collecting pass, O(m (n d
+  + 2 n r)) each, independent of t;
 * "cv+": one pass solving the fold models (as ``cv_predict``), then the
   sample and usually two full passes of O(m (n d + 2 n r + t v)): a row's
   value is its fold model at x, computed once per fold on the client, plus or
@@ -27,7 +28,8 @@ its own passes), and what each costs:
 
 Nothing of size m stays on the client: it holds O(t v (sample_size +
 n_thresholds)) values and the collected candidates (a few hundred per
-test point and bound).
+test point and bound; the jackknife's m residuals while they fit the
+collecting budget of :data:`.selection.BUDGET` values).
 """
 
 from __future__ import annotations
