@@ -46,7 +46,8 @@ error levels off at that of a nearly linear model, so with few residuals
 per width the criterion's minimum is at the lower width bound.  On puma32H
 at 200 rows 26 to 31 of the 32 widths ended at the bound (test MSE 0.107
 without, 0.741 with); the search warns (``SearchEdgeWarning``) when every
-width ends there.  It helped where many inputs matter a little
+width ends more than ``1 / COLLAPSE_RATIO`` times below the isotropic
+start.  It helped where many inputs matter a little
 (docs/benchmarks.md, issue 20, sessions 25 and 26).
 
 Input relevance (``feature_relevance_``) is the derivative-based
