@@ -162,8 +162,8 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     # G_C G^T (c x m) are formed in one GEMM; while the next pivot is a candidate, its column needs only
     # the products with the factor columns added in this block.  The pivots are those of the unblocked
     # algorithm (the next pivot is always the global argmax); only the O(m k) BLAS-2 update becomes
-    # mostly BLAS-3, which moves far less memory.  Kernel values: m per pivot, plus at most m per pivot
-    # served for columns computed in a batch and not used.
+    # mostly BLAS-3, which moves far less memory.  Kernel values: m per pivot, plus those of columns
+    # computed in a batch and not used: at most one per pivot served plus one per block (<= 3 m n in all).
     slot = np.full(m, -1, dtype=np.intp)  # row -> its place among the block's candidates
     P = KC = np.zeros((0, m))
     have = np.zeros(0, dtype=bool)
@@ -195,10 +195,14 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
         if not have[slot[j]]:
             # kernel columns in batches: the pivot's and those of the candidates of largest residual, as
             # many as the last block served pivots (one pass over X per batch, not per pivot: at
-            # m = 30,000, d = 104 a column alone took 20 ms); at most one unused column per pivot served
+            # m = 30,000, d = 104 a column alone took 20 ms)
+            # a batch is at most as large as the pivots this block has served so far (so the block wastes
+            # at most as many columns as it served, plus one) and than the pivots still wanted: at most
+            # 2 n + (number of blocks) <= 3 n columns in all
+            size = max(1, min(batch, k - k0, n_max - k))
             todo = np.flatnonzero(~have)
-            if todo.size > batch:
-                todo = todo[np.argsort(-rel[cand[todo]], kind="stable")[:batch]]
+            if todo.size > size:
+                todo = todo[np.argsort(-rel[cand[todo]], kind="stable")[:size]]
                 if not np.any(todo == slot[j]):
                     todo[-1] = slot[j]
             KC[todo] = kern(X, X[cand[todo]]).T
