@@ -242,7 +242,8 @@ def test_sorted_fold_scores_equal_the_full_selection_exactly(rng, kind):
     for _ in range(40):
         values, scores, folds, m = random_case(rng, kind)
         sfs = SortedFoldScores(scores, folds)
-        for k_lo, k_hi in [conformal_ranks(c, m) for c in (0.9, 0.5, 0.2, 0.99)] + [(0, m + 1), (1, m), (m, 1)]:
+        asymmetric = [(1, 1), (m, m), (2, max(1, m // 2)), (0, 1), (m, m + 1)]  # not CV+'s: the unmirrored route
+        for k_lo, k_hi in [conformal_ranks(c, m) for c in (0.9, 0.5, 0.2, 0.99)] + [(0, m + 1), (1, m), (m, 1)] + asymmetric:
             got = sfs.bounds(values, (k_lo, k_hi))
             ref = brute_bounds(values, scores, folds, k_lo, k_hi)
             np.testing.assert_array_equal(got, ref)
