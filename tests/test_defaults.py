@@ -87,9 +87,10 @@ def test_search_grid_is_centred_on_the_scale(rng):
         warnings.simplefilter("ignore", SearchEdgeWarning)
         est = SparseLSSVRCV(basis="random", n_basis=20, random_state=0).fit(X, y)
     grid = np.log2(np.unique(est.cv_results_["param_gamma"]) / gamma_scale(X))
-    # the default grid scale * 2^-6 ... 2^6, searched coarse-to-fine from the scale itself
+    # the default grid scale * 2^-6 ... 2^6, searched coarse-to-fine from the scale itself, wider side first
     np.testing.assert_allclose(grid, np.round(grid), atol=1e-9)
-    assert set(np.round(grid)) >= {-3, 0, 3} and set(np.round(grid)) <= set(range(-6, 7))
+    assert set(np.round(grid)) >= {-3, 0} and set(np.round(grid)) <= set(range(-6, 7))
+    assert np.log2(est.cv_results_["param_gamma"][0] / gamma_scale(X)) == pytest.approx(0.0)
     explicit = SparseLSSVRCV(basis="random", n_basis=20, random_state=0, param_space={"gamma": [0.01, 0.1]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchEdgeWarning)
@@ -130,11 +131,13 @@ def test_pivoted_cholesky_costs_m_kernel_values_per_point(rng, m):
     kern = CountingRBF(2.0)
     res = pivoted_cholesky(X, kern, n_basis=40, pivot_tol=1e-12)
     assert res.indices.size == 40
-    assert sum(kern.counts) == m * 40  # one kernel column per point: O(m n) values, never O(m^2)
+    # one kernel column per point, plus columns computed in a batch and not used (at most one per point
+    # served plus one per block): O(m n) values, never O(m^2)
+    assert m * 40 <= sum(kern.counts) <= 3 * m * 40
     # through select_basis (the estimators' route): the same, plus the n^2 of the duplicate check at most
     kern.counts.clear()
     select_basis(X, kern, "pchol", 40)
-    assert m * 40 <= sum(kern.counts) <= m * 40 + 40 * 40
+    assert m * 40 <= sum(kern.counts) <= 3 * m * 40 + 40 * 40
 
 
 def test_pivoted_cholesky_pivots_on_the_largest_residual(rng):

@@ -104,9 +104,14 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             random_state=self.random_state,
         )
         Z = sel.vectors
-        K_mn = kernel(X, Z, block_size=self.block_size)
-        K_BB = K_mn[sel.indices] if sel.indices is not None else kernel(Z, Z)
-        fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True)
+        # a search's refit is handed the factorisation it scored at these parameters (issue 17: one fewer)
+        kept = self.__dict__.pop("_kept_factorization", None)
+        if kept is not None and kept.matches(X, Y, kernel, sel.indices):
+            fac = kept.fac
+        else:
+            K_mn = kernel(X, Z, block_size=self.block_size)
+            K_BB = K_mn[sel.indices] if sel.indices is not None else kernel(Z, Z)
+            fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True)
         a, b = fac.coef(self.alpha)
         self.kernel_ = kernel
         self.basis_vectors_ = Z

@@ -281,7 +281,8 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
             rows = criterion.rows_for(**kernel_params)
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}
-            est = self._fit_one(params, X, y)
+            kept = getattr(criterion, "kept_factorization", None)  # the sparse criterion keeps the best's
+            est = self._fit_one(params, X, y, None if kept is None else kept(**kernel_params))
             if not self._check_refit(est, rows):  # defensive: the refit must be on the rows scored
                 est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y)
             self.best_estimator_ = est
@@ -298,9 +299,12 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         raise ValueError(f"search='gradient' is available in SparseLSSVRCV and SparseLSSVCCV only, not in "
                          f"{type(self).__name__} (see lssvm.estimators.gradient_search)")
 
-    def _fit_one(self, params, X, y):
+    def _fit_one(self, params, X, y, kept=None):
         # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
-        return self._estimator_class(**params, n_jobs=self.n_jobs).fit(X, y)
+        est = self._estimator_class(**params, n_jobs=self.n_jobs)
+        if kept is not None:  # the factorisation scored at these parameters; used if data, kernel and rows match
+            est._kept_factorization = kept
+        return est.fit(X, y)
 
     def _check_refit(self, est, rows):
         return True
@@ -400,7 +404,8 @@ class _SparseSearchCV(_BaseSearchCV):
             X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
         return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
                              basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
-                             n_candidates=self.n_candidates, rcond=self.rcond, **kw)
+                             n_candidates=self.n_candidates, rcond=self.rcond,
+                             keep_best=scoring if self.refit else None, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,

@@ -4,6 +4,10 @@ memory or on a row source (Dask), through one engine protocol
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from .._threads import check_n_jobs, uses_threads
 from ..basis import select_basis
 from ..basis.duplicates import near_duplicate_free
@@ -13,7 +17,39 @@ from ..solvers import check_alphas, factorize_sparse_rls
 from .criteria import DEFAULT_ALPHAS, _RowsCV
 from .evidence import gcv_path, log_evidence_path
 
-__all__ = ["SparseLSSVMCV"]
+__all__ = ["KeptFactorization", "SparseLSSVMCV"]
+
+
+@dataclass(frozen=True)
+class KeptFactorization:
+    """The factorisation a search scored for one candidate, kept for the refit.
+
+    Attributes
+    ----------
+    params : dict
+        The candidate's kernel parameters.
+    fac : lssvm.solvers.SparseRLSFactorization
+    rows : ndarray of shape (n,)
+        Its basis rows.
+    kernel : lssvm.kernels.Kernel
+    X : ndarray of shape (m, d)
+    Y : ndarray of shape (m, v)
+        The inputs and (coded) targets it was fitted on.
+    """
+
+    params: dict
+    fac: object
+    rows: np.ndarray
+    kernel: object
+    X: np.ndarray
+    Y: np.ndarray
+
+    def matches(self, X, Y, kernel, rows):
+        """Whether a model fitted on ``X``, ``Y`` with ``kernel`` on basis ``rows`` has this factorisation
+        (same data value for value, same kernel, same rows; O(m (d + v)))."""
+        return (kernel == self.kernel and rows is not None and np.array_equal(rows, self.rows)
+                and Y.shape == self.Y.shape and np.array_equal(Y, self.Y)
+                and (X is self.X or (X.shape == self.X.shape and np.array_equal(X, self.X))))
 
 
 class SparseLSSVMCV(_RowsCV):
@@ -38,6 +74,12 @@ class SparseLSSVMCV(_RowsCV):
         The alpha at which ``basis="greedy"`` ranks candidates.
     basis_tol, pivot_tol, n_candidates, rcond
         As for :class:`lssvm.SparseLSSVR`.
+    keep_best : {"mse", "error_rate", "gcv", "evidence"}, optional
+        Keep the factorisation of the best candidate so far under this
+        scoring (as the searches rank: best score along the path, ties to
+        the lower MSE, then the earlier call) for :meth:`kept_factorization`:
+        a refit at the chosen parameters then needs no factorisation of its
+        own (rows in memory only; one more m x n array held).
 
     Notes
     -----
@@ -47,13 +89,15 @@ class SparseLSSVMCV(_RowsCV):
     """
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
-                 basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, **kw):
+                 basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, **kw):
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
         self.basis_in_holdout = basis_in_holdout
         self.rcond = rcond
         self.selections = {}
         self.source = None
+        self.keep_best = keep_best
+        self._kept, self._kept_rank = None, None
         if getattr(X, "rows_in_memory", True) is False:  # a row source (lssvm.backends.dask.DaskRows)
             self._init_source(X, basis, n_basis, **kw)
             return
@@ -128,4 +172,28 @@ class SparseLSSVMCV(_RowsCV):
         if not self.classification and engine.rows_in_memory:  # O(r) per alpha from the same factorisation
             info.update(gcv=gcv_path(engine.fac, self.alphas).mean(axis=1),
                         evidence=log_evidence_path(engine.fac, self.alphas).sum(axis=1))
-        return self._path_from_sums(sums, info)
+        path = self._path_from_sums(sums, info)
+        if self.keep_best is not None and engine.rows_in_memory:
+            self._offer(params, engine, path)
+        return path
+
+    def _offer(self, params, engine, path):
+        """Keep ``engine``'s factorisation if this candidate ranks first so far (the searches' order:
+        best score along the path, ties to the lower MSE, then the earlier candidate)."""
+        score = np.asarray(path.score(self.keep_best), dtype=float)
+        score = np.where(np.isfinite(score), score, np.inf)
+        mse = np.where(np.isfinite(path.mse), path.mse, np.inf)
+        i = np.lexsort((mse, score))[0]
+        rank = (float(score[i]), float(mse[i]))
+        if self._kept_rank is None or rank < self._kept_rank:
+            self._kept_rank = rank
+            self._kept = KeptFactorization(dict(params), engine.fac, engine.basis_indices, engine.kernel,
+                                           self.X, self.Y)
+
+    def kept_factorization(self, **params):
+        """The factorisation scored at these kernel parameters, if it was kept
+        (``keep_best``: the best candidate), else None."""
+        kept = self._kept
+        if kept is None or self._key(kept.params) != self._key(params):
+            return None
+        return kept
