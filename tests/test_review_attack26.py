@@ -6,7 +6,8 @@ of basis points (the old CV+ removed such a point although a duplicate
 stayed in training; brute force: explicit refits), a search's reused
 factorisation against a fresh fit after refitting on other data, and the
 small defects fixed here (an empty third of the report's interval table,
-the gradient search on constant targets).
+the gradient search on constant targets, the evidence of a constant
+output column).
 """
 
 import pickle
@@ -16,9 +17,10 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from lssvm import SparseLSSVR, SparseLSSVRCV
+from lssvm import ConstantTargetWarning, SparseLSSVR, SparseLSSVRCV
 from lssvm.cli._report_uncertainty import interval_calibration
 from lssvm.cv.conformal import conformal_ranks
+from lssvm.selection.gradient import evidence_and_gradient
 
 
 def _cv_plus_brute(X, y, Xt, Z, folds, mode, alpha, gamma, coverage):
@@ -104,16 +106,27 @@ def test_gradient_search_on_constant_targets(scoring):
     assert np.all(np.isfinite(search.gamma_))
 
 
-@pytest.mark.xfail(strict=True, reason="scoring='evidence' with a constant output column: S = 0 makes the profile "
-                   "noise precision overflow and log_evidence_path NaN (inf * 0), so every candidate scores NaN and "
-                   "the pick is arbitrary; the limit is +inf (log zeta = log(m - 1) - log S), or a clear error. "
-                   "Pre-session (selection/evidence.py), inherited by search='gradient' scoring='evidence'")
-def test_evidence_search_with_a_constant_output_column_is_not_nan():
+def test_evidence_with_a_constant_output_column_is_finite():
+    # S = 0 made the profile noise precision overflow: log_evidence_path was inf * 0 = NaN for every candidate
+    # (an arbitrary pick), and evidence_and_gradient NaN; the constant column now adds a finite constant
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 2))
     Y = np.c_[np.sin(X[:, 0]) + 0.1 * rng.normal(size=60), np.full(60, 3.0)]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", ConstantTargetWarning)
+        warnings.simplefilter("error", RuntimeWarning)
         search = SparseLSSVRCV(scoring="evidence", gamma=1.0, basis="random", n_basis=10, random_state=0,
                                param_space={"gamma": [0.3, 1.0]}, alphas=[1e-2, 1.0]).fit(X, Y)
-    assert not np.isnan(search.best_score_)
+        assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+        # the gradient of the evidence with that column, against central differences
+        basis = np.arange(0, 60, 6)
+
+        def f(t):
+            return evidence_and_gradient(X, Y, basis, "ard", {"gamma": np.exp(t[:-1])}, float(np.exp(t[-1])))
+
+        t0 = np.log([0.5, 0.3, 0.05])
+        value, grad = f(t0)
+        h = 1e-5
+        fd = np.array([(f(t0 + e)[0] - f(t0 - e)[0]) / (2 * h) for e in np.eye(3) * h])
+    assert np.isfinite(value)
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
