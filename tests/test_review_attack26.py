@@ -130,3 +130,14 @@ def test_evidence_with_a_constant_output_column_is_finite():
         fd = np.array([(f(t0 + e)[0] - f(t0 - e)[0]) / (2 * h) for e in np.eye(3) * h])
     assert np.isfinite(value)
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
+
+
+def test_predict_std_of_a_constant_output_column_is_zero_without_overflow():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 2))
+    Y = np.c_[np.sin(X[:, 0]), np.full(50, 3.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantTargetWarning)
+        warnings.simplefilter("error", RuntimeWarning)  # the noise precision overflowed to inf with a warning
+        std = SparseLSSVR(gamma=0.5, alpha=0.1, basis=np.arange(0, 50, 5)).fit(X, Y).predict_std(X[:4])
+    assert np.all(std[:, 0] > 0) and np.all(std[:, 1] == 0)

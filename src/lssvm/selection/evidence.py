@@ -94,7 +94,8 @@ def gcv_path(fac, alpha):
 
 def noise_precision(fac, alpha):
     """The evidence's noise precision at ``alpha``, ``zeta = (m - 1) / S(alpha)``, shape (A, v)."""
-    return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
+    with np.errstate(over="ignore"):  # S = 0 (a constant output): zeta = inf, an error bar of 0
+        return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
 
 
 def log_evidence_path(fac, alpha, zeta=None):
