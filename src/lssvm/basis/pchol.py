@@ -24,12 +24,17 @@ from sklearn.utils import check_random_state
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
-__all__ = ["DEFAULT_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis", "pivoted_cholesky"]
+__all__ = ["DEFAULT_BASIS_CAP", "DEFAULT_REGRESSION_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis",
+           "pivoted_cholesky"]
 
 #: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.  700, not 1000
 #: (issue 17, session 25): half the search time on 10^4+ rows, test error on MAGIC and adult within 2 %
 #: of neo-ls-svm's (docs/benchmarks.md).
 DEFAULT_BASIS_CAP = 700
+#: The sparse LS-SVM regressors' default cap (issue 17, session 26): 500 points gave the test MSE of 700
+#: within 0-2 % on friedman1 (m = 5,000 and 20,000), elevators and ailerons (pol: 21 % more, still 0.65
+#: of neo-ls-svm's) at about half the search time; classifiers keep 700, which their error rate needs.
+DEFAULT_REGRESSION_BASIS_CAP = 500
 #: Default basis size per square root of the number of rows.
 DEFAULT_BASIS_PER_SQRT_M = 10.0
 #: Candidates of the first block of pivoted_cholesky, and the most of any block.
@@ -38,18 +43,20 @@ _FIRST_BLOCK, _MAX_BLOCK = 16, 256
 _MAX_BATCH = 64
 
 
-def default_n_basis(m: int) -> int:
+def default_n_basis(m: int, cap: int = DEFAULT_BASIS_CAP) -> int:
     """The default basis size for ``m`` training rows:
-    ``min(DEFAULT_BASIS_CAP, ceil(10 sqrt(m)), m)`` (cap 700).
+    ``min(cap, ceil(10 sqrt(m)), m)`` (cap 700; the sparse regressors pass
+    ``DEFAULT_REGRESSION_BASIS_CAP``, 500).
 
     Sub-linear and capped, so the default fit costs O(m n^2) = O(m^2) at
     most while m < 4,900 and O(m) beyond: 317 points at m = 1,000, 448 at
-    2,000, 700 from m = 4,900 (chosen with ``benchmarks/defaults_speed.py``,
+    2,000, 700 from m = 4,900 (500 from m = 2,500 for the sparse
+    regressors; chosen with ``benchmarks/defaults_speed.py``,
     ``docs/benchmarks.md``).
     """
     if not isinstance(m, Integral) or m < 1:
         raise ValueError(f"m must be a positive integer; got {m!r}")
-    return int(min(DEFAULT_BASIS_CAP, math.ceil(DEFAULT_BASIS_PER_SQRT_M * math.sqrt(m)), m))
+    return int(min(cap, math.ceil(DEFAULT_BASIS_PER_SQRT_M * math.sqrt(m)), m))
 
 
 def _packed(k):

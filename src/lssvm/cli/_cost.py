@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..basis import default_n_basis
+from ..basis import default_basis_size, default_n_basis
 
 __all__ = ["MachineRates", "SearchCost", "estimate_cost", "machine_rate", "machine_rates"]
 
@@ -141,7 +141,7 @@ def _duration(seconds):
 
 
 def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", basis="pchol", n_basis=None,
-                  rate=None):
+                  rate=None, classification=True):
     """Estimate the cost of a search of ``evaluations`` kernel parameter values.
 
     Parameters
@@ -153,10 +153,14 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     cv : "loo" or int or other
         Folds (anything but "loo" counts as 10).
     basis, n_basis
-        As given to the estimator (None: its default).
+        As given to the estimator (None: its default, "pchol" of
+        :func:`lssvm.basis.default_basis_size` points).
     rate : float or MachineRates, optional
         Operations per second: one number for all kinds of work, or the
         three rates (default :func:`machine_rates`).
+    classification : bool, default=True
+        The task; the sparse regressors' default basis is smaller
+        (:func:`lssvm.basis.default_basis_size`).
 
     Returns
     -------
@@ -187,7 +191,8 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
             return default_n_basis(m)
         return int(round(value * m)) if value < 1 else int(value)
 
-    n = size(n_basis)
+    basis = "pchol" if basis is None else basis  # the estimators' default
+    n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" else n_basis)
     if model == "sparse":
         select = {"pchol": (2 * m * n * n + 3 * m * n * d, 12 * n**3, 30 * m * n + 1e5 * n),
                   "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))
