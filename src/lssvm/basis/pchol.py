@@ -122,15 +122,20 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     -----
     Cost O(m (d + k)) for the k-th point: one kernel column k(X, x_j)
     (m kernel values, O(m d)) and its O(m k) Cholesky update, so
-    O(m n (d + n)) and m n kernel values in all, O(m n) memory for the
-    factor; no m x m matrix is formed.  Exact FVS, which scores every
-    candidate, costs O(m^2 n).  The O(m k) updates are blocked: the rows
-    of largest residual are candidates, their products with the factor
-    formed in one matrix product, and a block lasts while the next pivot
-    is a candidate (same pivots as one column at a time, about half the
-    memory traffic); the condition estimate reads ``K_SS``'s factor in
-    LAPACK's packed storage (``dppcon``), in place.  At m = 5,000, n = 708
-    this took the selection from 1.6 s to 0.7 s of CPU (one thread).
+    O(m n (d + n)) and m n kernel values in all (at most 2 m n, see
+    below), O(m n) memory for the factor; no m x m matrix is formed.
+    Exact FVS, which scores every candidate, costs O(m^2 n).  The O(m k)
+    updates are blocked: the rows of largest residual are candidates, and a
+    block lasts while the next pivot is a candidate (same pivots as one
+    column at a time, about half the memory traffic); the candidates'
+    kernel columns and products with the factor are formed in batches, the
+    pivot's and those of the candidates of largest residual together, as
+    many as the last block served (one pass over X and one matrix product
+    per batch; never more than two columns computed per point); the
+    condition estimate reads ``K_SS``'s factor in LAPACK's packed storage
+    (``dppcon``), in place.  At m = 5,000, n = 708 the blocking took the
+    selection from 1.6 s to 0.7 s of CPU (one thread); the batches took
+    adult's (m = 30,148, d = 104) from 19 s to 10 s (issue 17, session 26).
 
     References
     ----------
@@ -170,11 +175,11 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     # the products with the factor columns added in this block.  The pivots are those of the unblocked
     # algorithm (the next pivot is always the global argmax); only the O(m k) BLAS-2 update becomes
     # mostly BLAS-3, which moves far less memory.  Kernel values: m per pivot, plus at most m per pivot
-    # served for columns computed in a batch and not used.
+    # for columns computed in a batch and not used (the batches' size is capped to keep that bound).
     slot = np.full(m, -1, dtype=np.intp)  # row -> its place among the block's candidates
     P = KC = np.zeros((0, m))
     have = np.zeros(0, dtype=bool)
-    k0 = k_prev = 0
+    k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
     while len(selected) < n_max:
         if curve[-1] <= tol:
@@ -196,20 +201,22 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
             slot = np.full(m, -1, dtype=np.intp)
             slot[cand] = np.arange(cand.size)
             P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
+            # the kernel columns of the candidates of largest residual (the pivot's included), as many as
+            # the last block served, in one call: one pass over X per block, not per pivot (at m = 30,000,
+            # d = 104 a column alone took 20 ms); never more than two columns computed per point so far
             KC, have = np.empty((cand.size, m)), np.zeros(cand.size, dtype=bool)
-            batch = max(1, min(k - k_prev, _MAX_BATCH)) if k else 1
+            size = max(1, min(k - k_prev if k else 1, _MAX_BATCH, 2 * (k + 1) - computed, cand.size))
+            first = np.argsort(-rel[cand], kind="stable")[:size]
+            if not np.any(first == slot[j]):
+                first[-1] = slot[j]
+            KC[first] = kern(X, X[cand[first]]).T
+            have[first] = True
+            computed += first.size
             k_prev = k
-        if not have[slot[j]]:
-            # kernel columns in batches: the pivot's and those of the candidates of largest residual, as
-            # many as the last block served pivots (one pass over X per batch, not per pivot: at
-            # m = 30,000, d = 104 a column alone took 20 ms); at most one unused column per pivot served
-            todo = np.flatnonzero(~have)
-            if todo.size > batch:
-                todo = todo[np.argsort(-rel[cand[todo]], kind="stable")[:batch]]
-                if not np.any(todo == slot[j]):
-                    todo[-1] = slot[j]
-            KC[todo] = kern(X, X[cand[todo]]).T
-            have[todo] = True
+        if not have[slot[j]]:  # a candidate outside the batch: its column alone
+            KC[slot[j]] = kern(X, X[j : j + 1])[:, 0]
+            have[slot[j]] = True
+            computed += 1
         col = KC[slot[j]]  # the only kernel values: m per point (and the batch's unused ones)
         k_SS = col[selected + [j]]
         norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())
