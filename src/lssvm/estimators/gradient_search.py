@@ -311,6 +311,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     for _ in range(est.n_restarts):
         jitter = np.r_[draw.normal(size=p), 0.0]
         starts.append(np.clip(theta0 + jitter, lo, hi))
+    if not classification and np.all(np.ptp(criterion.Y, axis=0) == 0):
+        starts = []  # constant targets (ConstantTargetWarning): every CV error is 0, log MSE and its gradient undefined
     stops = []
     folds_or_loo = "loo" if criterion.loo else _pairs(criterion.folds, X)
 
