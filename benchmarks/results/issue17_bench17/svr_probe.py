@@ -1,10 +1,13 @@
 """One fold of the SVR peer grid at friedman1 m = 5,000 (4,000 training rows), each setting timed (bench17)."""
-import os, time, sys
+import os
+import time
+
 import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
+
 X, y = make_friedman1(n_samples=7000, noise=1.0, random_state=0)
 X, y = X[:5000], y[:5000]
 tr, te = next(KFold(5).split(X))
