@@ -108,3 +108,25 @@ def test_kept_factorisation_is_only_the_best_and_only_where_it_matches(rng, coun
     est._kept_factorization = kept
     est.fit(X, y)
     assert est.factorization_ is kept.fac and not hasattr(est, "_kept_factorization")
+
+
+def test_default_basis_size_is_smaller_for_the_sparse_regressors(rng):
+    """Issue 17, session 26: the sparse regressors' default pchol basis is capped at 500, the classifiers'
+    (and every other family's) at 700; an explicit n_basis or another method is left alone."""
+    from lssvm.basis import DEFAULT_REGRESSION_BASIS_CAP, default_basis_size, default_n_basis
+    from lssvm.cli._cost import estimate_cost
+
+    assert DEFAULT_REGRESSION_BASIS_CAP == 500
+    assert [default_basis_size("pchol", None, m, False) for m in (1000, 2500, 3000, 10**6)] == [317, 500, 500, 500]
+    assert default_basis_size("pchol", None, 10**6, True) is None  # pchol's own default, default_n_basis
+    assert [default_n_basis(m) for m in (1000, 3000, 10**6)] == [317, 548, 700]
+    assert default_basis_size("pchol", 650, 10**6, False) == 650 and default_basis_size("random", None, 10**6, False) is None
+    assert default_n_basis(10**6) == 700
+    m = 3000
+    X = rng.standard_normal((m, 8))
+    y = X[:, 0] + np.sin(X[:, 1]) + 0.1 * rng.standard_normal(m)
+    assert SparseLSSVR(gamma="scale", basis="pchol").fit(X, y).n_basis_ == 500
+    assert SparseLSSVMCV(X, y, basis="pchol", random_state=0)._fixed.size == 500
+    assert SparseLSSVMCV(X, y > 0, basis="pchol", random_state=0, classification=True)._fixed.size == 548
+    assert estimate_cost("sparse", 20_000, 8, 5, 21, rate=1e10, classification=False).size == 500
+    assert estimate_cost("sparse", 20_000, 8, 5, 21, rate=1e10, classification=True).size == 700

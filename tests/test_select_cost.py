@@ -5,17 +5,22 @@ import pytest
 from click.testing import CliRunner
 
 from lssvm.basis import default_n_basis
-from lssvm.cli._cost import estimate_cost, machine_rate
+from lssvm.cli._cost import MachineRates, estimate_cost, machine_rate, machine_rates
 from lssvm.cli.main import cli
 
 
 def test_cost_estimate_counts_the_default_sizes():
-    cost = estimate_cost("sparse", 19_020, 10, 13, 21, rate=1e10)
-    assert cost.size == default_n_basis(19_020) == 700
-    # dominated by the 14 factorisations' 4 m n^2 (TRSM, SYRK, 2 for the GEMM; 13 evaluations and the refit)
-    assert 4 * 14 * 19_020 * 700**2 <= cost.flops <= 6 * 14 * 19_020 * 700**2
-    assert cost.seconds == pytest.approx(cost.flops / 1e10)
-    small = estimate_cost("sparse", 1_000, 10, 13, 21, rate=1e10)
+    m, n = 19_020, 700
+    cost = estimate_cost("sparse", m, 10, 5, 21, rate=1e10)
+    assert cost.size == default_n_basis(m) == n
+    # dominated by the 5 factorisations' m n^2 products (TRSM counted twice, SYRK, the GEMM M = Phi V, the
+    # singular path's whitening GEMM); the refit reuses the search's factorisation: no work of its own
+    gemm, eigh, stream = cost.work["evaluations"]
+    assert 7 * 5 * m * n**2 <= gemm <= 8 * 5 * m * n**2 and eigh == 5 * 18 * n**3 and stream == 5 * 20 * m * n
+    assert cost.work["refit"] == (0.0, 0.0, 0.0)
+    assert cost.flops == pytest.approx(sum(sum(w) for w in cost.work.values()))
+    assert cost.seconds == pytest.approx(cost.flops / 1e10) == pytest.approx(cost.flops / cost.rate)
+    small = estimate_cost("sparse", 1_000, 10, 5, 21, rate=1e10)
     assert small.seconds < cost.seconds / 50
     assert estimate_cost("nystrom", 5000, 8, 13, 21, n_basis=0.1, rate=1e10).size == 500
     assert estimate_cost("fixed-size", 5000, 8, 13, 21, cv=10, rate=1e10).size == default_n_basis(5000)
@@ -23,6 +28,28 @@ def test_cost_estimate_counts_the_default_sizes():
     assert huge.too_large(available=128 * 2**30) and "--chunk-rows" in huge.lines()[-1]
     assert not cost.too_large(available=8 * 2**30) and len(cost.lines()) == 1
     assert machine_rate() > 1e6
+
+
+def test_cost_estimate_weighs_each_kind_of_work_by_its_own_rate():
+    """eigh and element-wise passes run slower per operation than GEMM: each part is its work over its rate."""
+    m, n = 12_680, 700
+    slow = MachineRates(gemm=1e11, eigh=1e10, stream=1e9)
+    cost = estimate_cost("sparse", m, 10, 5, 21, rate=slow)
+    assert cost.seconds == pytest.approx(sum(cost.part_seconds(p) for p in ("basis", "evaluations", "refit")))
+    gemm, eigh, stream = cost.work["evaluations"]
+    assert cost.part_seconds("evaluations") == pytest.approx(gemm / 1e11 + eigh / 1e10 + stream / 1e9)
+    assert cost.seconds > estimate_cost("sparse", m, 10, 5, 21, rate=1e11).seconds
+    # linear in the evaluations; the basis selection is paid once
+    twice = estimate_cost("sparse", m, 10, 10, 21, rate=slow)
+    assert twice.part_seconds("evaluations") == pytest.approx(2 * cost.part_seconds("evaluations"))
+    assert twice.part_seconds("basis") == cost.part_seconds("basis") > 0
+    # pivoted Cholesky: O(m n^2) products and O(m n) passes, never the O(m^2 n) of exact FVS
+    assert cost.work["basis"][0] < 3 * m * n**2 < estimate_cost("sparse", m, 10, 5, 21, basis="fvs", rate=slow).work["basis"][0]
+    # the fixed-size and Nystrom refits are one more evaluation
+    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, rate=slow)
+    assert fs.work["refit"] == pytest.approx(tuple(w / 5 for w in fs.work["evaluations"]))
+    rates = machine_rates()
+    assert min(rates.gemm, rates.eigh, rates.stream) > 1e6
 
 
 def test_select_prints_cost_and_edge_warning(tmp_path):

@@ -1,12 +1,18 @@
 """Basis selection (layer 2): which points carry the kernel expansion."""
 
-from ._select import BASIS_METHODS, BasisSelection, check_n_basis, select_basis
+from ._select import BASIS_METHODS, BasisSelection, check_n_basis, default_basis_size, select_basis
 from .duplicates import NEAR_DUPLICATE_RTOL, drop_near_duplicates, near_duplicate_free
 from .fvs import FVSResult, feature_vector_selection
 from .greedy import GreedyResult, greedy_selection
 from .identity import basis_holders
 from .kcenter import kcenter
-from .pchol import DEFAULT_BASIS_CAP, PivotedCholeskyResult, default_n_basis, pivoted_cholesky
+from .pchol import (
+    DEFAULT_BASIS_CAP,
+    DEFAULT_REGRESSION_BASIS_CAP,
+    PivotedCholeskyResult,
+    default_n_basis,
+    pivoted_cholesky,
+)
 from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
 from .random import draw_basis_rows, random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
@@ -25,11 +31,13 @@ __all__ = [
     "prototype_pool",
     "FVSResult",
     "check_n_basis",
+    "default_basis_size",
     "feature_vector_selection",
     "GreedyResult",
     "greedy_selection",
     "kcenter",
     "DEFAULT_BASIS_CAP",
+    "DEFAULT_REGRESSION_BASIS_CAP",
     "PivotedCholeskyResult",
     "default_n_basis",
     "pivoted_cholesky",

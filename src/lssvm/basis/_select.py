@@ -14,11 +14,11 @@ from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .greedy import greedy_selection
 from .kcenter import kcenter
-from .pchol import pivoted_cholesky
+from .pchol import DEFAULT_REGRESSION_BASIS_CAP, default_n_basis, pivoted_cholesky
 from .random import DEFAULT_N_BASIS, random_basis
 from .renyi import renyi_entropy_selection
 
-__all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis"]
+__all__ = ["BasisSelection", "BASIS_METHODS", "select_basis", "check_n_basis", "default_basis_size"]
 
 BASIS_METHODS = ("pchol", "fvs", "random", "greedy", "kcenter", "renyi")
 
@@ -59,6 +59,15 @@ def check_n_basis(n_basis, n_samples):
             f"({n_samples}); choose n_basis <= {n_samples}"
         )
     return int(n_basis)
+
+
+def default_basis_size(basis, n_basis, m, classification):
+    """``n_basis`` of a sparse LS-SVM: as given, or for the default "pchol"
+    of a regressor ``default_n_basis(m, DEFAULT_REGRESSION_BASIS_CAP)``
+    (500 points at most; classifiers keep the general default, 700)."""
+    if n_basis is None and isinstance(basis, str) and basis == "pchol" and not classification:
+        return default_n_basis(m, DEFAULT_REGRESSION_BASIS_CAP)
+    return n_basis
 
 
 def select_basis(

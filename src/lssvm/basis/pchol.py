@@ -24,12 +24,17 @@ from sklearn.utils import check_random_state
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
-__all__ = ["DEFAULT_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis", "pivoted_cholesky"]
+__all__ = ["DEFAULT_BASIS_CAP", "DEFAULT_REGRESSION_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis",
+           "pivoted_cholesky"]
 
 #: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.  700, not 1000
 #: (issue 17, session 25): half the search time on 10^4+ rows, test error on MAGIC and adult within 2 %
 #: of neo-ls-svm's (docs/benchmarks.md).
 DEFAULT_BASIS_CAP = 700
+#: The sparse LS-SVM regressors' default cap (issue 17, session 26): 500 points gave the test MSE of 700
+#: within 0-2 % on friedman1 (m = 5,000 and 20,000), elevators and ailerons (pol: 21 % more, still 0.65
+#: of neo-ls-svm's) at about half the search time; classifiers keep 700, which their error rate needs.
+DEFAULT_REGRESSION_BASIS_CAP = 500
 #: Default basis size per square root of the number of rows.
 DEFAULT_BASIS_PER_SQRT_M = 10.0
 #: Candidates of the first block of pivoted_cholesky, and the most of any block.
@@ -38,18 +43,20 @@ _FIRST_BLOCK, _MAX_BLOCK = 16, 256
 _MAX_BATCH = 64
 
 
-def default_n_basis(m: int) -> int:
+def default_n_basis(m: int, cap: int = DEFAULT_BASIS_CAP) -> int:
     """The default basis size for ``m`` training rows:
-    ``min(DEFAULT_BASIS_CAP, ceil(10 sqrt(m)), m)`` (cap 700).
+    ``min(cap, ceil(10 sqrt(m)), m)`` (cap 700; the sparse regressors pass
+    ``DEFAULT_REGRESSION_BASIS_CAP``, 500).
 
     Sub-linear and capped, so the default fit costs O(m n^2) = O(m^2) at
     most while m < 4,900 and O(m) beyond: 317 points at m = 1,000, 448 at
-    2,000, 700 from m = 4,900 (chosen with ``benchmarks/defaults_speed.py``,
+    2,000, 700 from m = 4,900 (500 from m = 2,500 for the sparse
+    regressors; chosen with ``benchmarks/defaults_speed.py``,
     ``docs/benchmarks.md``).
     """
     if not isinstance(m, Integral) or m < 1:
         raise ValueError(f"m must be a positive integer; got {m!r}")
-    return int(min(DEFAULT_BASIS_CAP, math.ceil(DEFAULT_BASIS_PER_SQRT_M * math.sqrt(m)), m))
+    return int(min(cap, math.ceil(DEFAULT_BASIS_PER_SQRT_M * math.sqrt(m)), m))
 
 
 def _packed(k):
@@ -115,15 +122,20 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     -----
     Cost O(m (d + k)) for the k-th point: one kernel column k(X, x_j)
     (m kernel values, O(m d)) and its O(m k) Cholesky update, so
-    O(m n (d + n)) and m n kernel values in all, O(m n) memory for the
-    factor; no m x m matrix is formed.  Exact FVS, which scores every
-    candidate, costs O(m^2 n).  The O(m k) updates are blocked: the rows
-    of largest residual are candidates, their products with the factor
-    formed in one matrix product, and a block lasts while the next pivot
-    is a candidate (same pivots as one column at a time, about half the
-    memory traffic); the condition estimate reads ``K_SS``'s factor in
-    LAPACK's packed storage (``dppcon``), in place.  At m = 5,000, n = 708
-    this took the selection from 1.6 s to 0.7 s of CPU (one thread).
+    O(m n (d + n)) and m n kernel values in all (at most 2 m n, see
+    below), O(m n) memory for the factor; no m x m matrix is formed.
+    Exact FVS, which scores every candidate, costs O(m^2 n).  The O(m k)
+    updates are blocked: the rows of largest residual are candidates, and a
+    block lasts while the next pivot is a candidate (same pivots as one
+    column at a time, about half the memory traffic); the candidates'
+    kernel columns and products with the factor are formed in batches, the
+    pivot's and those of the candidates of largest residual together, as
+    many as the last block served (one pass over X and one matrix product
+    per batch; never more than two columns computed per point); the
+    condition estimate reads ``K_SS``'s factor in LAPACK's packed storage
+    (``dppcon``), in place.  At m = 5,000, n = 708 the blocking took the
+    selection from 1.6 s to 0.7 s of CPU (one thread); the batches took
+    adult's (m = 30,148, d = 104) from 19 s to 10 s (issue 17, session 26).
 
     References
     ----------
@@ -162,12 +174,12 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     # G_C G^T (c x m) are formed in one GEMM; while the next pivot is a candidate, its column needs only
     # the products with the factor columns added in this block.  The pivots are those of the unblocked
     # algorithm (the next pivot is always the global argmax); only the O(m k) BLAS-2 update becomes
-    # mostly BLAS-3, which moves far less memory.  Kernel values: m per pivot, plus those of columns
-    # computed in a batch and not used: at most one per pivot served plus one per block (<= 3 m n in all).
+    # mostly BLAS-3, which moves far less memory.  Kernel values: m per pivot, plus at most m per pivot
+    # for columns computed in a batch and not used (the batches' size is capped to keep that bound).
     slot = np.full(m, -1, dtype=np.intp)  # row -> its place among the block's candidates
     P = KC = np.zeros((0, m))
     have = np.zeros(0, dtype=bool)
-    k0 = k_prev = 0
+    k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
     while len(selected) < n_max:
         if curve[-1] <= tol:
@@ -189,24 +201,22 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
             slot = np.full(m, -1, dtype=np.intp)
             slot[cand] = np.arange(cand.size)
             P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
+            # the kernel columns of the candidates of largest residual (the pivot's included), as many as
+            # the last block served, in one call: one pass over X per block, not per pivot (at m = 30,000,
+            # d = 104 a column alone took 20 ms); never more than two columns computed per point so far
             KC, have = np.empty((cand.size, m)), np.zeros(cand.size, dtype=bool)
-            batch = max(1, min(k - k_prev, _MAX_BATCH)) if k else 1
+            size = max(1, min(k - k_prev if k else 1, _MAX_BATCH, 2 * (k + 1) - computed, cand.size))
+            first = np.argsort(-rel[cand], kind="stable")[:size]
+            if not np.any(first == slot[j]):
+                first[-1] = slot[j]
+            KC[first] = kern(X, X[cand[first]]).T
+            have[first] = True
+            computed += first.size
             k_prev = k
-        if not have[slot[j]]:
-            # kernel columns in batches: the pivot's and those of the candidates of largest residual, as
-            # many as the last block served pivots (one pass over X per batch, not per pivot: at
-            # m = 30,000, d = 104 a column alone took 20 ms)
-            # a batch is at most as large as the pivots this block has served so far (so the block wastes
-            # at most as many columns as it served, plus one) and than the pivots still wanted: at most
-            # 2 n + (number of blocks) <= 3 n columns in all
-            size = max(1, min(batch, k - k0, n_max - k))
-            todo = np.flatnonzero(~have)
-            if todo.size > size:
-                todo = todo[np.argsort(-rel[cand[todo]], kind="stable")[:size]]
-                if not np.any(todo == slot[j]):
-                    todo[-1] = slot[j]
-            KC[todo] = kern(X, X[cand[todo]]).T
-            have[todo] = True
+        if not have[slot[j]]:  # a candidate outside the batch: its column alone
+            KC[slot[j]] = kern(X, X[j : j + 1])[:, 0]
+            have[slot[j]] = True
+            computed += 1
         col = KC[slot[j]]  # the only kernel values: m per point (and the batch's unused ones)
         k_SS = col[selected + [j]]
         norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())

@@ -1,52 +1,115 @@
 """What ``lssvm select`` will cost, said before it starts.
 
-A flop count of the search (basis selection, kernel columns, one
-factorisation per evaluation, the alpha path, the refit), divided by the
-rate of a small matrix product and eigendecomposition measured on this
-machine when the command starts (about 0.05 s).  Rough by design: it names
-the order of magnitude and the dominant sizes, and the progress bar then
-shows the elapsed time and the ETA measured on the evaluations themselves.
+The work of the search is counted in three kinds, each divided by its own
+rate measured on this machine when the command starts (about 0.05 s):
+
+* matrix products (GEMM, SYRK, TRSM; the whitening TRSM counted twice, as
+  it runs at about half the GEMM rate), at the rate of a 384 x 384 GEMM;
+* dense eigendecompositions (``eigh`` of the n x n Gram matrix, the basis
+  kernel's Cholesky or ``eigh``, the pivoted Cholesky's condition
+  estimates), at the rate of a 384 x 384 ``eigh``, counted as 9 n^3:
+  these are memory-bound and run several times slower per flop than GEMM
+  (issue 17, session 26: the single GEMM rate made the estimate half the
+  measured time on MAGIC);
+* element-wise passes over m x n arrays (the kernel's ``exp``, centring,
+  copies, the pivoted Cholesky's residual updates), at the rate of
+  ``exp`` over 2^20 values.
+
+Rough by design: it names the order of magnitude and the dominant sizes,
+and the progress bar then shows the elapsed time and the ETA measured on
+the evaluations themselves.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..basis import default_n_basis
+from ..basis import default_basis_size, default_n_basis
 
-__all__ = ["SearchCost", "estimate_cost", "machine_rate"]
+__all__ = ["MachineRates", "SearchCost", "estimate_cost", "machine_rate", "machine_rates"]
+
+
+@dataclass(frozen=True)
+class MachineRates:
+    """Operations per second of the three kinds of work (see the module notes)."""
+
+    gemm: float
+    eigh: float
+    stream: float
+
+    @classmethod
+    def single(cls, rate):
+        """One rate for all three kinds (a flop count divided by ``rate``)."""
+        return cls(float(rate), float(rate), float(rate))
+
+
+def _best_time(work, repeats=3):
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - t0)
+    return max(best, 1e-9)
+
+
+def machine_rates():
+    """The three rates now: a 384 x 384 GEMM (2 n^3 flops), an ``eigh`` of
+    384 x 384 (counted as 9 n^3) and ``exp`` over 2^20 values (one operation
+    each), best of 3; about 0.05 s in all."""
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((384, 384))
+    S = A @ A.T
+    v = rng.standard_normal(1 << 20)
+    out = np.empty_like(v)
+    return MachineRates(gemm=2 * 384**3 / _best_time(lambda: A @ A),
+                        eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
+                        stream=v.size / _best_time(lambda: np.exp(v, out=out)))
 
 
 def machine_rate():
-    """Float64 flops per second now: the mean of a 384 x 384 GEMM and an
-    ``eigh`` of 192 x 192 (the factorisation's two kernels), best of 3."""
-    rng = np.random.default_rng(0)
-    A = rng.standard_normal((384, 384))
-    S = A[:192, :192] @ A[:192, :192].T
-    rates = []
-    for flops, work in ((2 * 384**3, lambda: A @ A), (9 * 192**3, lambda: np.linalg.eigh(S))):
-        best = np.inf
-        for _ in range(3):
-            t0 = time.perf_counter()
-            work()
-            best = min(best, time.perf_counter() - t0)
-        rates.append(flops / max(best, 1e-9))
-    return float(np.mean(rates))
+    """Float64 GEMM flops per second now (a 384 x 384 product, best of 3)."""
+    return machine_rates().gemm
 
 
 class SearchCost:
-    """Sizes, flops, bytes and the estimated seconds of one search."""
+    """Sizes, work, bytes and the estimated seconds of one search.
 
-    def __init__(self, rows, size, evaluations, n_alphas, flops, nbytes, rate):
+    Attributes
+    ----------
+    rows, size, evaluations, n_alphas : int
+    work : dict of str to (float, float, float)
+        Per part of the search (``"basis"``, ``"evaluations"``, ``"refit"``):
+        its matrix-product flops, ``eigh`` flops and element-wise operations.
+    flops : float
+        All of it summed.
+    nbytes : int
+        The working set.
+    rates : MachineRates
+    """
+
+    def __init__(self, rows, size, evaluations, n_alphas, work, nbytes, rates):
         self.rows, self.size, self.evaluations, self.n_alphas = rows, size, evaluations, n_alphas
-        self.flops, self.nbytes, self.rate = flops, nbytes, rate
+        self.work, self.nbytes = dict(work), nbytes
+        self.rates = rates if isinstance(rates, MachineRates) else MachineRates.single(rates)
+        self.flops = float(sum(sum(w) for w in self.work.values()))
+
+    @property
+    def rate(self):
+        """The effective rate: all the work over the estimated seconds."""
+        return self.flops / self.seconds if self.seconds > 0 else self.rates.gemm
+
+    def part_seconds(self, part):
+        """Estimated seconds of one part of the search."""
+        gemm, eigh, stream = self.work[part]
+        return gemm / self.rates.gemm + eigh / self.rates.eigh + stream / self.rates.stream
 
     @property
     def seconds(self):
-        return self.flops / self.rate
+        return sum(self.part_seconds(p) for p in self.work)
 
     def too_large(self, available=None):
         """Whether the working set would exceed about half the memory."""
@@ -58,10 +121,11 @@ class SearchCost:
         return self.nbytes > 0.5 * available
 
     def lines(self):
+        r = self.rates
         out = [f"cost       {self.rows} rows, model size {self.size}, {self.evaluations} evaluations x "
                f"{self.n_alphas} alphas: about {_duration(self.seconds)} (estimated from "
-               f"{self.flops / 1e9:.3g} GFLOP at {self.rate / 1e9:.3g} GFLOP/s measured now), "
-               f"{self.nbytes / 2**30:.2g} GiB"]
+               f"{self.flops / 1e9:.3g} GFLOP: GEMM at {r.gemm / 1e9:.3g}, eigh at {r.eigh / 1e9:.3g} "
+               f"GFLOP/s measured now), {self.nbytes / 2**30:.2g} GiB"]
         if self.too_large():
             out.append("memory     this looks too large for memory: stream the data in blocks with "
                        "--chunk-rows N (random basis, prototypes or columns)")
@@ -77,7 +141,7 @@ def _duration(seconds):
 
 
 def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", basis="pchol", n_basis=None,
-                  rate=None):
+                  rate=None, classification=True):
     """Estimate the cost of a search of ``evaluations`` kernel parameter values.
 
     Parameters
@@ -89,13 +153,35 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     cv : "loo" or int or other
         Folds (anything but "loo" counts as 10).
     basis, n_basis
-        As given to the estimator (None: its default).
-    rate : float, optional
-        Flops per second (default :func:`machine_rate`).
+        As given to the estimator (None: its default, "pchol" of
+        :func:`lssvm.basis.default_basis_size` points).
+    rate : float or MachineRates, optional
+        Operations per second: one number for all kinds of work, or the
+        three rates (default :func:`machine_rates`).
+    classification : bool, default=True
+        The task; the sparse regressors' default basis is smaller
+        (:func:`lssvm.basis.default_basis_size`).
 
     Returns
     -------
     SearchCost
+
+    Notes
+    -----
+    Sparse model, m rows, n basis points, d inputs, A alphas, per
+    evaluation: 7 m n^2 product flops (whitening TRSM counted twice, SYRK,
+    ``M = Phi V``, and the whitening GEMM of the singular path), 2 m n d
+    for the kernel, 4 A m n for the alpha path; 18 n^3 at the ``eigh`` rate
+    (the Gram matrix's ``eigh``, and the basis kernel's Cholesky or, at the
+    wide widths, its ``eigh``); 20 element-wise passes over m x n.
+    Pivoted Cholesky: 2 m n^2 product flops (its blocked updates, half of
+    them for candidates not chosen), 3 m n d for kernel columns, 12 n^3 at
+    the ``eigh`` rate for the packed condition estimates, 30 passes over m
+    and 10^5 operations of interpreter overhead per point.  The constants
+    were fitted to single-thread CPU times of friedman1 (m = 5,000) and
+    MAGIC (12,680 rows), n = 700 (issue 17, session 26).  The search's
+    refit reuses the factorisation of the chosen candidate (no cost); the
+    fixed-size and Nyström refits cost one evaluation.
     """
     m, d = int(rows), int(features)
     folds = 0 if cv == "loo" else (cv if isinstance(cv, int) else 10)
@@ -105,26 +191,31 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
             return default_n_basis(m)
         return int(round(value * m)) if value < 1 else int(value)
 
+    basis = "pchol" if basis is None else basis  # the estimators' default
+    n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" else n_basis)
     if model == "sparse":
-        n = size(n_basis)
-        select = {"pchol": m * n * (d + 2 * n), "fvs": m * m * n, "kcenter": m * n * d}.get(basis, 0)
-        # the factorisation: whitening TRSM (m n^2), Gram SYRK (m n^2), M = Phi V GEMM (2 m n^2), eigh
-        per_eval = 2 * m * n * d + 20 * m * n + 4 * m * n * n + 10 * n**3 + 2 * n_alphas * m * n
+        select = {"pchol": (2 * m * n * n + 3 * m * n * d, 12 * n**3, 30 * m * n + 1e5 * n),
+                  "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))
+        gemm = 7 * m * n * n + 2 * m * n * d + 4 * n_alphas * m * n
         if folds:
             h = m / folds
-            per_eval += n_alphas * folds * (h * h * n + h**3 / 3)
+            gemm += n_alphas * folds * (h * h * n + h**3 / 3)
+        per_eval = (gemm, 18 * n**3, 20 * m * n)
+        refit = (0, 0, 0)
         nbytes = 8 * (3 * m * n + m * d)
     elif model == "nystrom":
-        n = size(n_basis)
         k = n // 2
-        select = 0
-        per_eval = 2 * m * n * d + 20 * m * n + 2 * m * n * k + 10 * n**3 + 2 * n_alphas * m * k
+        select = (0, 0, 0)
+        per_eval = (2 * m * n * d + 2 * m * n * k + 2 * n_alphas * m * k, 10 * n**3, 12 * m * n)
+        refit = per_eval
         nbytes = 8 * (3 * m * n + m * d)
     else:
-        n = size(n_basis)
-        select = m * n * d
-        per_eval = 2 * m * n * d + 20 * m * n + 2 * m * n * n + max(folds, 10) * (2 * m / 10 * n * n + n**3)
-        per_eval += n_alphas * 10 * n * n * min(n, 200)
+        select = (m * n * d, 0, 0)
+        per_eval = (2 * m * n * d + 2 * m * n * n + max(folds, 10) * (2 * m / 10 * n * n)
+                    + n_alphas * 10 * n * n * min(n, 200), max(folds, 10) * n**3, 12 * m * n)
+        refit = per_eval
         nbytes = 8 * (3 * m * n + m * d + 10 * n * n)
-    flops = float(select + (evaluations + 1) * per_eval)  # + 1: the refit
-    return SearchCost(m, n, evaluations, n_alphas, flops, nbytes, machine_rate() if rate is None else rate)
+    work = {"basis": tuple(float(x) for x in select),
+            "evaluations": tuple(float(evaluations * x) for x in per_eval),
+            "refit": tuple(float(x) for x in refit)}
+    return SearchCost(m, n, evaluations, n_alphas, work, nbytes, machine_rates() if rate is None else rate)

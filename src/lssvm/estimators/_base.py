@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import uses_threads
-from ..basis import select_basis
+from ..basis import default_basis_size, select_basis
 from ..cv import MemorySparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
@@ -94,7 +94,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             X,
             kernel,
             self.basis,
-            self.n_basis,
+            default_basis_size(self.basis, self.n_basis, X.shape[0], is_classifier(self)),
             y=Y,
             alpha=self.alpha,
             tol=self.basis_tol,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._threads import check_n_jobs, uses_threads
-from ..basis import select_basis
+from ..basis import default_basis_size, select_basis
 from ..basis.duplicates import near_duplicate_free
 from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine
 from ..kernels import gamma_scale
@@ -107,7 +107,8 @@ class SparseLSSVMCV(_RowsCV):
         def draw(kern, rng):
             if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
                 kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
-            sel = select_basis(self.X, kern, basis, n_basis, y=self.Y,
+            sel = select_basis(self.X, kern, basis, default_basis_size(basis, n_basis, self.X.shape[0],
+                                                                     self.classification), y=self.Y,
                                alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
                                n_candidates=n_candidates, random_state=rng)
             if sel.indices is None:
