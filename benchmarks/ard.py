@@ -42,7 +42,14 @@ draws; test MSE / variance).  ARD gradient search with and without
 points make ``K_BB`` singular at the isotropic optimum, where the search
 cannot start); mean and standard error over realisations.
 
-Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct] [--sets puma32H,friedman]
+Part "splits": ours (``--variants``: basis size, k-center basis, more
+evaluations, more restarts, 10-fold, Cawley-Talbot, the evidence) and the GP
+on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
+GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
+most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
+variance, then mean, spread and the paired difference from the GP.
+
+Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct|splits] [--sets puma32H,friedman]
 """
 
 from __future__ import annotations
@@ -90,9 +97,10 @@ def standardise(Xtr, ytr, Xte, yte):
 
 
 def contenders(args, d):
-    def ard(penalty):
+    def ard(penalty, scoring=None):
         return SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
-                             max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=penalty)
+                             max_evaluations=args.max_evaluations, n_restarts=1, hyper_penalty=penalty,
+                             scoring=scoring)
 
     def gp():
         from sklearn.gaussian_process import GaussianProcessRegressor
@@ -109,6 +117,7 @@ def contenders(args, d):
     return {
         "ARD gradient": (lambda: ard(False), None),
         "ARD gradient + CT penalty": (lambda: ard(True), None),
+        "ARD gradient, evidence": (lambda: ard(False, "evidence"), None),
         "isotropic grid": (lambda: SparseLSSVRCV(gamma=1.0, basis="random", n_basis=args.n_basis, random_state=0),
                            None),
         "GP anisotropic": (gp, args.gp_m),
@@ -290,6 +299,93 @@ def cawley_talbot(args):
     return table
 
 
+def splits(args):
+    """Ours (variants ``--variants``) and the GP on several random splits of one data set (``--sets``, first
+    name): ``--gp-m`` training rows, 4000 test rows, the split drawn with ``numpy.random.default_rng(split)``.
+
+    The GP (``C * RBF(d length-scales) + WhiteKernel``, ``normalize_y``) starts its L-BFGS-B from
+    ``--gp-theta`` (log hyper-parameters saved by part "gp") and is capped at ``--gp-maxiter`` iterations
+    (0: scored at ``--gp-theta`` without re-optimising).  The GP is fitted once per split, in the same process
+    after ours, one heavy process at a time.
+    """
+    from scipy.optimize import minimize
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    variants = {
+        "ARD n=300": dict(n_basis=300),
+        "ARD n=300 200 evaluations": dict(n_basis=300, max_evaluations=200),
+        "ARD n=500": dict(n_basis=500),
+        "ARD n=700": dict(n_basis=700),
+        "ARD kcenter n=300": dict(n_basis=300, basis="kcenter"),
+        "ARD 3 restarts": dict(n_basis=300, n_restarts=3),
+        "ARD 10-fold keep": dict(n_basis=300, cv=10, basis_in_holdout="keep"),
+        "ARD + CT": dict(n_basis=300, hyper_penalty=True),
+        "ARD evidence": dict(n_basis=300, scoring="evidence"),
+        "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
+    }
+    name = args.sets[0]
+    rows = []
+    for split in args.split_seeds:
+        Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(split)))
+        var, d = yte.var(), Xtr.shape[1]
+        for label in args.variants:
+            opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
+            opts.update(variants[label])
+            est = SparseLSSVRCV(kernel="ard", search="gradient", **opts)
+            t0, c0 = time.perf_counter(), time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(Xtr, ytr)
+            t, c = time.perf_counter() - t0, time.process_time() - c0
+            mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+            rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
+                             evaluations=est.gradient_trace_["mse"].size))
+            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+        if "GP" not in args.skip:
+            kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+            if args.gp_theta:
+                kern = kern.clone_with_theta(np.load(args.gp_theta))
+            n_eval = [0]
+
+            def optimizer(obj_func, theta0, bounds):
+                def fun(theta):
+                    n_eval[0] += 1
+                    return obj_func(theta)
+
+                res = minimize(fun, theta0, method="L-BFGS-B", jac=True, bounds=bounds,
+                               options={"maxiter": args.gp_maxiter})
+                return res.x, res.fun
+
+            gp = GaussianProcessRegressor(kern, normalize_y=True, random_state=0,
+                                          optimizer=optimizer if args.gp_maxiter > 0 else None)
+            t0, c0 = time.perf_counter(), time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gp.fit(Xtr, ytr)
+            t, c = time.perf_counter() - t0, time.process_time() - c0
+            mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+            label = "GP" + (f" (from --gp-theta, {args.gp_maxiter} iterations)" if args.gp_maxiter > 0
+                            else " (at --gp-theta)")
+            rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=np.nan, fit_s=t, cpu_s=c,
+                             evaluations=n_eval[0]))
+            print(rows[-1], f"-lml {-gp.log_marginal_likelihood_value_:.2f}, load {os.getloadavg()[0]:.1f}",
+                  flush=True)
+    table = pd.DataFrame(rows)
+    wide = table.pivot_table(index="split", columns="method", values="test_mse", sort=False)
+    print(markdown(wide.round(4).reset_index()))
+    gp_cols = [c for c in wide.columns if c.startswith("GP")]
+    summary = pd.DataFrame({"mean": wide.mean(), "sd": wide.std(ddof=1)})
+    if gp_cols:
+        diff = wide.sub(wide[gp_cols[0]], axis=0)
+        summary["minus GP, mean"] = diff.mean()
+        summary["minus GP, sd"] = diff.std(ddof=1)
+        summary["wins vs GP"] = (diff < 0).sum()
+    summary["cpu_s"] = table.groupby("method", sort=False).cpu_s.mean()
+    print(markdown(summary.round(5).reset_index()))
+    return table
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -305,7 +401,7 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -319,10 +415,14 @@ def main():
     p.add_argument("--small-m", type=int, default=200, help="training rows of Friedman / puma32H (part ct)")
     p.add_argument("--ct-basis", type=int, default=100, help="largest basis (part ct)")
     p.add_argument("--max-evaluations", type=int, default=60)
+    p.add_argument("--split-seeds", default="0,1,2,3,4", help="part splits: seeds of the random splits")
+    p.add_argument("--variants", default="ARD n=300", help="part splits: comma-separated variants of ours")
     args = p.parse_args()
     args.sets = [s for s in args.sets.split(",") if s]
     args.skip = set(s for s in args.skip.split(",") if s)
     args.ida_sets = [s for s in args.ida_sets.split(",") if s]
+    args.split_seeds = [int(s) for s in args.split_seeds.split(",") if s]
+    args.variants = [s for s in args.variants.split(",") if s]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}")
     if args.part in ("cost", "all"):
@@ -333,6 +433,8 @@ def main():
         gp_at_scale(args)
     if args.part == "ct":
         cawley_talbot(args)
+    if args.part == "splits":
+        splits(args)
 
 
 if __name__ == "__main__":

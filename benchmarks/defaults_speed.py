@@ -179,9 +179,12 @@ def main(argv=None):
     p.add_argument("--contenders", nargs="+", default=["sparse", "nystrom", "fixed-size", "neo", "krr", "svr"])
     p.add_argument("--repeats", type=int, default=1, help="interleaved runs per split; the fastest counts")
     p.add_argument("--growth", nargs="+", type=int, default=None, help="time lssvm select at these sizes instead")
+    add_run_options(p)
     args = p.parse_args(argv)
     if args.growth:
-        return growth(args.growth)
+        if args.growth_estimator:
+            return growth_estimator(args.growth, args.n_basis, args.csv)
+        return growth_with_cpu(args.growth, args.n_basis, args.csv)
     rows = []
     print(f"load before: {os.getloadavg()}", flush=True)
     warm_up(args.contenders)
@@ -189,7 +192,7 @@ def main(argv=None):
         best = {}
         for _ in range(args.repeats):
             for cname, est in contenders(args.contenders, clf, Xa.shape[0]).items():
-                run = fit_once(est, Xa, ya, Xb, yb, clf)
+                run = guarded_fit(args, cname, est, Xa, ya, Xb, yb, clf, dict(data=name, split=split))
                 if cname not in best or run[0] < best[cname][0]:
                     best[cname] = run
         for cname, (secs, cpu, err, size) in best.items():
@@ -209,6 +212,128 @@ def main(argv=None):
     print(mean.to_string(float_format=lambda v: f"{v:.4g}"))
     print(f"\nsplits: {args.splits}, repeats: {args.repeats}; load after: {os.getloadavg()}")
     return df
+
+
+# --- Runner options added for issue 17, session 26 (bench17): a per-fit time limit, rows written as they
+# --- finish, and the growth check with CPU time.  Kept apart from the lssvm side of this script.
+
+
+def add_run_options(parser):
+    """``--timeout``, ``--csv`` and ``--n-basis`` (for ``--growth``)."""
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="stop a contender's fit after this many seconds and record it as timed out")
+    parser.add_argument("--csv", type=Path, default=None, help="append every finished row to this CSV file")
+    parser.add_argument("--n-basis", type=int, default=300, help="fixed basis size of the --growth check")
+    parser.add_argument("--growth-estimator", action="store_true",
+                        help="with --growth: time SparseLSSVRCV(n_basis=...).fit in this process, not lssvm select")
+
+
+class FitTimeout(BaseException):
+    """A contender ran past ``--timeout`` (a BaseException: GridSearchCV records an Exception as a score)."""
+
+
+def _alarm(signum, frame):
+    raise FitTimeout
+
+
+def guarded_fit(args, cname, est, Xa, ya, Xb, yb, clf, where):
+    """:func:`fit_once` under ``--timeout`` (SIGALRM), its row appended to ``--csv``.
+
+    A timed-out fit returns ``(elapsed, cpu, nan, "timed out")`` so that the table still shows it;
+    the signal is only seen between Python bytecodes, so a limit is overrun by at most one BLAS or
+    libsvm call.
+    """
+    import csv
+    import math
+    import signal
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    old = None
+    if args.timeout:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, args.timeout)
+    try:
+        run = fit_once(est, Xa, ya, Xb, yb, clf)
+    except FitTimeout:
+        run = (time.perf_counter() - t0, time.process_time() - c0, math.nan, "timed out")
+        print(f"{where['data']} split {where['split']} {cname}: stopped after {run[0]:.0f} s (--timeout)",
+              flush=True)
+    finally:
+        if args.timeout:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    if args.csv is not None:
+        row = dict(**where, m=Xa.shape[0], contender=cname, seconds=run[0], cpu=run[1], error=run[2],
+                   scoring="error rate" if clf else "MSE", n_basis=run[3], load1=os.getloadavg()[0],
+                   utc=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()))
+        new = not args.csv.exists()
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.csv, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(row))
+            if new:
+                w.writeheader()
+            w.writerow(row)
+    return run
+
+
+def growth_with_cpu(sizes, n_basis=300, csv_path=None):
+    """:func:`growth` with the children's CPU time (user + system) and the load per size.
+
+    Each size runs ``lssvm select`` once in a subprocess; the CPU time is the difference of
+    ``resource.getrusage(RUSAGE_CHILDREN)`` around it, so it covers all of that process's BLAS threads.
+    """
+    import resource
+
+    rows = []
+    for m in sizes:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        load0 = os.getloadavg()[0]
+        df = growth([m], n_basis)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        rows.append(dict(m=m, n_basis=n_basis, seconds=float(df.seconds[0]), cpu=cpu, load_before=load0,
+                         load_after=os.getloadavg()[0]))
+    out = pd.DataFrame(rows)
+    out["wall_vs_first"] = out.seconds / out.seconds[0]
+    out["cpu_vs_first"] = out.cpu / out.cpu[0]
+    out["m_vs_first"] = out.m / out.m[0]
+    print(out.to_string(float_format=lambda v: f"{v:.3g}"))
+    if csv_path is not None:
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        out.to_csv(csv_path, index=False)
+    return out
+
+
+def growth_estimator(sizes, n_basis=300, csv_path=None):
+    """``SparseLSSVRCV(n_basis=n_basis)`` fit time on friedman1 of each size, in this process.
+
+    The linear-growth check without the command line's fixed start-up (imports, cost probe, report):
+    the search's defaults but for the basis size, on standardised inputs, wall and process CPU time.
+    """
+    rows = []
+    warm_up(["sparse"])
+    for m in sizes:
+        X, y = make_friedman1(n_samples=m, noise=1.0, random_state=0)
+        est = make_pipeline(StandardScaler(), SparseLSSVRCV(n_basis=n_basis))
+        load0 = os.getloadavg()[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0, c0 = time.perf_counter(), time.process_time()
+            est.fit(X, y)
+            secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        rows.append(dict(m=m, n_basis=est[-1].best_estimator_.n_basis_, seconds=secs, cpu=cpu, load_before=load0,
+                         load_after=os.getloadavg()[0]))
+        print(f"SparseLSSVRCV(n_basis={n_basis}) friedman1 m={m}: {secs:.2f} s ({cpu:.2f} s CPU), "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)
+    out = pd.DataFrame(rows)
+    out["wall_vs_first"] = out.seconds / out.seconds[0]
+    out["cpu_vs_first"] = out.cpu / out.cpu[0]
+    out["m_vs_first"] = out.m / out.m[0]
+    print(out.to_string(float_format=lambda v: f"{v:.3g}"))
+    if csv_path is not None:
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        out.to_csv(csv_path, index=False)
+    return out
 
 
 if __name__ == "__main__":

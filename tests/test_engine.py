@@ -92,10 +92,7 @@ def test_dask_engine_refuses_in_memory_features(rng):
     _, dsk, *_ = _pair(rng, SparseLSSVR)
     with pytest.raises(ValueError, match="not available for a model fitted on Dask"):
         dsk._engine.in_memory("the hold-out engine")
-    with pytest.raises(ValueError, match="gcv is not available for a model fitted on Dask"):
-        dsk.gcv()
-    with pytest.raises(ValueError, match="predict_interval is not available"):
-        dsk.predict_interval(np.zeros((2, 2)))
+    # gcv, predict_interval, predict_proba and predict_std now stream on Dask (tests/test_dask_intervals.py)
 
 
 @pytest.mark.slow

@@ -1,5 +1,7 @@
 """search="gradient" in SparseLSSVRCV / SparseLSSVCCV (issue 20)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -176,3 +178,96 @@ def test_relevance_is_set_without_refit():
     est = _search(refit=False, n_restarts=0, max_evaluations=5).fit(X, y)
     assert not hasattr(est, "best_estimator_") and est.feature_relevance_.shape == (5,)
     assert est.feature_relevance_.sum() == pytest.approx(1.0)
+
+
+def test_cawley_talbot_penalty_integrates_both_scales_out():
+    """Cawley & Talbot (2007, §4): likelihood (zeta/2pi)^(N/2) exp(-zeta Q), Q = PRESS/2; prior on the widths
+    (xi/2pi)^(p/2) exp(-xi Omega), Omega = sum(gamma^2)/2; Jeffreys priors 1/zeta, 1/xi.  Minus the log of the
+    double integral, computed by quadrature, must change between two points as (N/2) times our objective."""
+    from scipy.integrate import quad
+
+    from lssvm.estimators.gradient_search import search_objective
+
+    N = 12
+
+    def minus_log_integral(mse, gamma):
+        Q, omega, p = N * mse / 2, 0.5 * np.sum(gamma**2), gamma.size
+
+        def log_scale_integral(k, s):  # log of int_0^inf (t/2pi)^(k/2) exp(-t s) dt / t, by quadrature
+            t0 = k / (2 * s)  # the mode of the integrand, to scale it
+            f = lambda t: np.exp((k / 2 - 1) * np.log(t / t0) - s * (t - t0))  # noqa: E731
+            val, _ = quad(f, 0, np.inf, limit=200, epsabs=0, epsrel=1e-12)
+            return np.log(val) + (k / 2 - 1) * np.log(t0) - s * t0 - (k / 2) * np.log(2 * np.pi)
+
+        return -(log_scale_integral(N, Q) + log_scale_integral(p, omega))
+
+    points = [(0.3, np.array([0.5, 0.02, 2.0])), (0.05, np.array([1e-3, 0.7, 0.1])), (1.7, np.array([3.0, 4.0, 1e-2]))]
+    objs = [search_objective(mse, np.zeros(4), g, N, hyper_penalty=True)[0] for mse, g in points]
+    ints = [minus_log_integral(mse, g) for mse, g in points]
+    for k in (1, 2):
+        assert (N / 2) * (objs[k] - objs[0]) == pytest.approx(ints[k] - ints[0], rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("d, seed", [(8, 2), (16, 0)])
+def test_alpha_refinement_leaves_no_better_alpha_at_the_chosen_widths(monkeypatch, d, seed):
+    """L-BFGS-B can leave alpha on a plateau (its partial is O(alpha) far below the spectrum) or stop early at a
+    singular K_BB; the alpha path at the chosen widths then restarts it.  At the end no alpha of the path is
+    better (checked by the refitted model's exact LOO at each alpha), and the search beats the same search
+    without the refinement."""
+    import lssvm.estimators.gradient_search as gs
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, d))
+    y = np.sin(2 * X[:, 0]) + np.sin(2 * X[:, 1]) + 0.1 * rng.normal(size=300)
+    alphas = np.logspace(-6, 4, 21)
+    kw = dict(kernel="ard", search="gradient", basis="random", n_basis=40, random_state=0, max_evaluations=30,
+              n_restarts=0, gamma=1.0, alphas=alphas)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        est = SparseLSSVRCV(**kw).fit(X, y)
+        monkeypatch.setattr(gs, "ALPHA_REFINEMENTS", 0)
+        plain = SparseLSSVRCV(**kw).fit(X, y)
+    path = [np.mean(est.best_estimator_.loo_residuals(a) ** 2) for a in alphas]
+    assert min(path) >= (1 - gs.ALPHA_REFINE_RTOL) * -est.best_score_
+    assert -est.best_score_ < 0.9 * -plain.best_score_
+
+
+def test_cawley_talbot_collapse_to_the_width_bound_is_reported():
+    """(p/2) log Omega falls without bound as every width shrinks: with few rows per width the penalised
+    criterion is lowest at the lower width bound (lower than at the unpenalised optimum, where input 0
+    matters), and the search says so instead of silently returning a nearly linear model."""
+    from lssvm import SearchEdgeWarning
+    from lssvm.estimators.gradient_search import search_objective
+    from lssvm.selection import cv_error_and_gradient
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 12))
+    y = np.sin(1.5 * X[:, 0]) + 0.3 * rng.normal(size=60)
+    kw = dict(kernel="ard", search="gradient", basis="random", n_basis=15, random_state=0, max_evaluations=30,
+              n_restarts=1, gamma=1.0)
+    with pytest.warns(SearchEdgeWarning, match="every width ended within 10x of the lower bound"):
+        ct = SparseLSSVRCV(hyper_penalty=True, **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchEdgeWarning)
+        plain = SparseLSSVRCV(**kw).fit(X, y)
+    assert plain.gamma_[0] > 1e3 * ct.gamma_.max()
+
+    def penalised(est):
+        value, grad = cv_error_and_gradient(X, y, est.basis_rows_, "ard", {"gamma": est.gamma_}, est.alpha_,
+                                            rcond=1e-14)
+        return search_objective(value, grad, est.gamma_, 60, hyper_penalty=True)[0]
+
+    assert penalised(ct) < penalised(plain)
+
+
+def test_evidence_search_maximises_the_evidence():
+    from lssvm.selection.gradient import evidence_and_gradient
+
+    X, y = _data()
+    est = _search(scoring="evidence").fit(X, y)
+    assert est.scoring_ == "evidence" and set(np.argsort(est.feature_relevance_)[-2:]) == {0, 1}
+    value, _ = evidence_and_gradient(X, y, est.basis_rows_, "ard", {"gamma": est.gamma_}, est.alpha_, rcond=1e-14)
+    assert est.best_score_ == pytest.approx(-value * y.size, rel=1e-9)  # the total log evidence of the choice
+    assert est.best_score_ > est.cv_results_["mean_test_score"].max()  # better than the isotropic grid's best
+    with pytest.raises(ValueError, match="without hyper_penalty"):
+        _search(scoring="evidence", hyper_penalty=True).fit(X, y)

@@ -9,11 +9,12 @@ original setting when the last user leaves.
 
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._threads import current_plan
 
@@ -27,12 +28,17 @@ _controller = None
 
 @contextmanager
 def single_threaded_blas():
-    """Limit BLAS to one thread while any caller is inside this context."""
+    """Limit BLAS to one thread while any caller is inside this context.
+
+    The loaded BLAS libraries are found once per process (a fresh
+    ``threadpool_limits`` looks them up again: about 1 ms per call), and
+    BLAS is left alone where it already runs one thread."""
     global _depth, _controller
     with _lock:
         _depth += 1
-        if _depth == 1:
-            _controller = threadpool_limits(limits=1, user_api="blas")
+        blas = _blas_libraries().select(user_api="blas")
+        if _depth == 1 and any(lib.num_threads != 1 for lib in blas.lib_controllers):
+            _controller = blas.limit(limits=1)
     try:
         yield
     finally:
@@ -41,6 +47,11 @@ def single_threaded_blas():
             if _depth == 0 and _controller is not None:
                 _controller.restore_original_limits()
                 _controller = None
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_libraries():
+    return ThreadpoolController()
 
 
 @contextmanager

@@ -35,9 +35,11 @@ def gradient_figures(plt, search, folder, feature_names=None):
         for k in np.unique(trace["start"]):
             idx = np.flatnonzero(trace["start"] == k)
             ax.plot(idx, trace["mse"][idx], ".-", label=f"start {int(k)}")
-        ax.set_yscale("log")
+        evidence = getattr(search, "scoring_", "mse") == "evidence"  # -log evidence per value: may be < 0
+        if not evidence:
+            ax.set_yscale("log")
         ax.set_xlabel("evaluation (criterion + gradient)")
-        ax.set_ylabel("CV MSE")
+        ax.set_ylabel("-log evidence per target value" if evidence else "CV MSE")
         ax.set_title("Gradient search trace (L-BFGS-B)")
         ax.legend()
         fig.tight_layout()

@@ -4,7 +4,9 @@ figures (matplotlib, Agg backend) written into a folder.
 Figures: the CV score along the alpha path for every kernel setting
 evaluated, the best score per kernel setting against the width, the
 out-of-fold (LOO or k-fold) predictions of the chosen model against the
-targets (a confusion matrix for classifiers), and the model's basis
+targets (a confusion matrix for classifiers), the coverage and width of
+its prediction intervals or the reliability of its calibrated class
+probabilities (:mod:`lssvm.cli._report_uncertainty`), and the model's basis
 curve (FVS reconstruction error, fixed-size CV score per model size, or
 the Nyström kernel's spectrum); for one-input data, the fitted function
 over the data.  Captions say what to look for; test metrics, the lssvm
@@ -21,6 +23,7 @@ import pandas as pd
 
 from .._labels import LabelCoder
 from ._report_gradient import gradient_figures
+from ._report_uncertainty import UNCERTAINTY_CAPTIONS, uncertainty_figure
 
 __all__ = ["out_of_fold", "write_report"]
 
@@ -223,6 +226,7 @@ CAPTIONS = {
                  "curve that follows the trend without chasing single points (over-fitting) or missing the "
                  "shape (under-fitting).",
 }
+CAPTIONS.update(UNCERTAINTY_CAPTIONS)
 
 
 def write_report(folder, search, summary, table, test_values=None, curve=None, feature_names=None):
@@ -269,6 +273,7 @@ def write_report(folder, search, summary, table, test_values=None, curve=None, f
         if oof is not None:
             _figure_oof(plt, oof, getattr(search, "classes_", None), folder / "out_of_fold.png")
             figures.append(("Out-of-fold predictions", "out_of_fold.png"))
+        figures += uncertainty_figure(plt, search, folder, oof)
         if _figure_basis(plt, search.best_estimator_, folder / "basis.png"):
             figures.append(("Basis", "basis.png"))
     figures += gradient_figures(plt, search, folder, feature_names)

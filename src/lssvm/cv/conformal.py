@@ -30,7 +30,10 @@ with ``W`` the restricted inverse of :class:`lssvm.cv.holdout_paths.HSidePath` a
 ``w = y_H' - (I - U_H'H')^-1 r`` its solution on the held-out rows (the
 hold-out formula ``f_H = yL_H - U_HH' w`` read at any row).  In the
 eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept
-``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.
+``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.  For large folds on a small
+rank the fold's own moments are cheaper, O(h r^2 + r^3) per fold
+(:mod:`lssvm.cv.fold_moments`); :func:`cv_plus_folds` picks per fold by flop
+count and gives the out-of-fold predictions from the same coefficients.
 """
 
 from __future__ import annotations
@@ -40,16 +43,21 @@ from numbers import Real
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 
-from .._parallel import single_threaded_blas
+from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
-from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine
+from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
+from .folds import _check_partition
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
+from .holdout_guard import EPS, GUARD_RTOL, warn_inaccurate
 
 __all__ = [
     "INTERVAL_METHODS",
     "check_coverage",
     "conformal_ranks",
+    "cv_plus_folds",
     "eigen_rows",
     "fold_models",
     "interval_from_values",
@@ -191,28 +199,56 @@ def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
     a = float(alphas[0])
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
-    d = 1.0 / (engine.fac.eigenvalues + a)
-    sq = np.sqrt(d)
+    r = engine.fac.rank
+    models = []
     with single_threaded_blas():  # small dense systems: threaded BLAS only adds contention
-        return [_fold_model(engine, np.asarray(H, dtype=np.intp), a, sq, basis_in_holdout) for H in folds]
+        for H in folds:
+            H = np.asarray(H, dtype=np.intp)
+            p, E = _fold_plan(engine, H, basis_in_holdout)
+            cheap = moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size)
+            models.append(_fold_fit(engine, H, p, E, a, cheap))
+    return models
 
 
-def _fold_model(engine, H, a, sq, basis_in_holdout):
-    """One fold's hold-out model (see :func:`fold_models`)."""
-    fac = engine.fac
-    m = fac.n_samples
-    n = fac.whitener.shape[0]
-    in_basis = engine.row_to_basis[H]
-    E = in_basis[in_basis >= 0] if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
-    if E.size and E.size == n:
+def _fold_plan(engine, H, basis_in_holdout):
+    """Positions ``p`` (into ``H``) of the rows left out of training and the
+    removed basis points ``E`` of one fold, as :class:`HoldoutEngine` has
+    them (a basis point leaves only with every row that holds it)."""
+    E = engine.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+    if E.size and E.size == engine.fac.whitener.shape[0]:
         raise ValueError(
             f"a fold holds every basis vector ({E.size}): with basis_in_holdout='remove' its model "
             "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
         )
-    Hp = H[in_basis < 0] if basis_in_holdout == "train" else H
+    p = np.flatnonzero(engine.row_to_basis[H] < 0) if basis_in_holdout == "train" else np.arange(H.size)
+    return p, E
+
+
+def _fold_fit(engine, H, p, E, a, moments):
+    """One fold's model (``_LinearModel``, or ``_RefitModel`` for removed
+    points of a singular K_BB) by its moments or the h x h system, with the
+    conditioning guard: past ``GUARD_RTOL`` the fold is refitted by an SVD
+    of its remaining rows, and a NumericalWarning says if even that fails."""
+    fac = engine.fac
     if E.size and fac.method != "cholesky":
-        return _RefitModel(engine, Hp, E, a)
-    Y_p = engine.Y[Hp]
+        return _RefitModel(engine, H[p], E, a)
+    beta, b0, est = (fold_fit if moments else _hside_fit)(fac, H[p], E, a)
+    if not est <= GUARD_RTOL:  # the downdate lost digits (or is not positive definite)
+        beta, b0, est = stable_fold_fit(fac, H, p, E, a)
+        if est > GUARD_RTOL:
+            warn_inaccurate("CV+ fold models", est, a, stacklevel=6)
+    return _LinearModel(beta, b0)
+
+
+def _hside_fit(fac, Hp, E, a):
+    """A fold's model through the h' x h' system ``I - U`` (module docstring):
+    ``(beta, b0, est)`` as :func:`lssvm.cv.fold_moments.fold_fit` gives them,
+    ``est`` the estimate of :class:`lssvm.cv.holdout_paths.HSidePath`.
+    O(h'^2 r + h'^3), plus O(h' r |E| + r |E|^2)."""
+    m = fac.n_samples
+    lam = fac.eigenvalues
+    sq = np.sqrt(1.0 / (lam + a))
+    Yc_p = fac.y_centered[Hp]
     Ms = fac.M[Hp] * sq
     gs = sq[:, None] * fac.z
     Qp = None
@@ -221,27 +257,160 @@ def _fold_model(engine, H, a, sq, basis_in_holdout):
         gs = gs - Qp @ (Qp.T @ gs)
         MsQ = Ms @ Qp
     w = np.zeros((0, fac.z.shape[1]))
+    inv_norm = 1.0
     if Hp.size:
         U = Ms @ Ms.T + 1.0 / m
         if Qp is not None:
             U -= MsQ @ MsQ.T
-        r = Ms @ gs + fac.y_mean - U @ Y_p
+        r = Ms @ gs - U @ Yc_p  # centred targets: the intercept's y_mean cancels
         A = -U
-        A[np.diag_indices_from(A)] += 1.0
-        try:
-            sol = linalg.cho_solve(linalg.cho_factor(A, lower=True, check_finite=False), r, check_finite=False)
-        except linalg.LinAlgError:
-            raise ValueError(
-                "the hold-out system I - U is numerically singular: the held-out rows are fitted almost "
-                "exactly (leverage ~ 1) at this alpha; increase alpha"
-            ) from None
-        w = Y_p - sol
+        A.flat[:: A.shape[0] + 1] += 1.0
+        anorm = np.abs(A).sum(axis=0).max()
+        L, info = lapack.dpotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T its Fortran view
+        if info != 0:
+            return None, None, np.inf
+        rcond, info = lapack.dpocon(L, anorm, uplo="L")
+        inv_norm = np.inf if info != 0 or rcond <= 0 else 1.0 / (rcond * anorm)
+        w = Yc_p - lapack.dpotrs(L, r, lower=1)[0]
     t = sq[:, None] * (fac.z - fac.M[Hp].T @ w)
     if Qp is not None:
         t -= Qp @ (Qp.T @ t)
-    beta = sq[:, None] * t
-    b0 = fac.y_mean - w.sum(axis=0) / m
-    return _LinearModel(beta, b0)
+    est = EPS * (lam.max() + a) / (lam.min() + a) * inv_norm
+    return sq[:, None] * t, fac.y_mean - w.sum(axis=0) / m, est
+
+
+#: below this many flops in all, the folds run one after the other on one BLAS thread (a thread plan and a
+#: pool cost milliseconds); above it, one fold per core (:func:`lssvm._parallel.parallel_map`)
+_SERIAL_FLOPS = 1e9
+
+
+def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+    """Out-of-fold predictions and the K fold models of CV+, in one pass.
+
+    Parameters
+    ----------
+    engine : HoldoutEngine
+    folds : list of array-like of int
+        Test rows of each fold, a partition of the m training rows (from
+        :func:`lssvm.cv.resolve_folds`).
+    alpha : float
+    basis_in_holdout : {"remove", "keep", "train"}
+
+    Returns
+    -------
+    oof : ndarray of shape (m, v)
+        Each row's prediction by the model trained without its fold (as
+        :func:`lssvm.cv.cross_val_predictions`).
+    models : FoldValues
+        ``models(K_x)`` gives the K fold models at new points with kernel
+        rows ``K_x`` (t, n), as (t, K, v).
+
+    Raises
+    ------
+    ValueError
+        If the folds do not partition the rows, a fold holds every basis
+        point with ``basis_in_holdout="remove"``, or the mode is unknown.
+
+    Notes
+    -----
+    Per fold, the cheaper by flop count of the fold's own moments
+    (:func:`lssvm.cv.fold_moments.fold_fit`, O(h r^2 + r^3)) and the h x h
+    hold-out system (O(h^2 r + h^3)); either gives the fold model as
+    eigenbasis coefficients, and the out-of-fold predictions are that model
+    at the fold's rows (O(h r v)).  Their conditioning is guarded (a fold
+    past ``GUARD_RTOL`` is refitted by an SVD of its remaining rows, with a
+    ``NumericalWarning`` if even that route cannot resolve it).  A
+    numerically singular K_BB with removed basis points refits the fold on
+    its remaining basis, as :class:`HoldoutEngine` does (and warns).
+    """
+    alphas, _ = check_alphas(alpha)
+    a = float(alphas[0])
+    if basis_in_holdout not in BASIS_IN_HOLDOUT:
+        raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+    fac = engine.fac
+    m, v = fac.y_centered.shape
+    r = fac.rank
+    folds = _check_folds(folds, m)
+    plans = []  # (H, p, E, use the moments)
+    for H in folds:
+        p, E = _fold_plan(engine, H, basis_in_holdout)
+        plans.append((H, p, E, moments_cost(H.size, p.size, r, E.size) <= hside_cost(H.size, p.size, r, E.size)))
+    oof = np.empty((m, v))
+    B = np.zeros((r, len(folds), v))
+    b0 = np.zeros((len(folds), v))
+    refits = {}
+
+    def work(k):
+        H, p, E, cheap = plans[k]
+        model = _fold_fit(engine, H, p, E, a, cheap)
+        if isinstance(model, _RefitModel):
+            refits[k] = model
+            oof[H] = engine.predict(H, a, basis_in_holdout)
+        else:
+            B[:, k], b0[k] = model.beta, model.b0
+            oof[H] = fac.M[H] @ model.beta + model.b0
+
+    flops = sum(min(moments_cost(H.size, p.size, r, E.size), hside_cost(H.size, p.size, r, E.size))
+                for H, p, E, _ in plans)
+    if flops < _SERIAL_FLOPS:
+        with single_threaded_blas():
+            for k in range(len(folds)):
+                work(k)
+    else:
+        parallel_map(work, range(len(folds)))
+    return oof, FoldValues(fac, B, b0, refits)
+
+
+def _check_folds(folds, m):
+    """The folds as index arrays if they partition the m rows (ValueError
+    otherwise, as :func:`lssvm.cv.cross_val_predictions` says it); the
+    partition check (one bincount) also finds duplicates, so the per-fold
+    check skips its sort."""
+    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"folds must be a list of test-index arrays (see resolve_folds); got {folds!r}")
+    out = []
+    for i, f in enumerate(folds):
+        idx = np.asarray(f)
+        ok = idx.ndim == 1 and 0 < idx.size < m and idx.dtype.kind in "iu" and idx.min() >= 0 and idx.max() < m
+        out.append(idx.astype(np.intp, copy=False) if ok else check_indices(f, m, name=f"fold {i} test indices"))
+    return _check_partition(out, m)
+
+
+class FoldValues:
+    """The K fold models of CV+ at new points, from their raw kernel rows:
+    one product with the folds' dual coefficients (a refitted fold, on a
+    reduced basis, evaluates itself).
+
+    Parameters
+    ----------
+    fac : PathSolution
+        The training factorisation (``V``, whitener, ``kernel_mean``).
+    B : ndarray of shape (r, K, v)
+        Eigenbasis coefficients of each fold (zero for refitted folds).
+    b0 : ndarray of shape (K, v)
+    refits : dict of int to callable
+        Folds refitted on a reduced basis, evaluated on raw kernel rows.
+
+    Notes
+    -----
+    The dual coefficients ``a_k = W V beta_k`` and intercepts ``b0_k - mu^T
+    a_k`` are formed once, O(n r K v), as :meth:`PathSolution.coef` forms a
+    model's; then O(t n K v) per call, with no eigenbasis rows of the points.
+    """
+
+    def __init__(self, fac, B, b0, refits=None):
+        r, K, v = B.shape
+        self.shape = (K, v)
+        self.A = fac.whiten_back(fac.V @ B.reshape(r, K * v))  # (n, K v)
+        self.c0 = b0.reshape(K * v) - fac.kernel_mean @ self.A
+        self.refits = refits or {}
+
+    def __call__(self, K_x):
+        """Fold values (t, K, v) at points with kernel rows ``K_x`` (t, n)."""
+        out = (K_x @ self.A + self.c0).reshape(-1, *self.shape)
+        for k, model in self.refits.items():
+            out[:, k] = model(None, K_x)
+        return out
 
 
 class _LinearModel:

@@ -25,7 +25,12 @@ class BayesMixin:
                 f"{what} needs the training factorisation, which a model loaded from a file does not keep; fit "
                 "it on the training data (predict_interval works on a loaded model at its fitted alpha)"
             )
-        return self._fitted_engine().in_memory(what).fac
+        engine = self._fitted_engine()
+        if not engine.rows_in_memory:  # fitted on Dask: the path solution plus ||Yc||^2 (one pass, once)
+            from ..backends.dask.intervals import evidence_factorization
+
+            return evidence_factorization(engine)
+        return engine.in_memory(what).fac
 
     def gcv(self, alpha=None):
         """Generalised cross-validation score ``(||e||^2 / m) / (1 - tr H / m)^2``.

@@ -208,12 +208,19 @@ class ProbaMixin:
     the sparse model's)."""
 
     def _calibration_decisions(self):
-        """Out-of-sample decision values (m, v) of the fitted alpha, or None
-        where there are none (Dask fit).  Sparse model: exact LOO
-        (``calibration_cv=None``, O(m r) after the fit) or the exact k-fold
-        ``cv_decision_function(calibration_cv)``."""
+        """Out-of-sample decision values (m, v) of the fitted alpha.  Sparse
+        model: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
+        the exact k-fold ``cv_decision_function(calibration_cv)``.  Fitted on
+        Dask: a pair (values, class index of every row), computed in one more
+        pass (two for k-fold) and held on the client: O(m v) floats, since
+        Platt's fit iterates over all of them and the isotonic fit sorts them."""
         if not self._engine.rows_in_memory:
-            return None
+            F = self.loo_decision_function() if self.calibration_cv is None else \
+                self.cv_decision_function(self.calibration_cv)
+            from ..backends.dask import run_pass
+
+            F, Y = run_pass("calibration pass", (F, self._targets_2d()))
+            return F, (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else Y.argmax(axis=1)
         if self.calibration_cv is None:
             return self.loo_decision_function()
         return self.cv_decision_function(self.calibration_cv)
@@ -231,8 +238,11 @@ class ProbaMixin:
                 "not pass theirs to the refit): give the folds themselves, calibration_cv=list(splitter.split(X, y, "
                 "groups)), or an int"
             ) from None
-        # calibration=None: no predict_proba; None decision values: it says why (Dask)
-        self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, self._codes,
+        codes = getattr(self, "_codes", None)
+        if isinstance(F, tuple):  # fitted on Dask: the values come with the rows' classes
+            F, codes = F
+        # calibration=None: no predict_proba; None decision values: it says why
+        self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, codes,
                                                                      self.classes_.size)
         return self
 

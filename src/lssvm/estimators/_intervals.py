@@ -3,20 +3,24 @@ leave-one-out and hold-out models (:mod:`lssvm.cv.conformal`)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
+from .._parallel import single_threaded_blas
 from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
     check_coverage,
     conformal_ranks,
+    cv_plus_folds,
     eigen_rows,
-    fold_models,
     interval_from_values,
     loo_values,
     min_rows_for,
 )
+from ..cv.conformal_select import SortedFoldScores
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
@@ -26,6 +30,8 @@ __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "
 
 #: test rows per block are chosen so a block's (t, m, v) values stay near this many floats
 _BLOCK_FLOATS = 1 << 22
+#: CV+ runs on one BLAS thread up to this rank (its products are r x r and t x r)
+_SMALL_RANK = 256
 
 
 def check_interval_request(coverage, method, n_rows, methods=INTERVAL_METHODS):
@@ -92,13 +98,21 @@ class SparseIntervalMixin:
         (Sherman-Morrison on the training factorisation; derivation in
         :mod:`lssvm.cv.conformal`).  Cost: O(n^2) per new point for
         ``m_x``, then O(m r v) per point for the m LOO values, and an
-        O(m log m) selection; "cv+" adds O(h^2 r + h^3) per fold of h rows
-        (the folds' models, once per call).  Nothing is refitted.  The
-        basis is held fixed for "jackknife+"; "cv+" follows
-        ``basis_in_holdout``.
+        O(m log m) selection.  "cv+" costs, once per call, the K fold
+        models with their out-of-fold residuals, per fold the cheaper of
+        O(h r^2 + r^3) (the fold's own moments) and O(h^2 r + h^3) (the h x h
+        hold-out system) for h rows; then O(r K v) per new point and
+        O(K log m) for its order statistics, read from the folds' sorted
+        residuals (:mod:`lssvm.cv.conformal_select`), never an (t, m) array.
+        Nothing is refitted.  The basis is held fixed for "jackknife+";
+        "cv+" follows ``basis_in_holdout``.  Fitted on Dask collections: the
+        same bounds, streamed in passes over the training blocks
+        (``docs/scaling.md``).
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
+        if not self._fitted_engine().rows_in_memory:  # fitted on Dask: streamed in passes
+            return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)
         engine = self._fitted_engine().in_memory(
             "predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
         fac = engine.fac
@@ -109,27 +123,18 @@ class SparseIntervalMixin:
             raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
         a = float(check_alphas(alpha)[0][0])
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
-        Y = fac.y_centered + fac.y_mean
-        v = Y.shape[1]
         if method == "cv+":
-            folds = engine.resolve_cv(cv, groups, classifier=False)
-            scores = np.abs(Y - engine.cv_outputs(folds, a, basis_in_holdout))
-            models = fold_models(engine.holdout_engine(), folds, a, basis_in_holdout)
-            fold_of = np.empty(m, dtype=np.intp)
-            for k, f in enumerate(folds):
-                fold_of[f] = k
-        else:
-            R = fac.loo_residuals(a)
-            scores = np.abs(R)
+            out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            return out[:, :, 0] if self._single_output else out
+        v = fac.z.shape[1]
+        R = fac.loo_residuals(a)
+        scores = np.abs(R)
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
             K_x = self.kernel_(X[rows], self.basis_vectors_)
             Mx = eigen_rows(fac, K_x)
-            if method == "cv+":
-                per_fold = np.stack([model(Mx, K_x) for model in models], axis=1)  # (t, K, v)
-                out[rows] = interval_from_values(per_fold[:, fold_of], scores, coverage)
-            elif method == "jackknife":
+            if method == "jackknife":
                 full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
                 out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
             else:
@@ -137,6 +142,47 @@ class SparseIntervalMixin:
                 out[rows] = interval_from_values(values, scores, coverage)
         return out[:, :, 0] if self._single_output else out
 
+    def _dask_interval(self, X, coverage, method, alpha, cv, groups, basis_in_holdout):
+        """``predict_interval`` of a model fitted on Dask collections: the same
+        bounds, streamed in passes over the training blocks
+        (:func:`lssvm.backends.dask.intervals.dask_interval`: usually one light
+        and two full passes per 1024 test points, reported to
+        :func:`lssvm.backends.dask.report_passes`; nothing of size m kept on
+        the client)."""
+        from ..backends.dask.intervals import dask_interval
+
+        fit = self._fitted_engine()
+        coverage = check_interval_request(coverage, method, fit.n_samples)
+        alpha = self.alpha if alpha is None else alpha
+        if np.ndim(alpha) != 0:
+            raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
+        a = float(check_alphas(alpha)[0][0])
+        X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        out, _ = dask_interval(fit, X, coverage, method, a, cv, groups, basis_in_holdout)
+        return out[:, :, 0] if self._single_output else out
+
+    def _cv_plus_interval(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
+        """CV+ bounds (t, 2, v): the fold models and out-of-fold residuals in
+        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`, which picks its own
+        threads: serial on one BLAS thread when small, one fold per core
+        otherwise), the order
+        statistics from the folds' sorted scores
+        (:class:`lssvm.cv.conformal_select.SortedFoldScores`), never a (t, m, v)
+        array of candidate values."""
+        fac = engine.fac
+        m, v = fac.n_samples, fac.z.shape[1]
+        folds = engine.resolve_cv(cv, groups, classifier=False)
+        oof, models = cv_plus_folds(engine.holdout_engine(), folds, a, basis_in_holdout)
+        sorted_scores = SortedFoldScores(np.abs(fac.y_centered + fac.y_mean - oof), folds)
+        ranks = conformal_ranks(coverage, m)
+        out = np.empty((X.shape[0], 2, v))
+        step = max(1, _BLOCK_FLOATS // (m * v))
+        # small products (t x n by n x r): BLAS threads cost more than they gain, and thrash on a busy machine
+        with single_threaded_blas() if fac.rank <= _SMALL_RANK else nullcontext():
+            for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+                K_x = self.kernel_(X[rows], self.basis_vectors_)
+                out[rows] = sorted_scores.bounds(models(K_x), ranks)
+        return out
 
     def _saved_interval(self, X, coverage, method, alpha):
         """Jackknife(+) intervals of a model loaded from a file, from its stored
@@ -232,7 +278,9 @@ class RefitIntervalMixin:
         Notes
         -----
         k trainings on (k - 1)/k of the rows, plus their predictions; the
-        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``.
+        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
+        read from the folds' sorted residuals
+        (:mod:`lssvm.cv.conformal_select`: O(t k log m), memory O(t k)).
         """
         from sklearn.base import clone
         from sklearn.utils.validation import check_is_fitted
@@ -250,13 +298,13 @@ class RefitIntervalMixin:
         folds = resolve_folds(cv, m, groups=groups)
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
         scores = np.empty((m, v))
-        centres = np.empty((X.shape[0], m, v))
+        values = np.empty((X.shape[0], len(folds), v))  # (t, K, v): never the (t, m, v) candidates
         target = Y[:, 0] if self._single_output else Y
-        for H in folds:
+        for k, H in enumerate(folds):
             train = np.setdiff1d(np.arange(m), H)
             kw = {"groups": np.asarray(groups)[train]} if groups is not None and takes_groups else {}
             model = clone(self).fit(X_fit[train], target[train], **kw)
             scores[H] = np.abs(Y[H] - model.predict(X_fit[H]).reshape(H.size, v))
-            centres[:, H] = model.predict(X).reshape(X.shape[0], 1, v)
-        out = interval_from_values(centres, scores, coverage)
+            values[:, k] = model.predict(X).reshape(X.shape[0], v)
+        out = SortedFoldScores(scores, folds).bounds(values, conformal_ranks(coverage, m))
         return out[:, :, 0] if self._single_output else out

@@ -9,10 +9,23 @@ The search
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
    estimator's seed (log widths + N(0, 1));
-3. keeps the point of the lowest criterion, refits there.
+3. after each L-BFGS-B run, scores the exact CV over the alpha grid at the
+   run's best widths (one factorisation); where an alpha there is better by
+   more than ``ALPHA_REFINE_RTOL``, it restarts L-BFGS-B from it (at most
+   ``ALPHA_REFINEMENTS`` times per start; after the last, it keeps that
+   alpha).  L-BFGS-B's first steps from a heavily regularised isotropic
+   start can throw alpha far below the model's spectrum, where the CV error
+   is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
+   left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
+   session 26);
+4. keeps the point of the lowest criterion, refits there.
 
 L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
-minimiser; its gradient does not depend on the scale of the targets).
+minimiser; its gradient does not depend on the scale of the targets).  With
+``scoring="evidence"`` (regression) it minimises minus the log evidence of
+the sparse model per target value instead
+(:func:`lssvm.selection.gradient.evidence_and_gradient`), the criterion a
+Gaussian process maximises; the grid stage then ranks by the evidence too.
 
 Optionally the criterion is Cawley & Talbot's (JMLR 8, 2007, §4) Bayesian
 regularisation of the hyper-parameters: ``zeta Q + xi Omega`` with ``Q`` the
@@ -21,13 +34,20 @@ PRESS, a Gaussian prior on the kernel parameters, ``Omega = sum_j gamma_j^2
 uninformative (Jeffreys) priors, which leaves ``(N / 2) log Q + (p / 2) log
 Omega`` (N residuals, p kernel parameters; alpha is not penalised) and no
 strength to tune.  It is minimised divided by ``N / 2``: ``log MSE + (p / N)
-log Omega``.  A common rescaling of the inputs multiplies every width by one
+log Omega``.  The paper's body is not in the reference corpora available
+here (only its abstract), so its equation numbers are not cited; instead a
+test computes minus the log of the double integral over ``zeta`` and ``xi``
+by quadrature and checks that it changes exactly as ``(N / 2)`` times this
+objective.  A common rescaling of the inputs multiplies every width by one
 factor, which shifts ``log Omega`` by a constant: the penalised optimum
-follows the units of the inputs.  ``Omega`` is dominated by the largest
-widths, which are the relevant inputs', so where a few inputs matter a lot
-and the data are few the prior holds exactly those down (puma32H, 200 rows:
-test MSE 0.107 without, 0.741 with); it helped where many inputs matter a
-little (docs/benchmarks.md, issue 20, session 25).
+follows the units of the inputs.  The integrated prior is improper: ``(p /
+2) log Omega`` falls without bound as every width shrinks, while the CV
+error levels off at that of a nearly linear model, so with few residuals
+per width the criterion's minimum is at the lower width bound.  On puma32H
+at 200 rows 26 to 31 of the 32 widths ended at 1e-6 (test MSE 0.107
+without, 0.741 with); the search warns (``SearchEdgeWarning``) when every
+width ends there.  It helped where many inputs matter a little
+(docs/benchmarks.md, issue 20, sessions 25 and 26).
 
 Input relevance (``feature_relevance_``) is the derivative-based
 sensitivity of the fitted model, not the normalised widths: see
@@ -48,8 +68,9 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
-from ..exceptions import NumericalWarning
+from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
+from ..selection.gradient import evidence_and_gradient
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
@@ -59,6 +80,10 @@ GAMMA_BOUNDS = (1e-6, 1e3)
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
+#: After each L-BFGS-B run, the alpha path at its best widths may restart it (at most this many times per start).
+ALPHA_REFINEMENTS = 2
+#: ... when the path's best alpha lowers the CV MSE by more than this fraction.
+ALPHA_REFINE_RTOL = 1e-3
 #: Smallest reciprocal condition estimate of K_BB at which the search still
 #: evaluates the criterion (the refit uses the estimator's ``rcond``).
 SEARCH_RCOND = 1e-14
@@ -82,9 +107,12 @@ def check_gradient_search(est):
                          f"got kernel={est.kernel!r}")
     if est.normalize_kernel:
         raise ValueError("search='gradient' does not support normalize_kernel=True (ARD/RBF have k(x, x) = 1)")
-    if est.scoring not in (None, "mse"):
-        raise ValueError(f"search='gradient' minimises the mean squared CV residual: scoring must be 'mse' or None; "
-                         f"got {est.scoring!r}")
+    if est.scoring not in (None, "mse", "evidence"):
+        raise ValueError(f"search='gradient' minimises the mean squared CV residual (scoring='mse' or None) or minus "
+                         f"the log evidence (scoring='evidence'); got {est.scoring!r}")
+    if est.scoring == "evidence" and (est._classification or est.hyper_penalty):
+        raise ValueError("scoring='evidence' in search='gradient' is for regression (SparseLSSVRCV) without "
+                         "hyper_penalty (Cawley-Talbot regularise the CV error, not the evidence)")
     n = est.n_restarts
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n_restarts must be an integer >= 0; got {n!r}")
@@ -168,6 +196,44 @@ def search_objective(value, grad, gamma, n_residuals, hyper_penalty=False):
     return obj, gobj
 
 
+def _pairs(folds, X):
+    """(train, test) index pairs of hold-out folds (the grid's, so that the alpha path uses the same folds)."""
+    every = np.arange(X.shape[0])
+    return [(np.setdiff1d(every, f), f) for f in folds]
+
+
+def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evidence=False):
+    """The exact CV path over the grid's ``alphas`` at the widths where start ``start`` ended best:
+    ``(theta, CV MSE)`` of those widths with the path's best alpha where that alpha lowers the CV MSE below
+    the path's value at the start's own alpha by more than ``ALPHA_REFINE_RTOL``, else None.
+
+    Why: where alpha is far below the model's smallest eigenvalues, the CV error hardly changes with
+    ``log alpha`` (its partial derivative is O(alpha)), so L-BFGS-B, having overshot alpha into that plateau
+    in one step, sees a zero gradient there and stops, although a larger alpha is better.  The path costs
+    one factorisation and O(m n) per alpha for LOO.
+    """
+    mine = np.flatnonzero(np.asarray(trace["start"]) == start)
+    if mine.size == 0:
+        return None
+    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]  # the criterion: CV MSE or -log evidence per value
+    theta = trace["theta"][best]
+    gamma = np.exp(theta[:p])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NumericalWarning)
+            # the last alpha: the start's own
+            criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
+            path = criterion()
+            m, v = criterion.Y.shape
+            mse = path.mse if evidence is False else -path.info["evidence"] / (m * v)
+    except (NumericalWarning, ValueError, np.linalg.LinAlgError):
+        return None
+    j = int(np.nanargmin(mse[:-1]))
+    if not mse[j] < mse[-1] - ALPHA_REFINE_RTOL * abs(mse[-1]):
+        return None
+    return np.clip(np.r_[theta[:p], np.log(alphas[j])], lo, hi), float(mse[j])
+
+
 def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     """Run the gradient search for ``est`` (a sparse search estimator) on
     validated ``X``, ``y``; sets the fitted attributes and returns ``est``."""
@@ -181,7 +247,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
                               groups=groups, random_state=rng, basis=est.basis, n_basis=est.n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
-    grid = grid_search(criterion, {"gamma": gammas}, "mse", callback=callback)
+    evidence = est.scoring == "evidence"
+    scoring = "evidence" if evidence else "mse"
+    grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback)
     g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
     rows = criterion.rows_for(gamma=g0)
     folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
@@ -197,6 +265,10 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
         with warnings.catch_warnings():
             warnings.simplefilter("error", NumericalWarning)  # singular K_BB: stop instead of approximating
+            if evidence:  # minus the log evidence per target value: minimised as it is
+                value, grad = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
+                                                    rcond=search_rcond)
+                return value, value, grad
             value, grad = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])), cv=folds,
                                                 basis_in_holdout=est.basis_in_holdout,
                                                 classification=classification, groups=groups, rcond=search_rcond)
@@ -213,13 +285,16 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             raise _Stop(str(exc)) from None
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
+        record(theta, start, value, obj)
+        return obj, gobj
+
+    def record(theta, start, value, obj):
         trace["objective"].append(obj)
         trace["mse"].append(value)
         trace["start"].append(start)
         trace["theta"].append(theta.copy())
         if obj < best["obj"]:
             best.update(obj=obj, mse=value, theta=theta.copy())
-        return obj, gobj
 
     lo = np.r_[np.full(p, np.log(GAMMA_BOUNDS[0])), np.log(ALPHA_BOUNDS[0])]
     hi = np.r_[np.full(p, np.log(GAMMA_BOUNDS[1])), np.log(ALPHA_BOUNDS[1])]
@@ -230,12 +305,30 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         jitter = np.r_[draw.normal(size=p), 0.0]
         starts.append(np.clip(theta0 + jitter, lo, hi))
     stops = []
+    folds_or_loo = "loo" if criterion.loo else _pairs(criterion.folds, X)
+
+    def path_criterion(alphas, gamma):  # the exact CV over an alpha path on the search's basis and folds
+        return SparseLSSVMCV(X, y, kernel=est.kernel, cv=folds_or_loo, alphas=alphas, classification=classification,
+                             groups=groups, random_state=0, basis=rows, basis_in_holdout=est.basis_in_holdout,
+                             rcond=search_rcond, kernel_params={"gamma": gamma})
+
+    n_paths = 0
     for k, start in enumerate(starts):
-        try:
-            minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
-                     options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
-        except _Stop as exc:
-            stops.append(f"start {k}: {exc}")
+        for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
+            try:
+                minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
+                         options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
+            except _Stop as exc:  # its best point so far may still gain from another alpha
+                stops.append(f"start {k}: {exc}")
+            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
+            n_paths += 1
+            if refined is None:
+                break
+            start, value = refined
+            if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
+                obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
+                                                              est.hyper_penalty)[0]
+                record(start, k, value, obj)
     if stops:
         warnings.warn(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
@@ -243,20 +336,29 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             NumericalWarning, stacklevel=3,
         )
     if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
-        best.update(theta=theta0, mse=float(grid.best_score), obj=np.nan)
+        best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
     gamma = np.exp(theta[:p])
+    if est.hyper_penalty and np.all(gamma <= 10 * GAMMA_BOUNDS[0]):
+        warnings.warn(
+            f"hyper_penalty=True: every width ended within 10x of the lower bound {GAMMA_BOUNDS[0]:g}, so the model "
+            f"is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) log Omega falls without bound as all "
+            f"widths shrink (their prior's scale is integrated out, leaving (p/2) log Omega), so its minimum lies "
+            f"at the edge of the search range unless the CV error rises faster; with N/p = {n_res / p:.3g} "
+            "residuals per width it did not here.  Compare with hyper_penalty=False",
+            SearchEdgeWarning, stacklevel=3,
+        )
     est.search_time_ = time.perf_counter() - t0
-    est.scoring_ = "mse"
-    est.n_evaluations_ = grid.n_evaluations + len(trace["mse"])
+    est.scoring_ = scoring
+    est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
     est.cv_folds_ = None if criterion.loo else criterion.folds
-    est.cv_results_ = est._results_table(grid, "mse")
+    est.cv_results_ = est._results_table(grid, scoring)
     est.grid_best_params_ = dict(grid.best_params)
     est.gradient_trace_ = {k: np.asarray(v) for k, v in trace.items()}
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
     est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}
-    est.best_score_ = -float(best["mse"])
+    est.best_score_ = -float(best["mse"]) * (n_res if evidence else 1)  # evidence: the total log evidence
     est.best_index_ = None
     est.basis_rows_ = rows
     est.refit_time_ = 0.0

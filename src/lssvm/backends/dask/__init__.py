@@ -15,7 +15,10 @@ by concern:
   (:class:`DaskSparseFit`, the Dask implementation of
   :class:`lssvm.cv.SparseEngine`);
 * :mod:`.source` gives the shared sparse criterion
-  (:class:`lssvm.selection.SparseLSSVMCV`) its rows (:class:`DaskRows`).
+  (:class:`lssvm.selection.SparseLSSVMCV`) its rows (:class:`DaskRows`);
+* :mod:`.intervals` streams conformal intervals of a Dask fit in passes,
+  with exact order statistics from :mod:`.selection`, and gives
+  ``predict_std`` / the evidence their one sum over the targets.
 
 The arithmetic of a pass lives in :mod:`lssvm.solvers.row_blocks` and
 :mod:`lssvm.cv.row_blocks` (NumPy, one row block at a time); this package
