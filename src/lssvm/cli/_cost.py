@@ -1,7 +1,7 @@
 """What ``lssvm select`` will cost, said before it starts.
 
 The work of the search is counted in three kinds, each divided by its own
-rate measured on this machine when the command starts (about 0.05 s):
+rate measured on this machine when the command starts (0.1-0.4 s):
 
 * matrix products (GEMM, SYRK, TRSM; the whitening TRSM counted twice, as
   it runs at about half the GEMM rate), at the rate of a 384 x 384 GEMM;
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._threads import thread_scope
 from ..basis import default_basis_size, default_n_basis
 
 __all__ = ["MachineRates", "SearchCost", "estimate_cost", "machine_rate", "machine_rates"]
@@ -47,7 +48,7 @@ class MachineRates:
         return cls(float(rate), float(rate), float(rate))
 
 
-def _best_time(work, repeats=3):
+def _best_time(work, repeats=5):
     best = np.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -59,15 +60,19 @@ def _best_time(work, repeats=3):
 def machine_rates():
     """The three rates now: a 384 x 384 GEMM (2 n^3 flops), an ``eigh`` of
     384 x 384 (counted as 9 n^3) and ``exp`` over 2^20 values (one operation
-    each), best of 3; about 0.05 s in all."""
+    each), best of 5, on the BLAS threads the search will use (lssvm's
+    thread rule: the free cores; on a loaded machine two threads probed
+    while the search ran on one made the estimate 9x too long); about
+    0.1-0.4 s in all."""
     rng = np.random.default_rng(0)
     A = rng.standard_normal((384, 384))
     S = A @ A.T
     v = rng.standard_normal(1 << 20)
     out = np.empty_like(v)
-    return MachineRates(gemm=2 * 384**3 / _best_time(lambda: A @ A),
-                        eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
-                        stream=v.size / _best_time(lambda: np.exp(v, out=out)))
+    with thread_scope(None):
+        return MachineRates(gemm=2 * 384**3 / _best_time(lambda: A @ A),
+                            eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
+                            stream=v.size / _best_time(lambda: np.exp(v, out=out)))
 
 
 def machine_rate():
