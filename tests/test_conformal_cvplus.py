@@ -14,7 +14,7 @@ from sklearn.model_selection import GroupKFold, KFold
 import lssvm.cv.conformal as conformal_module
 import lssvm.cv.conformal_select as select_module
 from lssvm import NumericalWarning, SparseLSSVR
-from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, kth_smallest
+from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, eigen_rows, kth_smallest
 from lssvm.cv.conformal_select import SortedFoldScores
 from lssvm.cv.fold_moments import fold_fit
 
@@ -242,7 +242,8 @@ def test_sorted_fold_scores_equal_the_full_selection_exactly(rng, kind):
     for _ in range(40):
         values, scores, folds, m = random_case(rng, kind)
         sfs = SortedFoldScores(scores, folds)
-        for k_lo, k_hi in [conformal_ranks(c, m) for c in (0.9, 0.5, 0.2, 0.99)] + [(0, m + 1), (1, m), (m, 1)]:
+        asymmetric = [(1, 1), (m, m), (2, max(1, m // 2)), (0, 1), (m, m + 1)]  # not CV+'s: the unmirrored route
+        for k_lo, k_hi in [conformal_ranks(c, m) for c in (0.9, 0.5, 0.2, 0.99)] + [(0, m + 1), (1, m), (m, 1)] + asymmetric:
             got = sfs.bounds(values, (k_lo, k_hi))
             ref = brute_bounds(values, scores, folds, k_lo, k_hi)
             np.testing.assert_array_equal(got, ref)
@@ -308,3 +309,19 @@ def test_singular_basis_kernel_keeps_the_moments_on_its_range(rng, mode, moments
         a, b = fac.coef(1e-2)
         assert rel(oof[H], est.kernel_(X[H], Z) @ a + b) < 1e-8
         assert rel(at[:, k], est.kernel_(Xt, Z) @ a + b) < 1e-8
+
+
+def test_fold_models_are_the_cv_plus_fold_models(rng):
+    # the public per-fold callables and the one-pass fold values give the same models
+    from lssvm.cv.conformal import fold_models
+
+    X, Y, Xt = data(rng, 60)
+    est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=10, random_state=0).fit(X, Y[:, 0])
+    folds = [test for _, test in KFold(3, shuffle=True, random_state=0).split(X)]
+    engine = est._holdout_engine()
+    K_x = est.kernel_(Xt, est.basis_vectors_)
+    Mx = eigen_rows(est.factorization_, K_x)
+    for mode in MODES:
+        _, values = cv_plus_folds(engine, folds, 0.05, mode)
+        each = np.stack([model(Mx, K_x) for model in fold_models(engine, folds, 0.05, mode)], axis=1)
+        assert rel(each, values(K_x)) < 1e-10

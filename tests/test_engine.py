@@ -92,7 +92,8 @@ def test_dask_engine_refuses_in_memory_features(rng):
     _, dsk, *_ = _pair(rng, SparseLSSVR)
     with pytest.raises(ValueError, match="not available for a model fitted on Dask"):
         dsk._engine.in_memory("the hold-out engine")
-    # gcv, predict_interval, predict_proba and predict_std now stream on Dask (tests/test_dask_intervals.py)
+    # gcv, the evidence, predict_std and predict_interval are served on Dask since issue 19
+    # (tests/test_dask_intervals.py)
 
 
 @pytest.mark.slow

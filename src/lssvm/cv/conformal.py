@@ -193,7 +193,10 @@ def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
 
     Notes
     -----
-    O(h^2 r + h^3 + h |E| r + |E|^2 r) per fold (see the module docstring).
+    Per fold the cheaper by flop count of the fold's moments, O(h r^2 +
+    r^3) (:mod:`lssvm.cv.fold_moments`), and the h x h system, O(h^2 r + h^3
+    + h |E| r + |E|^2 r) (module docstring), with the conditioning guard of
+    :func:`cv_plus_folds`, which also gives the out-of-fold predictions.
     """
     alphas, _ = check_alphas(alpha)
     a = float(alphas[0])

@@ -123,9 +123,7 @@ class ShiftedBlocks:
     def full_kth(self, mu, k):
         """The k-th smallest by a full selection over the t x m values: the
         reference the windows reproduce."""
-        vals = np.repeat(mu, self.sizes, axis=1)
-        vals += self.S
-        return np.partition(vals, k - 1, axis=1)[:, k - 1]
+        return _full_selection(mu, self.S, self.sizes, k)
 
 
 def kth_of_shifted_blocks(mu, blocks, k):
@@ -200,7 +198,11 @@ class SortedFoldScores:
     Notes
     -----
     O(m log m) once.  Non-finite scores make :meth:`bounds` use the full
-    selection.
+    selection.  Both bounds read the same sorted blocks: the ``k``-th
+    smallest of ``mu - R`` is minus the ``(m + 1 - k)``-th smallest of ``-mu
+    + R`` (rounding to nearest is symmetric, ``fl(-a) = -fl(a)``), and for
+    CV+ ``m + 1 - k_lo = k_hi``, so the two bounds are one selection over
+    2t rows.
     """
 
     def __init__(self, scores, folds):
@@ -211,9 +213,8 @@ class SortedFoldScores:
         for j in range(len(folds)):
             blk = slice(offsets[j], offsets[j + 1])
             up[blk] = np.sort(by_fold[blk], axis=0)
-        # upper bound: mu_j + R_i, blocks in fold order; lower: mu_j + (-R_i), folds reversed so each block ascends
-        self.upper = [ShiftedBlocks(up[:, c], offsets) for c in range(v)]
-        self.lower = [ShiftedBlocks(-up[::-1, c], m - offsets[::-1]) for c in range(v)]
+        self.n_rows = m
+        self.blocks = [ShiftedBlocks(up[:, c], offsets) for c in range(v)]  # R_i ascending per fold
 
     def bounds(self, values, ranks):
         """CV+ bounds from the folds' models at new points.
@@ -232,10 +233,31 @@ class SortedFoldScores:
             ``k_hi``-th smallest of ``mu_k(i)(x) + R_i``.
         """
         k_lo, k_hi = ranks
+        k_mirror = self.n_rows + 1 - k_lo  # the lower bound as the k_mirror-th smallest of -mu + R, negated
         t, K, v = values.shape
         out = np.empty((t, 2, v))
         for c in range(v):
             mu = values[:, :, c]
-            out[:, 0, c] = kth_of_shifted_blocks(np.ascontiguousarray(mu[:, ::-1]), self.lower[c], k_lo)
-            out[:, 1, c] = kth_of_shifted_blocks(mu, self.upper[c], k_hi)
+            blocks = self.blocks[c]
+            if not (blocks.finite and np.isfinite(mu).all()):  # NaN sorts last either sign: no mirror
+                out[:, 0, c] = _full_selection(mu, -blocks.S, blocks.sizes, k_lo)
+                out[:, 1, c] = _full_selection(mu, blocks.S, blocks.sizes, k_hi)
+            elif k_mirror == k_hi:  # one selection over both bounds' rows
+                both = kth_of_shifted_blocks(np.concatenate([-mu, mu]), blocks, k_hi)
+                out[:, 0, c], out[:, 1, c] = -both[:t], both[t:]
+            else:
+                out[:, 0, c] = -kth_of_shifted_blocks(-mu, blocks, k_mirror)
+                out[:, 1, c] = kth_of_shifted_blocks(mu, blocks, k_hi)
         return out
+
+
+def _full_selection(mu, S, sizes, k):
+    """The k-th smallest of ``mu[:, j] + S_j`` by a full selection (``S``
+    need not be sorted): -inf for k < 1, +inf past the end."""
+    if k < 1:
+        return np.full(mu.shape[0], -np.inf)
+    if k > S.size:
+        return np.full(mu.shape[0], np.inf)
+    vals = np.repeat(mu, sizes, axis=1)
+    vals += S
+    return np.partition(vals, k - 1, axis=1)[:, k - 1]

@@ -30,8 +30,9 @@ __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "
 
 #: test rows per block are chosen so a block's (t, m, v) values stay near this many floats
 _BLOCK_FLOATS = 1 << 22
-#: CV+ runs on one BLAS thread up to this rank (its products are r x r and t x r)
+#: CV+ runs on one BLAS thread up to this rank and this much fold work (its products are r x r and t x n)
 _SMALL_RANK = 256
+_ONE_THREAD_FLOPS = 1e9
 
 
 def check_interval_request(coverage, method, n_rows, methods=INTERVAL_METHODS):
@@ -163,12 +164,22 @@ class SparseIntervalMixin:
 
     def _cv_plus_interval(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
         """CV+ bounds (t, 2, v): the fold models and out-of-fold residuals in
-        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`, which picks its own
-        threads: serial on one BLAS thread when small, one fold per core
-        otherwise), the order
+        one pass (:func:`lssvm.cv.conformal.cv_plus_folds`), the order
         statistics from the folds' sorted scores
         (:class:`lssvm.cv.conformal_select.SortedFoldScores`), never a (t, m, v)
-        array of candidate values."""
+        array of candidate values.
+
+        A small problem (rank <= 256 and about m r^2 <= 1e9 flops of fold
+        moments) runs entirely on one BLAS thread, in one scope: toggling
+        the BLAS thread count inside the call cost ~20 ms wall (5 ms CPU)
+        per call with two OpenBLAS libraries loaded, more than the whole
+        CV+ at m = 2,000.  A larger one lets the folds run one per core."""
+        fac = engine.fac
+        small = fac.rank <= _SMALL_RANK and fac.n_samples * fac.rank**2 <= _ONE_THREAD_FLOPS
+        with single_threaded_blas() if small else nullcontext():
+            return self._cv_plus_bounds(engine, X, coverage, a, cv, groups, basis_in_holdout)
+
+    def _cv_plus_bounds(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
         fac = engine.fac
         m, v = fac.n_samples, fac.z.shape[1]
         folds = engine.resolve_cv(cv, groups, classifier=False)
@@ -177,11 +188,9 @@ class SparseIntervalMixin:
         ranks = conformal_ranks(coverage, m)
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
-        # small products (t x n by n x r): BLAS threads cost more than they gain, and thrash on a busy machine
-        with single_threaded_blas() if fac.rank <= _SMALL_RANK else nullcontext():
-            for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-                K_x = self.kernel_(X[rows], self.basis_vectors_)
-                out[rows] = sorted_scores.bounds(models(K_x), ranks)
+        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
+            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            out[rows] = sorted_scores.bounds(models(K_x), ranks)
         return out
 
     def _saved_interval(self, X, coverage, method, alpha):

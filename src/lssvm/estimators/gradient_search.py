@@ -44,9 +44,10 @@ follows the units of the inputs.  The integrated prior is improper: ``(p /
 2) log Omega`` falls without bound as every width shrinks, while the CV
 error levels off at that of a nearly linear model, so with few residuals
 per width the criterion's minimum is at the lower width bound.  On puma32H
-at 200 rows 26 to 31 of the 32 widths ended at 1e-6 (test MSE 0.107
+at 200 rows 26 to 31 of the 32 widths ended at the bound (test MSE 0.107
 without, 0.741 with); the search warns (``SearchEdgeWarning``) when every
-width ends there.  It helped where many inputs matter a little
+width ends more than ``1 / COLLAPSE_RATIO`` times below the isotropic
+start.  It helped where many inputs matter a little
 (docs/benchmarks.md, issue 20, sessions 25 and 26).
 
 Input relevance (``feature_relevance_``) is the derivative-based
@@ -74,9 +75,15 @@ from ..selection.gradient import evidence_and_gradient
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
-#: Range of every width gamma_j searched (inputs on unit scale: 1e-6 is a feature
-#: switched off, 1e3 a width far below the data's resolution).
-GAMMA_BOUNDS = (1e-6, 1e3)
+#: Range of every width gamma_j searched (inputs on unit scale: 1e-9 switches a feature
+#: off, 1e3 is a width far below the data's resolution).  The lower bound was 1e-6 until
+#: session 26: there a noise input still moves the kernel by ~1e-5 relative, which both the
+#: LOO error and the evidence fit (puma32H, m = 4000: log evidence 979 at 1e-6 against 988
+#: at 1e-9, the GP's optimum; docs/benchmarks.md, issue 20, session 26).  scikit-learn's
+#: anisotropic RBF bounds length-scales by 1e5 (gamma >= 5e-11).
+GAMMA_BOUNDS = (1e-9, 1e3)
+#: hyper_penalty: every width below this fraction of the isotropic start's is reported as a collapse.
+COLLAPSE_RATIO = 1e-3
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
@@ -304,6 +311,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     for _ in range(est.n_restarts):
         jitter = np.r_[draw.normal(size=p), 0.0]
         starts.append(np.clip(theta0 + jitter, lo, hi))
+    if not classification and np.all(np.ptp(criterion.Y, axis=0) == 0):
+        starts = []  # constant targets (ConstantTargetWarning): every CV error is 0, log MSE and its gradient undefined
     stops = []
     folds_or_loo = "loo" if criterion.loo else _pairs(criterion.folds, X)
 
@@ -339,13 +348,14 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
     gamma = np.exp(theta[:p])
-    if est.hyper_penalty and np.all(gamma <= 10 * GAMMA_BOUNDS[0]):
+    if est.hyper_penalty and np.all(gamma <= COLLAPSE_RATIO * g0):
         warnings.warn(
-            f"hyper_penalty=True: every width ended within 10x of the lower bound {GAMMA_BOUNDS[0]:g}, so the model "
-            f"is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) log Omega falls without bound as all "
-            f"widths shrink (their prior's scale is integrated out, leaving (p/2) log Omega), so its minimum lies "
-            f"at the edge of the search range unless the CV error rises faster; with N/p = {n_res / p:.3g} "
-            "residuals per width it did not here.  Compare with hyper_penalty=False",
+            f"hyper_penalty=True: every width ended more than {1 / COLLAPSE_RATIO:g}x below the isotropic grid's best "
+            f"width {g0:.3g}, so the model is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) log Omega "
+            f"falls without bound as all widths shrink (their prior's scale is integrated out, leaving (p/2) log "
+            f"Omega), so its minimum lies at the edge of the search range (or where K_BB turns singular) unless the "
+            f"CV error rises faster; with N/p = {n_res / p:.3g} residuals per width it did not here.  Compare with "
+            "hyper_penalty=False",
             SearchEdgeWarning, stacklevel=3,
         )
     est.search_time_ = time.perf_counter() - t0

@@ -94,7 +94,8 @@ def gcv_path(fac, alpha):
 
 def noise_precision(fac, alpha):
     """The evidence's noise precision at ``alpha``, ``zeta = (m - 1) / S(alpha)``, shape (A, v)."""
-    return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
+    with np.errstate(over="ignore"):  # S = 0 (a constant output): zeta = inf, an error bar of 0
+        return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
 
 
 def log_evidence_path(fac, alpha, zeta=None):
@@ -116,6 +117,11 @@ def log_evidence_path(fac, alpha, zeta=None):
     lam, shift, z2, yy = _parts(fac, alphas)
     m, r = fac.n_samples, lam.shape[0]
     S = ridge_objective(fac, alphas)
-    zeta = noise_precision(fac, alphas) if zeta is None else np.broadcast_to(np.asarray(zeta, float), S.shape)
+    if zeta is None:  # the maximiser (m - 1) / S in logs: finite where S = 0 (a constant output), not inf * 0 = NaN
+        S_floor = np.maximum(S, np.finfo(float).tiny)
+        log_zeta, zeta_S = np.log(m - 1.0) - np.log(S_floor), (m - 1.0) * (S / S_floor)
+    else:
+        zeta = np.broadcast_to(np.asarray(zeta, float), S.shape)
+        log_zeta, zeta_S = np.log(zeta), zeta * S
     logdet = np.log(shift).sum(axis=0) - r * np.log(alphas)  # (A,)
-    return -0.5 * ((m - 1) * np.log(2 * np.pi) + np.log(m) + logdet[:, None] - (m - 1) * np.log(zeta) + zeta * S)
+    return -0.5 * ((m - 1) * np.log(2 * np.pi) + np.log(m) + logdet[:, None] - (m - 1) * log_zeta + zeta_S)

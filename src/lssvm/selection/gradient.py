@@ -223,7 +223,8 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
     M, Q, r = fac.M, fac.Q, fac.eigenvalues.size
     D = 1.0 / (fac.eigenvalues + alpha)
     b = D[:, None] * fac.z  # (r, v)
-    S = np.maximum((fac.y_centered**2).sum(axis=0) - (fac.z * b).sum(axis=0), np.finfo(float).tiny)
+    # floor m * tiny: w stays finite for a constant output (S = 0, b = 0: its terms vanish, not inf * 0)
+    S = np.maximum((fac.y_centered**2).sum(axis=0) - (fac.z * b).sum(axis=0), m * np.finfo(float).tiny)
     w = (m - 1.0) / (2.0 * S)  # (v,)
     bW = b * w  # (r, v)
     G_C = (v * M * D + 2.0 * (M @ b) @ bW.T - 2.0 * fac.y_centered @ bW.T) @ Q.T

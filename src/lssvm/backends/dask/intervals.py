@@ -40,7 +40,7 @@ from ..._parallel import serial_region
 from ...cv.conformal import conformal_ranks, eigen_rows
 from ...cv.row_blocks import block_fold_outputs
 from ...exceptions import NumericalWarning
-from ...solvers.row_blocks import block_rows_in_eigenbasis, check_block, code_targets, whitened_rows
+from ...solvers.row_blocks import SUB_ROWS, block_rows_in_eigenbasis, check_block, code_targets, whitened_rows
 from .passes import run_pass
 from .selection import select_kth
 
@@ -53,7 +53,9 @@ _TASK_FLOATS = 1 << 21
 
 
 def _sub_rows(n_problems):
-    return max(64, _TASK_FLOATS // max(n_problems, 1))
+    """Rows per sub-block: at most ``_TASK_FLOATS`` values, and at most
+    ``SUB_ROWS`` kernel rows (as the LOO pass)."""
+    return max(64, min(SUB_ROWS, _TASK_FLOATS // max(n_problems, 1)))
 
 
 class _LooValues:
@@ -89,20 +91,18 @@ class _LooValues:
                     yield S.T, tiny.size
                     continue
                 U = self.Mxd @ M.T + 1.0 / self.m  # (t, b), as lssvm.cv.conformal.loo_values
-                vals = self.full[:, None, :] - U[:, :, None] * R[0][None]
-                t, b, v = vals.shape
-                lower = (vals - S[None]).transpose(0, 2, 1).reshape(t * v, b)
-                upper = (vals + S[None]).transpose(0, 2, 1).reshape(t * v, b)
-                yield np.concatenate([lower, upper]), tiny.size
+                # f(x) - u_i(x) R_i, then -+ |R_i|: the in-memory operations, laid out (t, v, b)
+                vals = self.full[:, :, None] - U[:, None, :] * R[0].T[None]
+                yield _bounds(vals, S.T[None]), tiny.size
 
 
 class _CvPlusValues:
     """Row i's CV+ values ``f_{-k(i)}(x) -+ |R_i|`` (fold models at the test
-    points ``centres`` (t, K, v), indexed by fold), lower bounds first."""
+    points ``centres`` (t, v, K), indexed by fold), lower bounds first."""
 
     def __init__(self, fit, spec, models, centres):
         self.ctx, self.spec, self.models, self.centres = fit.ctx, spec, models, centres
-        t, _, v = centres.shape
+        t, v, _ = centres.shape
         self.n_problems = 2 * t * v
 
     def block_values(self, x, y, g, row0, rows=None):
@@ -117,19 +117,25 @@ class _CvPlusValues:
                 sl = slice(lo, lo + step)
                 F = block_fold_outputs(X[sl], None, folds[sl], row0, self.ctx, self.models, 1)[0]  # (b, v)
                 S = np.abs(Y[sl] - F)
-                c = self.centres[:, np.clip(folds[sl], 0, self.centres.shape[1] - 1)]  # (t, b, v)
-                t, b, v = c.shape
-                lower = (c - S[None]).transpose(0, 2, 1).reshape(t * v, b)
-                upper = (c + S[None]).transpose(0, 2, 1).reshape(t * v, b)
-                yield np.concatenate([lower, upper]), 0
+                c = self.centres[:, :, np.clip(folds[sl], 0, self.centres.shape[2] - 1)]  # (t, v, b)
+                yield _bounds(c, S.T[None]), 0
+
+
+def _bounds(centres, scores):
+    """Lower then upper values ``centres -+ scores`` (t, v, b) as (2 t v, b)."""
+    t, v, b = centres.shape
+    out = np.empty((2, t, v, b))
+    np.subtract(centres, scores, out=out[0])
+    np.add(centres, scores, out=out[1])
+    return out.reshape(2 * t * v, b)
 
 
 def _fold_centres(fit, models, X):
-    """Every fold model at the test points, (t, K, v), K = largest fold + 1
+    """Every fold model at the test points, (t, v, K), K = largest fold + 1
     (as :func:`lssvm.cv.row_blocks.block_fold_outputs`, on the client)."""
     K = max(models) + 1
     v = next(iter(models.values())).y_mean.size
-    out = np.full((X.shape[0], K, v), np.nan)
+    out = np.full((X.shape[0], v, K), np.nan)
     _, psi = whitened_rows(X, fit.ctx)
     for f, mod in models.items():
         if mod.B.shape[0] == 0:
@@ -138,7 +144,7 @@ def _fold_centres(fit, models, X):
             p = psi
         else:
             p = whitened_rows(X, mod.ctx)[1]
-        out[:, f] = (p - mod.psi_mean) @ mod.B + mod.y_mean
+        out[:, :, f] = (p - mod.psi_mean) @ mod.B + mod.y_mean
     return out
 
 

@@ -21,11 +21,12 @@ bound) is solved by refining a bracket with exact counts:
    back and the ``(k - #{<= a})``-th smallest of them selected; if there are
    fewer, the answer is ``b`` itself.
 
-A problem whose bracket still holds more than the collecting budget (a
-sample that missed: probability about 1e-6 per problem; clustered values)
-gets another counting pass with thresholds from the sample values inside
-its bracket, or evenly spaced in value inside it, in the same pass as
-the others' collection.  Usually: one light pass and two full passes.
+The brackets are collected together while their values fit ``budget``
+(the emptiest first); the others (a sample that missed: probability about
+1e-6 per problem; clustered values) get another counting pass in the same
+pass as the collection, with thresholds from the sample values inside
+their bracket, evenly spaced in value inside it, or in geometric steps
+past an infinite edge.  Usually: one light pass and two full passes.
 
 Client memory: O(P (sample_size + n_thresholds)) plus the collected
 candidates (at most ``budget`` values); the workers hold one block and
@@ -46,8 +47,8 @@ __all__ = ["select_kth"]
 SAMPLE_SIZE = 2048
 #: Thresholds per problem in a counting pass.
 N_THRESHOLDS = 255
-#: Candidate values collected in one pass (all problems together) at most, about.
-BUDGET = 1 << 21
+#: Candidate values collected in one pass, all problems together, at most.
+BUDGET = 1 << 22
 #: Bracket half-width in binomial standard deviations of the sample rank.
 _WIDTH = 5.0
 
@@ -78,37 +79,35 @@ def _positions(th, p, v, strict):
 
 def _task_pass(x, y, g, row0, valuer, count_idx, th, collect_idx, a, b):
     Pc, G = th.shape
-    le = np.zeros((Pc, G), dtype=np.int64)
-    lt = np.zeros((Pc, G), dtype=np.int64)
-    vmin, vmax = np.full(Pc, np.inf), np.full(Pc, -np.inf)
+    P = valuer.n_problems
+    hist_lt = np.zeros(Pc * (G + 1), dtype=np.int64)  # histograms of #{T < v} and #{T <= v}
+    hist_le = np.zeros(Pc * (G + 1), dtype=np.int64)
+    below = np.zeros(Pc, dtype=np.int64)
     cand_p, cand_v, tiny = [], [], 0
     for V, n_tiny in valuer.block_values(x, y, g, row0):
         tiny += n_tiny
         if Pc and V.shape[1]:
-            Vc = V[count_idx]
-            fin = np.isfinite(Vc)
-            vmin = np.minimum(vmin, np.where(fin, Vc, np.inf).min(axis=1))
-            vmax = np.maximum(vmax, np.where(fin, Vc, -np.inf).max(axis=1))
-            below = (Vc < th[:, :1]).sum(axis=1)
+            Vc = V if Pc == P else V[count_idx]
+            below += (Vc < th[:, :1]).sum(axis=1)
             p, j = np.nonzero((Vc >= th[:, :1]) & (Vc <= th[:, -1:]))
             v = Vc[p, j]
-            for out, strict in ((le, True), (lt, False)):
-                # v <= T_g  <=>  g >= #{T < v};   v < T_g  <=>  g >= #{T <= v}
-                pos = _positions(th, p, v, strict)
-                hist = np.bincount(p * (G + 1) + pos, minlength=Pc * (G + 1)).reshape(Pc, G + 1)[:, :G]
-                out += np.cumsum(hist, axis=1) + below[:, None]
+            lt = _positions(th, p, v, strict=True)
+            # #{T <= v} differs only where v equals a threshold (rare): search those again
+            eq = np.flatnonzero(th[p, np.minimum(lt, G - 1)] == v)
+            le = lt.copy()
+            le[eq] = _positions(th, p[eq], v[eq], strict=False)
+            hist_lt += np.bincount(p * (G + 1) + lt, minlength=Pc * (G + 1))
+            hist_le += np.bincount(p * (G + 1) + le, minlength=Pc * (G + 1))
         if collect_idx.size and V.shape[1]:
-            Vk = V[collect_idx]
+            Vk = V if collect_idx.size == P else V[collect_idx]
             # a = -inf stands for "below every value" (-inf values included)
             p, j = np.nonzero(((Vk > a[:, None]) | np.isneginf(a)[:, None]) & (Vk < b[:, None]))
             cand_p.append(p)
             cand_v.append(Vk[p, j])
-    return {"le": le, "lt": lt, "vmin": vmin, "vmax": vmax, "p": _cat(cand_p, np.intp), "v": _cat(cand_v, float),
-            "tiny": tiny}
-
-
-def _cat(parts, dtype):
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    # v <= T_g  <=>  g >= #{T < v};   v < T_g  <=>  g >= #{T <= v}
+    le = np.cumsum(hist_lt.reshape(Pc, G + 1)[:, :G], axis=1) + below[:, None]
+    lt = np.cumsum(hist_le.reshape(Pc, G + 1)[:, :G], axis=1) + below[:, None]
+    return {"le": le, "lt": lt, "p": _cat(cand_p, np.intp), "v": _cat(cand_v, float), "tiny": tiny}
 
 
 def _merge_pass(*parts):
@@ -116,16 +115,18 @@ def _merge_pass(*parts):
     for q in parts[1:]:
         out["le"] = out["le"] + q["le"]
         out["lt"] = out["lt"] + q["lt"]
-        out["vmin"] = np.minimum(out["vmin"], q["vmin"])
-        out["vmax"] = np.maximum(out["vmax"], q["vmax"])
         out["p"] = np.concatenate([out["p"], q["p"]])
         out["v"] = np.concatenate([out["v"], q["v"]])
         out["tiny"] = out["tiny"] + q["tiny"]
     return out
 
 
+def _cat(parts, dtype):
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
 # ------------------------------------------------------------ client side
-def _thresholds(sample, a, b, ca, cb, k, vmin, vmax, G):
+def _thresholds(sample, a, b, ca, cb, k, G):
     """Up to G sorted thresholds strictly inside ``(a, b)`` for one problem,
     padded to G by repeating the last; None if there is nothing to split."""
     inside = sample[(sample > a) & (sample < b)]
@@ -135,13 +136,15 @@ def _thresholds(sample, a, b, ca, cb, k, vmin, vmax, G):
         c, sd = q * n, np.sqrt(n * q * (1.0 - q)) + 1.0
         lo, hi = int(max(np.floor(c - _WIDTH * sd - 1), 0)), int(min(np.ceil(c + _WIDTH * sd + 1), n - 1))
         t = np.unique(inside[np.unique(np.linspace(lo, hi, G).round().astype(np.intp))])
-    else:  # no sample value inside: split the bracket evenly in value
-        lo_v = a if np.isfinite(a) else vmin
-        hi_v = b if np.isfinite(b) else vmax
-        if not (np.isfinite(lo_v) and np.isfinite(hi_v)) or not lo_v < hi_v:
-            return None
-        t = np.linspace(lo_v, hi_v, G + 2)[1:-1]
-        t = np.unique(t[(t > a) & (t < b)])
+    elif np.isfinite(a) and np.isfinite(b):  # no sample value inside: split the bracket evenly in value
+        t = np.linspace(a, b, G + 2)[1:-1]
+    elif np.isfinite(a) or np.isfinite(b):  # one infinite edge: geometric steps away from the finite one
+        edge = a if np.isfinite(a) else b
+        steps = (abs(edge) + 1.0) * 2.0 ** np.arange(G, dtype=float)
+        t = edge + steps if np.isfinite(a) else edge - steps
+    else:
+        return None
+    t = np.unique(t[(t > a) & (t < b) & np.isfinite(t)])
     if t.size == 0:
         return None
     return np.concatenate([t, np.full(G - t.size, t[-1])])
@@ -201,15 +204,19 @@ def select_kth(data, valuer, k, label, *, sample_size=None, n_thresholds=None, b
     sample = np.sort(np.concatenate(run_pass(f"{label}: sampling rows", parts), axis=1), axis=1)
     a, b = np.full(P, -np.inf), np.full(P, np.inf)
     ca, cb = np.zeros(P, dtype=np.int64), np.full(P, m, dtype=np.int64)
-    vmin, vmax = np.full(P, np.nan), np.full(P, np.nan)
     passes, tiny = 1, None
     for it in range(max_passes):
         idx = np.flatnonzero(todo)
-        cap = max(min(256, budget), budget // idx.size)
-        collect = idx[(cb[idx] - ca[idx] <= cap) | (it == max_passes - 1)]
+        # collect the fullest brackets that fit the budget together (the emptiest first)
+        n_in = cb[idx] - ca[idx]
+        order = np.argsort(n_in, kind="stable")
+        fits = np.cumsum(n_in[order]) <= budget
+        if it == 0:  # nothing counted yet: collect whole problems only when every one fits
+            fits &= n_in[order] <= budget // idx.size
+        collect = idx if it == max_passes - 1 else np.sort(idx[order[fits]])
         count, th = [], []
         for p in np.setdiff1d(idx, collect):
-            t = _thresholds(sample[p], a[p], b[p], ca[p], cb[p], k[p], vmin[p], vmax[p], n_thresholds)
+            t = _thresholds(sample[p], a[p], b[p], ca[p], cb[p], k[p], n_thresholds)
             if t is None:
                 collect = np.append(collect, p)
             else:
@@ -236,7 +243,6 @@ def select_kth(data, valuer, k, label, *, sample_size=None, n_thresholds=None, b
             todo[collect] = False
         if count.size:
             le, lt, kc = res["le"], res["lt"], k[count][:, None]
-            vmin[count], vmax[count] = res["vmin"], res["vmax"]
             n_a = (le < kc).sum(axis=1)  # thresholds T with #{<= T} < k: a prefix
             has_a = n_a > 0
             ia = np.maximum(n_a - 1, 0)
