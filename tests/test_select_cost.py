@@ -48,8 +48,12 @@ def test_cost_estimate_weighs_each_kind_of_work_by_its_own_rate():
     # the fixed-size and Nystrom refits are one more evaluation
     fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, rate=slow)
     assert fs.work["refit"] == pytest.approx(tuple(w / 5 for w in fs.work["evaluations"]))
+    # on a shared machine the search gets a share of its cores: the wall time is the work over that share
+    half = MachineRates(gemm=1e11, eigh=1e10, stream=1e9, share=0.5)
+    assert estimate_cost("sparse", m, 10, 5, 21, rate=half).seconds == pytest.approx(2 * cost.seconds)
+    assert "50% of the cores free" in estimate_cost("sparse", m, 10, 5, 21, rate=half).lines()[0]
     rates = machine_rates()
-    assert min(rates.gemm, rates.eigh, rates.stream) > 1e6
+    assert min(rates.gemm, rates.eigh, rates.stream) > 1e6 and 0 < rates.share <= 1
 
 
 def test_select_prints_cost_and_edge_warning(tmp_path):

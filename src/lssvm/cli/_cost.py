@@ -1,7 +1,7 @@
 """What ``lssvm select`` will cost, said before it starts.
 
 The work of the search is counted in three kinds, each divided by its own
-rate measured on this machine when the command starts (about 0.05 s):
+rate measured on this machine when the command starts (0.1-0.4 s):
 
 * matrix products (GEMM, SYRK, TRSM; the whitening TRSM counted twice, as
   it runs at about half the GEMM rate), at the rate of a 384 x 384 GEMM;
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._threads import other_runnable, thread_scope
 from ..basis import default_basis_size, default_n_basis
 
 __all__ = ["MachineRates", "SearchCost", "estimate_cost", "machine_rate", "machine_rates"]
@@ -40,6 +41,10 @@ class MachineRates:
     gemm: float
     eigh: float
     stream: float
+    #: The share of its threads' cores the search gets from the scheduler: ``usable / (threads + other
+    #: runnable tasks)`` at most 1 (on a machine shared with other work the search's wall time is its
+    #: CPU time over this share; the short probes themselves run at full speed between preemptions).
+    share: float = 1.0
 
     @classmethod
     def single(cls, rate):
@@ -47,7 +52,7 @@ class MachineRates:
         return cls(float(rate), float(rate), float(rate))
 
 
-def _best_time(work, repeats=3):
+def _best_time(work, repeats=5):
     best = np.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -59,15 +64,21 @@ def _best_time(work, repeats=3):
 def machine_rates():
     """The three rates now: a 384 x 384 GEMM (2 n^3 flops), an ``eigh`` of
     384 x 384 (counted as 9 n^3) and ``exp`` over 2^20 values (one operation
-    each), best of 3; about 0.05 s in all."""
+    each), best of 5, on the BLAS threads the search will use (lssvm's
+    thread rule: the free cores; on a loaded machine two threads probed
+    while the search ran on one made the estimate 9x too long); about
+    0.1-0.4 s in all."""
     rng = np.random.default_rng(0)
     A = rng.standard_normal((384, 384))
     S = A @ A.T
     v = rng.standard_normal(1 << 20)
     out = np.empty_like(v)
-    return MachineRates(gemm=2 * 384**3 / _best_time(lambda: A @ A),
-                        eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
-                        stream=v.size / _best_time(lambda: np.exp(v, out=out)))
+    with thread_scope(None) as plan:
+        rates = dict(gemm=2 * 384**3 / _best_time(lambda: A @ A),
+                     eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
+                     stream=v.size / _best_time(lambda: np.exp(v, out=out)))
+    share = min(1.0, plan.usable / (plan.threads + other_runnable()))
+    return MachineRates(**rates, share=share)
 
 
 def machine_rate():
@@ -105,7 +116,8 @@ class SearchCost:
     def part_seconds(self, part):
         """Estimated seconds of one part of the search."""
         gemm, eigh, stream = self.work[part]
-        return gemm / self.rates.gemm + eigh / self.rates.eigh + stream / self.rates.stream
+        r = self.rates
+        return (gemm / r.gemm + eigh / r.eigh + stream / r.stream) / r.share
 
     @property
     def seconds(self):
@@ -125,7 +137,8 @@ class SearchCost:
         out = [f"cost       {self.rows} rows, model size {self.size}, {self.evaluations} evaluations x "
                f"{self.n_alphas} alphas: about {_duration(self.seconds)} (estimated from "
                f"{self.flops / 1e9:.3g} GFLOP: GEMM at {r.gemm / 1e9:.3g}, eigh at {r.eigh / 1e9:.3g} "
-               f"GFLOP/s measured now), {self.nbytes / 2**30:.2g} GiB"]
+               f"GFLOP/s measured now{'' if r.share >= 1 else f', {r.share:.0%} of the cores free'}), "
+               f"{self.nbytes / 2**30:.2g} GiB"]
         if self.too_large():
             out.append("memory     this looks too large for memory: stream the data in blocks with "
                        "--chunk-rows N (random basis, prototypes or columns)")

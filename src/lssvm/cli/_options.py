@@ -105,7 +105,7 @@ basis_options = _apply([
                       "kcenter or fvs."),
     click.option("--n-basis", type=_CountOrFraction(), default=None,
                  help="Basis size (pchol, fvs: at most); fixed-size and Nystrom also take a fraction of the rows "
-                      "(< 1).  Default min(700, 10 sqrt(rows))."),
+                      "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows))."),
 ])
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,

@@ -49,9 +49,10 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     n_basis : int, optional
         Number of basis points: an upper bound for "pchol" and "fvs" (which
         also stop by ``basis_tol``/``pivot_tol``), the sample size for the
-        others.  Default for m training rows: ``min(700, ceil(10 sqrt(m)), m)``
-        for "pchol"; ``min(200, m)`` for "random", "greedy", "kcenter" and
-        "renyi"; no bound for "fvs".
+        others.  Default for m training rows: ``min(500, ceil(10 sqrt(m)), m)``
+        for "pchol" (the classifiers: ``min(700, ceil(10 sqrt(m)), m)``;
+        :func:`lssvm.basis.default_basis_size`); ``min(200, m)`` for "random",
+        "greedy", "kcenter" and "renyi"; no bound for "fvs".
     random_state : int, RandomState or None
         Seeds "random" and ``n_candidates``.
     degree, coef0 : int, float
