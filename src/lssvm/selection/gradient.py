@@ -134,12 +134,7 @@ def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis
     twice a fit's flops.  k-fold: one such pass per fold, O(k (m n^2 + n^3)
     + m n d).  Memory: a few m x n arrays.
     """
-    kern, gamma, n_params = _resolve_kernel(kernel, params, X)
-    X, Y, basis = _check_inputs(X, y, basis, classification)
-    alphas, scalar = check_alphas(alpha)
-    if not scalar:
-        raise ValueError(f"alpha must be a single number > 0; got {alpha!r}")
-    alpha = float(alphas[0])
+    kern, gamma, n_params, X, Y, basis, alpha = _prepare(X, y, basis, kernel, params, alpha, classification)
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     Z = X[basis]
@@ -207,12 +202,7 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
     factorisation, ``M D``, ``[...] Q^T`` (2 m n r) and the contraction:
     O(m n^2 + n^3 + m n d), less than the LOO gradient.
     """
-    kern, gamma, n_params = _resolve_kernel(kernel, params, X)
-    X, Y, basis = _check_inputs(X, y, basis, classification)
-    alphas, scalar = check_alphas(alpha)
-    if not scalar:
-        raise ValueError(f"alpha must be a single number > 0; got {alpha!r}")
-    alpha = float(alphas[0])
+    kern, gamma, n_params, X, Y, basis, alpha = _prepare(X, y, basis, kernel, params, alpha, classification)
     Z = X[basis]
     K_mn = kern(X, Z)
     K_BB = K_mn[basis]
@@ -237,6 +227,17 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
         grad_gamma = np.array([grad_gamma.sum()])
     return value, scale * np.append(grad_gamma, alpha * d_alpha)
 
+
+
+def _prepare(X, y, basis, kernel, params, alpha, classification):
+    """The checked inputs of both gradients: the kernel, its widths and their
+    count, X, the targets, the basis rows and the one alpha."""
+    kern, gamma, n_params = _resolve_kernel(kernel, params, X)
+    X, Y, basis = _check_inputs(X, y, basis, classification)
+    alphas, scalar = check_alphas(alpha)
+    if not scalar:
+        raise ValueError(f"alpha must be a single number > 0; got {alpha!r}")
+    return kern, gamma, n_params, X, Y, basis, float(alphas[0])
 
 def _resolve_kernel(kernel, params, X):
     """``(kernel object, width vector of length d, number of kernel parameters)``."""
