@@ -293,15 +293,7 @@ def growth_with_cpu(sizes, n_basis=300, csv_path=None):
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rows.append(dict(m=m, n_basis=n_basis, seconds=float(df.seconds[0]), cpu=cpu, load_before=load0,
                          load_after=os.getloadavg()[0]))
-    out = pd.DataFrame(rows)
-    out["wall_vs_first"] = out.seconds / out.seconds[0]
-    out["cpu_vs_first"] = out.cpu / out.cpu[0]
-    out["m_vs_first"] = out.m / out.m[0]
-    print(out.to_string(float_format=lambda v: f"{v:.3g}"))
-    if csv_path is not None:
-        csv_path.parent.mkdir(parents=True, exist_ok=True)
-        out.to_csv(csv_path, index=False)
-    return out
+    return _growth_table(rows, csv_path)
 
 
 def growth_estimator(sizes, n_basis=300, csv_path=None):
@@ -325,6 +317,12 @@ def growth_estimator(sizes, n_basis=300, csv_path=None):
                          load_after=os.getloadavg()[0]))
         print(f"SparseLSSVRCV(n_basis={n_basis}) friedman1 m={m}: {secs:.2f} s ({cpu:.2f} s CPU), "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
+    return _growth_table(rows, csv_path)
+
+
+def _growth_table(rows, csv_path):
+    """The growth rows as a table, with each size's time and CPU over the first size's; printed, and
+    written to ``csv_path`` when given."""
     out = pd.DataFrame(rows)
     out["wall_vs_first"] = out.seconds / out.seconds[0]
     out["cpu_vs_first"] = out.cpu / out.cpu[0]
