@@ -72,6 +72,16 @@ DATA = "/work/shared/data"
 SETS = ("puma32H", "friedman", "pol", "elevators", "ailerons")
 
 
+
+def fit_and_score(model, Xtr, ytr, Xte, yte):
+    """Fit with warnings silenced; return (wall s, process CPU s, test MSE / test variance)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(Xtr, ytr)
+    t, c = time.perf_counter() - t0, time.process_time() - c0
+    return t, c, float(np.mean((model.predict(Xte) - yte) ** 2) / yte.var())
+
 def load(name, m, rng, n_test=4000, seed=0):
     if name == "friedman":
         from sklearn.datasets import make_friedman1
@@ -190,12 +200,7 @@ def gp_at_scale(args):
     def ours(tag):
         est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
                             max_evaluations=args.max_evaluations, n_restarts=1)
-        t0, c0 = time.perf_counter(), time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.fit(Xtr, ytr)
-        t, c = time.perf_counter() - t0, time.process_time() - c0
-        mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+        t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
         print(f"ours ({tag}), m={len(ytr)}: fit {t:.1f} s (CPU {c:.1f} s), test MSE/var {mse:.4f}, "
               f"{est.n_evaluations_} evaluations, load {os.getloadavg()[0]:.1f}", flush=True)
         return t, mse
@@ -214,12 +219,7 @@ def gp_at_scale(args):
         return
     gp = GaussianProcessRegressor(kern, normalize_y=True, n_restarts_optimizer=0, random_state=0,
                                   optimizer=optimizer)
-    t0, c0 = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        gp.fit(Xtr, ytr)
-    t, c = time.perf_counter() - t0, time.process_time() - c0
-    mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+    t, c, mse = fit_and_score(gp, Xtr, ytr, Xte, yte)
     print(f"GP, m={len(ytr)}, d={d}: fit {t:.1f} s (CPU {c:.1f} s), test MSE/var {mse:.4f}, {log['n']} evaluations, "
           f"{log['nit']} iterations (cap {args.gp_maxiter}): {log.get('msg')}, load {os.getloadavg()[0]:.1f}",
           flush=True)
@@ -329,17 +329,12 @@ def splits(args):
     rows = []
     for split in args.split_seeds:
         Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(split)))
-        var, d = yte.var(), Xtr.shape[1]
+        d = Xtr.shape[1]
         for label in args.variants:
             opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
             opts.update(variants[label])
             est = SparseLSSVRCV(kernel="ard", search="gradient", **opts)
-            t0, c0 = time.perf_counter(), time.process_time()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est.fit(Xtr, ytr)
-            t, c = time.perf_counter() - t0, time.process_time() - c0
-            mse = float(np.mean((est.predict(Xte) - yte) ** 2) / var)
+            t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
                              evaluations=est.gradient_trace_["mse"].size))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
@@ -360,12 +355,7 @@ def splits(args):
 
             gp = GaussianProcessRegressor(kern, normalize_y=True, random_state=0,
                                           optimizer=optimizer if args.gp_maxiter > 0 else None)
-            t0, c0 = time.perf_counter(), time.process_time()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                gp.fit(Xtr, ytr)
-            t, c = time.perf_counter() - t0, time.process_time() - c0
-            mse = float(np.mean((gp.predict(Xte) - yte) ** 2) / var)
+            t, c, mse = fit_and_score(gp, Xtr, ytr, Xte, yte)
             label = "GP" + (f" (from --gp-theta, {args.gp_maxiter} iterations)" if args.gp_maxiter > 0
                             else " (at --gp-theta)")
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=np.nan, fit_s=t, cpu_s=c,
