@@ -106,7 +106,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         Z = sel.vectors
         # a search's refit is handed the factorisation it scored at these parameters (issue 17: one fewer)
         kept = self.__dict__.pop("_kept_factorization", None)
-        if kept is not None and kept.matches(X, Y, kernel, sel.indices):
+        if kept is not None and kept.matches(X, Y, kernel, sel.indices, self.rcond):
             fac = kept.fac
         else:
             K_mn = kernel(X, Z, block_size=self.block_size)

@@ -35,6 +35,8 @@ class KeptFactorization:
     X : ndarray of shape (m, d)
     Y : ndarray of shape (m, v)
         The inputs and (coded) targets it was fitted on.
+    rcond : float
+        The cut-off it was factorised with.
     """
 
     params: dict
@@ -43,11 +45,13 @@ class KeptFactorization:
     kernel: object
     X: np.ndarray
     Y: np.ndarray
+    rcond: float
 
-    def matches(self, X, Y, kernel, rows):
-        """Whether a model fitted on ``X``, ``Y`` with ``kernel`` on basis ``rows`` has this factorisation
-        (same data value for value, same kernel, same rows; O(m (d + v)))."""
-        return (kernel == self.kernel and rows is not None and np.array_equal(rows, self.rows)
+    def matches(self, X, Y, kernel, rows, rcond):
+        """Whether a model fitted on ``X``, ``Y`` with ``kernel`` on basis ``rows`` at cut-off ``rcond`` has
+        this factorisation (same data value for value, same kernel, rows and cut-off; O(m (d + v)))."""
+        return (kernel == self.kernel and rcond == self.rcond and rows is not None
+                and np.array_equal(rows, self.rows)
                 and Y.shape == self.Y.shape and np.array_equal(Y, self.Y)
                 and (X is self.X or (X.shape == self.X.shape and np.array_equal(X, self.X))))
 
@@ -189,7 +193,7 @@ class SparseLSSVMCV(_RowsCV):
         if self._kept_rank is None or rank < self._kept_rank:
             self._kept_rank = rank
             self._kept = KeptFactorization(dict(params), engine.fac, engine.basis_indices, engine.kernel,
-                                           self.X, self.Y)
+                                           self.X, self.Y, self.rcond)
 
     def kept_factorization(self, **params):
         """The factorisation scored at these kernel parameters, if it was kept
