@@ -261,10 +261,41 @@ class RefitIntervalMixin:
             Y = getattr(getattr(self, "factorization_", None), "Y", None)
         if X is None or Y is None:
             raise NotFittedError(
-                "this model keeps no training data (it was loaded from a file, or fitted on Dask input, whose "
-                "rows stay out of memory); fit it on the training data in memory to get prediction intervals"
+                "this model keeps no training data (it was loaded from a file); fit it on the training data "
+                "(in memory or on Dask collections) to get prediction intervals"
             )
         return X, Y
+
+    def _dask_training_rows(self):
+        """The :class:`lssvm.backends.dask.RowData` of a Dask fit, or None
+        (fitted in memory, or loaded from a file)."""
+        if getattr(self, "_X_fit", None) is not None:
+            return None
+        fit = getattr(self, "_dask_fit", None)
+        return fit.data if fit is not None else getattr(self, "_dask_data", None)
+
+    def _dask_refit_interval(self, data, X, coverage, cv, groups, takes_groups):
+        """CV+ of a model fitted on Dask rows: each fold refitted by the
+        family's own Dask fit on its training rows, the order statistics
+        streamed (:func:`lssvm.backends.dask.family_intervals.refit_cv_plus`:
+        one light pass of fold sizes, the k refits' passes, then a sample
+        and usually two full passes per 1024 test points; nothing of size m
+        on the client)."""
+        from sklearn.base import clone
+
+        from ..backends.dask import RowData, as_row_data, resolve_dask_cv
+        from ..backends.dask.family_intervals import refit_cv_plus
+
+        data = RowData(data.X, data.y, None, data.offsets) if groups is None else \
+            as_row_data(data.X, data.y, groups)
+        folds = resolve_dask_cv(cv, data, classifier=False)
+
+        def refit(X_train, y_train, g_train):
+            kw = {"groups": g_train} if g_train is not None and takes_groups else {}
+            return clone(self).fit(X_train, y_train, **kw)
+
+        out, _ = refit_cv_plus(folds, refit, X, coverage)
+        return out[:, :, 0] if self._single_output else out
 
     def predict_interval(self, X, coverage=0.9, method="cv+", cv=10, groups=None):
         """CV+ prediction intervals (Barber et al. 2021) from k refitted folds.
@@ -290,13 +321,22 @@ class RefitIntervalMixin:
         bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
         read from the folds' sorted residuals
         (:mod:`lssvm.cv.conformal_select`: O(t k log m), memory O(t k)).
+        Fitted on Dask collections: each fold is refitted by the family's own
+        Dask fit on the Dask rows of its training part (drawn as the
+        in-memory refit draws them), and the order statistics are streamed
+        in passes (:mod:`lssvm.backends.dask.family_intervals`); the same
+        bounds, nothing of size m on the client.
         """
         from sklearn.base import clone
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)
-        X_fit, Y = self._interval_data()
-        m, v = Y.shape
+        data = self._dask_training_rows()
+        if data is None:
+            X_fit, Y = self._interval_data()
+            m, v = Y.shape
+        else:
+            m = data.n_samples
         if method != "cv+":
             raise ValueError(
                 f"{type(self).__name__} offers method='cv+' only (its exact CV models are not cheap to evaluate "
@@ -304,8 +344,10 @@ class RefitIntervalMixin:
             )
         coverage = check_interval_request(coverage, method, m)
         X = validate_input(self, X, reset=False, dtype=np.float64)
-        folds = resolve_folds(cv, m, groups=groups)
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
+        if data is not None:  # fitted on Dask: the folds refitted on Dask rows, bounds streamed
+            return self._dask_refit_interval(data, X, coverage, cv, groups, takes_groups)
+        folds = resolve_folds(cv, m, groups=groups)
         scores = np.empty((m, v))
         values = np.empty((X.shape[0], len(folds), v))  # (t, K, v): never the (t, m, v) candidates
         target = Y[:, 0] if self._single_output else Y

@@ -269,7 +269,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         folds = None if self.cv is None else fam.folds_for(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
-        self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory
+        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
         return self._fit_rows(kernel, Z, zidx, rows, seed)
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed):
