@@ -290,12 +290,35 @@ class RefitIntervalMixin:
             as_row_data(data.X, data.y, groups)
         folds = resolve_dask_cv(cv, data, classifier=False)
 
-        def refit(X_train, y_train, g_train):
+        def refit(X_train, y_train, g_train, to_train):
             kw = {"groups": g_train} if g_train is not None and takes_groups else {}
-            return clone(self).fit(X_train, y_train, **kw)
+            return clone(self).set_params(**self._fold_params(to_train)).fit(X_train, y_train, **kw)
 
         out, _ = refit_cv_plus(folds, refit, X, coverage)
         return out[:, :, 0] if self._single_output else out
+
+    def _fold_params(self, to_train):
+        """Parameters of a fold's refit that name training rows, re-expressed
+        among the fold's training rows (``to_train(rows) -> (kept,
+        positions)``): basis row indices (a search refits its best model on
+        the rows it scored) lose the rows in the fold's test set, as the
+        sparse family's ``basis_in_holdout="remove"``; explicit (train, test)
+        pairs as ``cv`` (the in-memory fixed-size search's) are restricted to
+        the training rows."""
+        params = {}
+        basis = getattr(self, "basis", None)
+        if basis is not None and not isinstance(basis, str) and np.ndim(basis) == 1:
+            kept, pos = to_train(np.asarray(basis))
+            params["basis"] = pos
+        cv = getattr(self, "cv", None)
+        if isinstance(cv, (list, tuple)):
+            pairs = []
+            for tr, te in cv:
+                te_kept, te_pos = to_train(np.asarray(te))
+                if te_pos.size:
+                    pairs.append((to_train(np.asarray(tr))[1], te_pos))
+            params["cv"] = pairs
+        return params
 
     def predict_interval(self, X, coverage=0.9, method="cv+", cv=10, groups=None):
         """CV+ prediction intervals (Barber et al. 2021) from k refitted folds.
@@ -354,7 +377,9 @@ class RefitIntervalMixin:
         for k, H in enumerate(folds):
             train = np.setdiff1d(np.arange(m), H)
             kw = {"groups": np.asarray(groups)[train]} if groups is not None and takes_groups else {}
-            model = clone(self).fit(X_fit[train], target[train], **kw)
+            model = clone(self).set_params(**self._fold_params(
+                lambda rows, H=H, train=train: (~np.isin(rows, H), np.searchsorted(train, rows[~np.isin(rows, H)]))
+            )).fit(X_fit[train], target[train], **kw)
             scores[H] = np.abs(Y[H] - model.predict(X_fit[H]).reshape(H.size, v))
             values[:, k] = model.predict(X).reshape(X.shape[0], v)
         out = SortedFoldScores(scores, folds).bounds(values, conformal_ranks(coverage, m))

@@ -486,9 +486,8 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
         -------
         self
         """
-        if is_dask_collection(X) or is_dask_collection(y):
-            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
-            return self._fit_dask(X, y, groups, classification=True)
+        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on v-fold values from Dask passes
+            return self._fit_dask(X, y, groups, classification=True)._fit_calibration(self._dask_data)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:

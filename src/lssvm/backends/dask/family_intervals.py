@@ -39,7 +39,7 @@ from .intervals import TEST_GROUP, _bounds
 from .passes import run_pass
 from .selection import select_kth
 
-__all__ = ["fold_block_counts", "fold_training_rows", "refit_cv_plus"]
+__all__ = ["fold_block_counts", "fold_training_rows", "refit_cv_plus", "training_positions"]
 
 
 def _task_counts(x, g, row0, spec, n_folds):
@@ -92,6 +92,49 @@ def fold_training_rows(folds, counts, fold):
     return tuple(None if arrays[k] is None else da.concatenate(out[k], axis=0) for k in ("X", "y", "g"))
 
 
+def training_positions(folds, counts, fold, rows):
+    """Where given rows sit among fold ``fold``'s training rows.
+
+    Parameters
+    ----------
+    folds : DaskFolds
+    counts : ndarray of shape (n_chunks, n_folds)
+        From :func:`fold_block_counts`.
+    fold : int
+    rows : ndarray of int
+        Global row indices (a few: the basis rows of a refit).
+
+    Returns
+    -------
+    kept : ndarray of bool
+        Whether each row is a training row of the fold (not in its test set).
+    positions : ndarray of int
+        The kept rows' indices in the fold's training collection
+        (:func:`fold_training_rows`).
+
+    Notes
+    -----
+    Reads the fold labels of the chunks holding ``rows`` only (their group
+    labels, where the assignment needs them).
+    """
+    data, spec = folds.data, folds.spec
+    rows = np.asarray(rows, dtype=np.int64)
+    chunk = np.searchsorted(data.offsets, rows, side="right") - 1
+    before = np.concatenate([[0], np.cumsum(counts[:, fold])])  # test rows of the fold before each chunk
+    kept = np.zeros(rows.size, dtype=bool)
+    positions = np.zeros(rows.size, dtype=np.int64)
+    for b in np.unique(chunk):
+        lo, hi = int(data.offsets[b]), int(data.offsets[b + 1])
+        g = None if data.groups is None else np.asarray(data.groups[lo:hi].compute())
+        labels = np.asarray(spec.block_folds(lo, hi - lo, g)).ravel()
+        in_test = np.concatenate([[0], np.cumsum(labels == fold)])  # test rows of the fold before each row
+        sel = chunk == b
+        local = rows[sel] - lo
+        kept[sel] = labels[local] != fold
+        positions[sel] = rows[sel] - before[b] - in_test[local]
+    return kept, positions[kept]
+
+
 class _RefitValues:
     """Row i's CV+ values ``f_{-k(i)}(x) -+ |y_i - f_{-k(i)}(x_i)|`` from the
     fold expansions ``(kernel, centres, coef, intercept)``; ``centres_at``
@@ -130,9 +173,11 @@ def refit_cv_plus(folds, refit, X, coverage):
     folds : DaskFolds
         The folds, on the training rows (with the groups the assignment reads).
     refit : callable
-        ``refit(X_train, y_train, groups_train)`` (Dask arrays; groups None
-        without groups) returns the fitted fold model: an estimator with
-        ``kernel_expansion()`` and ``_decision_2d``.
+        ``refit(X_train, y_train, groups_train, to_train)`` (Dask arrays;
+        groups None without groups; ``to_train(rows)`` gives
+        :func:`training_positions` of global rows in this fold) returns the
+        fitted fold model: an estimator with ``kernel_expansion()`` and
+        ``_decision_2d``.
     X : ndarray of shape (t, d)
         New points (validated).
     coverage : float
@@ -159,7 +204,8 @@ def refit_cv_plus(folds, refit, X, coverage):
     for f in range(K):
         if not counts[:, f].any():  # an empty fold (a group-fold label nobody holds)
             continue
-        model = refit(*fold_training_rows(folds, counts, f))
+        model = refit(*fold_training_rows(folds, counts, f),
+                      lambda rows, f=f: training_positions(folds, counts, f, rows))
         e = model.kernel_expansion()
         expansions[f] = (e.kernel, e.centres, e.coef, e.intercept)
         at.append((f, model._decision_2d(X)))
