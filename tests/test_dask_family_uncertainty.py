@@ -17,6 +17,8 @@ moments instead of the QR); a wrong fold, row or rank moves a bound by
 1e-3 or more.  The isotonic maps interpolate between knots: 1e-9.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -28,6 +30,7 @@ dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
 from lssvm import (  # noqa: E402
+    ConstantTargetWarning,
     FixedSizeLSSVC,
     FixedSizeLSSVCCV,
     FixedSizeLSSVR,
@@ -36,6 +39,7 @@ from lssvm import (  # noqa: E402
     NystromLSSVCCV,
     NystromLSSVR,
     NystromLSSVRCV,
+    SparseLSSVR,
 )
 
 TOL = 1e-10
@@ -198,3 +202,19 @@ def test_group_calibration_folds_without_groups_say_what_to_do(rng):
                 _nystrom_clf(calibration="sigmoid", calibration_cv=GroupKFold(3))):
         with pytest.raises(ValueError, match=r"splits by group.*calibration_cv=list\(splitter.split"):
             est.fit(Xd, yd)
+
+
+# ------------------------------------------------- constant targets on Dask
+@pytest.mark.parametrize("make", [lambda: SparseLSSVR(gamma=1.0, alpha=0.3, basis="random", n_basis=15, random_state=0),
+                                  _fixed, _nystrom], ids=["sparse", "fixed", "nystrom"])
+def test_a_constant_target_warns_as_in_memory(rng, make):
+    X, y, _ = _problem(rng, m=150, v=2)
+    y[:, 1] = 2.5
+    with pytest.warns(ConstantTargetWarning, match=r"output column\(s\) 1 of y are constant.*2\.5") as rec:
+        make().fit(_dask(rng, X), _dask(rng, y))
+    assert rec[0].filename == __file__  # points at the caller's fit
+    with pytest.warns(ConstantTargetWarning, match=r"output column\(s\) 1 of y are constant"):
+        make().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstantTargetWarning)
+        make().fit(_dask(rng, X), _dask(rng, y[:, 0]))

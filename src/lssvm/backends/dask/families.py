@@ -41,6 +41,7 @@ from sklearn.utils import check_random_state
 
 from ..._parallel import serial_region
 from ..._params import count_or_fraction
+from ..._targets import warn_constant_targets
 from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
 from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums, augmented_rows
@@ -55,7 +56,7 @@ from ...solvers.row_blocks import (
 )
 from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
-from .sparse import DaskSparseFit, draw_basis, moments_pass, resolve_dask_cv, total_moments
+from .sparse import DaskSparseFit, draw_basis, resolve_dask_cv, target_range, total_moments, training_moments
 
 __all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
            "path_errors_pass", "held_out_decisions", "fold_decisions_pass",
@@ -137,7 +138,7 @@ def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
     """
     Z, idx = columns
     ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
-    total = total_moments(moments_pass(data, ctx))
+    total = total_moments(training_moments(data, ctx, classes))  # warns of a constant regression target
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
@@ -214,11 +215,17 @@ def _task_gram(x, y, g, row0, Z, kernel, classes, spec):
 
 def gram_pass(data, Z, kernel, classes=None, folds=None, label="training pass"):
     """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass
-    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None)."""
+    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None).  For
+    regression targets the same pass takes their column minima and maxima:
+    a constant column gets the in-memory :class:`lssvm.ConstantTargetWarning`."""
     rows = data if folds is None else folds.data  # with the groups the assignment reads
     z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(None if folds is None else folds.spec)
     parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in rows.blocks()]
-    return run_pass(label, tree_reduce(parts, merge_moments))
+    if classes is not None or data.y is None:
+        return run_pass(label, tree_reduce(parts, merge_moments))
+    sums, (lo, hi) = run_pass(label, (tree_reduce(parts, merge_moments), target_range(data)))
+    warn_constant_targets(np.stack([lo, hi]), stacklevel=7)
+    return sums
 
 
 def _task_path_errors(x, y, g, row0, Z, kernel, classes, spec, paths, n_alphas, n_sizes):
