@@ -181,7 +181,8 @@ def family_worker(family, m, n, t, chunk, check):
         t0 = time.perf_counter()
         with dask.config.set(scheduler="threads"), report_passes(Timer):
             res = func()
-        out["stages"][name] = {"wall": time.perf_counter() - t0, "passes": len(passes), "peak_gib": _peak_gib()}
+        out["stages"][name] = {"wall": time.perf_counter() - t0, "passes": len(passes), "peak_gib": _peak_gib(),
+                               "pass_times": list(passes)}
         _progress(out)
         return res
 
@@ -234,7 +235,10 @@ def families_main(a):
                   f"{r['peak_gib']:.2f} |" + extra)
     for res in runs:
         r = res["stages"]["cv+ (t points)"]
-        print(f"# {res['family']} m={res['m']}: cv+ mean width {r['mean_width']:.3f}")
+        sel = sum(s for lab, s in r["pass_times"] if lab.startswith("cv+"))
+        print(f"# {res['family']} m={res['m']}: cv+ mean width {r['mean_width']:.3f}; selection passes {sel:.1f} s "
+              f"of {r['wall']:.1f} s (" + "; ".join(f"{lab} {s:.1f}" for lab, s in r["pass_times"]
+                                                     if lab.startswith("cv+")) + ")")
     print(f"# load after {os.getloadavg()}")
 
 

@@ -204,6 +204,22 @@ def test_group_calibration_folds_without_groups_say_what_to_do(rng):
             est.fit(Xd, yd)
 
 
+def test_empty_chunks_and_folds_inside_one_chunk(rng):
+    # an empty chunk, and KFold(3) folds that empty whole chunks of the training collections
+    X, y, _ = _problem(rng)
+    labels = np.where(y > 0, "up", "down")
+    chunks = (120, 0, 60, 180)
+    Xd = da.from_array(X, chunks=(chunks, 3))
+    Xt = rng.normal(size=(5, 3))
+    for make in (_fixed, _nystrom):
+        ref, est = make().fit(X, y), make().fit(Xd, da.from_array(y, chunks=(chunks,)))
+        assert rel_err(est.predict_interval(Xt, 0.8, cv=3), ref.predict_interval(Xt, 0.8, cv=3)) < TOL
+    for make in (_fixed_clf, _nystrom_clf):
+        ref = make(calibration="sigmoid", calibration_cv=KFold(3)).fit(X, labels)
+        est = make(calibration="sigmoid", calibration_cv=KFold(3)).fit(Xd, da.from_array(labels, chunks=(chunks,)))
+        assert rel_err(est.predict_proba(Xt), ref.predict_proba(Xt)) < TOL
+
+
 # ------------------------------------------------- constant targets on Dask
 @pytest.mark.parametrize("make", [lambda: SparseLSSVR(gamma=1.0, alpha=0.3, basis="random", n_basis=15, random_state=0),
                                   _fixed, _nystrom], ids=["sparse", "fixed", "nystrom"])
