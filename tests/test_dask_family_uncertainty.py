@@ -60,11 +60,12 @@ def _dask(rng, a):
 
 
 def _fixed(**kw):
-    return FixedSizeLSSVR(gamma=1.0, alpha=0.3, basis="random", n_basis=20, cv=3, random_state=5, **kw)
+    return FixedSizeLSSVR(**{"gamma": 1.0, "alpha": 0.3, "basis": "random", "n_basis": 20, "cv": 3, "random_state": 5,
+                             **kw})
 
 
 def _nystrom(**kw):
-    return NystromLSSVR(gamma=0.5, alpha=0.1, basis="random", n_basis=25, random_state=3, **kw)
+    return NystromLSSVR(**{"gamma": 0.5, "alpha": 0.1, "basis": "random", "n_basis": 25, "random_state": 3, **kw})
 
 
 @pytest.fixture(autouse=True)
@@ -119,6 +120,25 @@ def test_search_refit_on_dask_gives_the_in_memory_intervals(rng, search):
         assert rel_err(got, want) < TOL
     else:  # its refit's cv is the explicit folds (restricted to each fold's rows), the Dask one's the int
         assert np.all(np.isfinite(want)) and rel_err(got, want) < 0.5
+
+
+@pytest.mark.parametrize("make", [_fixed, _nystrom], ids=["fixed", "nystrom"])
+def test_basis_row_indices_leave_the_refits_with_their_fold(rng, make):
+    # brute force: each fold refitted with the basis rows of its training part, by hand
+    from lssvm.cv.conformal import interval_from_values
+
+    X, y, _ = _problem(rng, m=240)
+    Xt = rng.normal(size=(4, 3))
+    idx = np.sort(rng.choice(240, 25, replace=False))
+    scores, fold_of, centres = np.empty(240), np.empty(240, dtype=np.intp), np.empty((4, 3))
+    for f, (train, test) in enumerate(KFold(3).split(X)):
+        model = make(basis=np.searchsorted(train, idx[np.isin(idx, train)])).fit(X[train], y[train])
+        scores[test] = np.abs(y[test] - model.predict(X[test]))
+        fold_of[test] = f
+        centres[:, f] = model.predict(Xt)
+    want = interval_from_values(centres[:, fold_of][:, :, None], scores[:, None], 0.8)[:, :, 0]
+    assert rel_err(make(basis=idx).fit(X, y).predict_interval(Xt, 0.8, cv=3), want) < 1e-12
+    assert rel_err(make(basis=idx).fit(_dask(rng, X), _dask(rng, y)).predict_interval(Xt, 0.8, cv=3), want) < TOL
 
 
 def test_cv_plus_bad_input_is_refused_clearly(rng):

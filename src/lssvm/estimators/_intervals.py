@@ -308,13 +308,12 @@ class RefitIntervalMixin:
         params = {}
         basis = getattr(self, "basis", None)
         if basis is not None and not isinstance(basis, str) and np.ndim(basis) == 1:
-            kept, pos = to_train(np.asarray(basis))
-            params["basis"] = pos
+            params["basis"] = to_train(np.asarray(basis))[1]
         cv = getattr(self, "cv", None)
         if isinstance(cv, (list, tuple)):
             pairs = []
             for tr, te in cv:
-                te_kept, te_pos = to_train(np.asarray(te))
+                te_pos = to_train(np.asarray(te))[1]
                 if te_pos.size:
                     pairs.append((to_train(np.asarray(tr))[1], te_pos))
             params["cv"] = pairs
