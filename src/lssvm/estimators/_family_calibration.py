@@ -132,11 +132,13 @@ def _fold_solver(est, v):
     return solve
 
 
-def fixed_size_dask_decisions(est, data, folds):
+def fixed_size_dask_decisions(est, data, folds, rows=None):
     """:func:`fixed_size_decisions` of a model fitted on Dask rows ``data``
     (:class:`lssvm.backends.dask.RowData`), on the Dask folds ``folds``:
-    one pass of per-fold Gram sums, the fold models from the downdated
-    sums (the same rule), one pass of out-of-fold decision values.
+    one pass of per-fold Gram sums (unless ``rows``, the fit's
+    :class:`lssvm.cv.fixed_size.SummedRows` on these folds, holds them),
+    the fold models from the downdated sums (the same rule), one pass of
+    out-of-fold decision values.
 
     Returns
     -------
@@ -148,7 +150,8 @@ def fixed_size_dask_decisions(est, data, folds):
     from ..backends.dask import families as fam
 
     Z, kernel, classes = est.basis_vectors_, est.kernel_, est.classes_
-    rows = fam.summed_rows(data, Z, kernel, classes, folds, label="calibration pass 1/2")
+    if rows is None:
+        rows = fam.summed_rows(data, Z, kernel, classes, folds, label="calibration pass 1/2")
     system = rows.system()
     solve = _fold_solver(est, system.rhs.shape[1])
     coefs = [solve(system.without(fs), None) for fs in rows.fold_sums]
@@ -178,6 +181,9 @@ class FixedSizeProbaMixin(ProbaMixin):
         if Y is None:  # X: the RowData of a Dask fit (with its groups)
             from ..backends.dask import resolve_dask_cv
 
+            kept, self._dask_sums = getattr(self, "_dask_sums", None), None
+            if kept is not None and self.calibration_cv is None:  # the fit's folds: its sums serve
+                return fixed_size_dask_decisions(self, X, *kept)
             with _group_folds_message():
                 folds = resolve_dask_cv(cv, X, classifier=True)
             return fixed_size_dask_decisions(self, X, folds)

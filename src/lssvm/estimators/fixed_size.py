@@ -270,6 +270,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         return self._fit_rows(kernel, Z, zidx, rows, seed)
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed):
