@@ -254,3 +254,22 @@ def test_a_constant_target_warns_as_in_memory(rng, make):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstantTargetWarning)
         make().fit(_dask(rng, X), _dask(rng, y[:, 0]))
+
+
+@pytest.mark.slow
+def test_local_cluster_equals_in_memory(rng):
+    # the fold filters, refit expansions and fold models travel to worker processes
+    distributed = pytest.importorskip("distributed")
+    X, y, _ = _problem(rng, m=240)
+    labels = np.where(y > 0, "up", "down")
+    Xt = rng.normal(size=(4, 3))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl):
+        Xd = _dask(rng, X)
+        for make in (_fixed, _nystrom):
+            got = make().fit(Xd, _dask(rng, y)).predict_interval(Xt, 0.8, cv=3)
+            assert rel_err(got, make().fit(X, y).predict_interval(Xt, 0.8, cv=3)) < TOL
+        for make in (_fixed_clf, _nystrom_clf):
+            est = make(cv=3, calibration="sigmoid") if make is _fixed_clf else make(calibration="sigmoid")
+            got = est.fit(Xd, da.from_array(labels, chunks=80)).predict_proba(Xt)
+            assert rel_err(got, clone(est).fit(X, labels).predict_proba(Xt)) < TOL
