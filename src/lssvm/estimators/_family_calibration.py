@@ -23,9 +23,10 @@ decision values their probability maps are fitted on
   candidates from a seed of its own (the fit's draw is not kept), so its
   fold models need not draw the fit's candidates.
 * **On Dask** (issue 19) the same numbers from passes: Nyström's from the
-  Dask LOO / k-fold pass of the fit; fixed size's from one pass of per-fold
-  Gram sums (the downdate is a subtraction of sums) and one pass of
-  out-of-fold decision values, the fold models solved on the client by the
+  Dask LOO / k-fold pass of the fit; fixed size's from per-fold Gram sums
+  (the fit's when the folds are its ``cv`` folds, else one pass; the
+  downdate is a subtraction of sums) and one pass of out-of-fold decision
+  values, the fold models solved on the client by the
   same rule (:func:`fixed_size_dask_decisions`).  The m decision values and
   class indices then come to the client, O(m v) floats (8 MB per output at
   m = 10^6): Platt's fit iterates over all of them and the isotonic fit
@@ -133,7 +134,7 @@ def _fold_solver(est, v):
 
 
 def fixed_size_dask_decisions(est, data, folds, rows=None):
-    """:func:`fixed_size_decisions` of a model fitted on Dask rows ``data``
+    """:func:`fixed_size_fold_decisions` of a model fitted on Dask rows ``data``
     (:class:`lssvm.backends.dask.RowData`), on the Dask folds ``folds``:
     one pass of per-fold Gram sums (unless ``rows``, the fit's
     :class:`lssvm.cv.fixed_size.SummedRows` on these folds, holds them),
