@@ -273,3 +273,29 @@ def test_local_cluster_equals_in_memory(rng):
             est = make(cv=3, calibration="sigmoid") if make is _fixed_clf else make(calibration="sigmoid")
             got = est.fit(Xd, da.from_array(labels, chunks=80)).predict_proba(Xt)
             assert rel_err(got, clone(est).fit(X, labels).predict_proba(Xt)) < TOL
+
+
+@pytest.mark.parametrize("model", [pytest.param("fixed-size", marks=pytest.mark.slow), "nystrom"])  # 0.5 s a pass bar
+def test_streamed_select_saves_calibrated_models(tmp_path, rng, model):
+    # `lssvm select --chunk-rows N --calibration sigmoid` (refused before: no held-out values on Dask)
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("dask.dataframe")
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+    from lssvm.io import load_model
+
+    X = rng.standard_normal((300, 2))
+    frame = pd.DataFrame({"u": X[:, 0], "w": X[:, 1], "label": np.where(X[:, 0] * X[:, 1] > 0, "same", "diff")})
+    frame.iloc[:150].to_csv(tmp_path / "part-0.csv", index=False)
+    frame.iloc[150:].to_csv(tmp_path / "part-1.csv", index=False)
+    out = tmp_path / "m.npz"
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "part-*.csv"), "--target", "label", "--model", model,
+                                   "--cv", "3", "--chunk-rows", "100", "--n-basis", "20", "--gammas", "1", "--alphas", "0.1:1:2",
+                                   "--calibration", "sigmoid", "-o", str(out), "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "calibration pass" in res.output
+    saved = load_model(out)
+    P = saved.estimator.predict_proba((frame[["u", "w"]].to_numpy() - saved.x_center) / saved.x_scale)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.mean((P[:, 1] > 0.5) == (frame["label"] == "same")) > 0.8
