@@ -203,7 +203,7 @@ class NystromProbaMixin(ProbaMixin):
             cv = "loo" if self.calibration_cv is None else self.calibration_cv
             with _group_folds_message():
                 R = self._dask_cv(cv, np.array([float(self.alpha)]), groups, reduce=False)[0]
-            return held_out_decisions(self._dask_fit.targets(), R, self.classes_)
+            return held_out_decisions(self._dask_fit.targets(), R)
         fac = getattr(self, "factorization_", None)
         if fac is None or getattr(fac, "Y", None) is None:  # not fitted in memory
             return None

@@ -279,7 +279,7 @@ def _codes(Y):
     return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else Y.argmax(axis=1)
 
 
-def held_out_decisions(targets, residuals, classes, label="calibration pass"):
+def held_out_decisions(targets, residuals, label="calibration pass"):
     """Out-of-sample decision values and class index of every row, on the
     client: ``targets - residuals`` (lazy (m, v) Dask arrays: LOO or k-fold
     residuals of the coded targets), one pass.
