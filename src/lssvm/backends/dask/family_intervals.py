@@ -34,8 +34,8 @@ import numpy as np
 
 from ..._parallel import serial_region
 from ...cv.conformal import conformal_ranks
-from ...solvers.row_blocks import SUB_ROWS, code_targets
-from .intervals import TEST_GROUP, _bounds
+from ...solvers.row_blocks import code_targets
+from .intervals import TEST_GROUP, _bounds, _sub_rows
 from .passes import run_pass
 from .selection import select_kth
 
@@ -152,7 +152,7 @@ class _RefitValues:
             Y = code_targets(y, None, row0)
             if rows is not None:
                 X, Y, folds = X[rows], Y[rows], folds[rows]
-            step = max(64, min(SUB_ROWS, (1 << 21) // max(self.n_problems, 1)))
+            step = _sub_rows(self.n_problems)  # as the sparse CV+ values
             for lo in range(0, X.shape[0], step):
                 sl = slice(lo, lo + step)
                 fs = folds[sl]
