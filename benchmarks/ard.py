@@ -324,21 +324,43 @@ def splits(args):
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
         "ARD evidence": dict(n_basis=300, scoring="evidence"),
         "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
+        "ARD ev-start": dict(n_basis=300, _experiment={"evidence_start": "add"}),
+        "ARD ev-replace": dict(n_basis=300, _experiment={"evidence_start": "replace"}),
+        "ARD ev-replace 0 restarts": dict(n_basis=300, n_restarts=0, _experiment={"evidence_start": "replace"}),
+        "ARD ftol 1e-4": dict(n_basis=300, _experiment={"options": {"ftol": 1e-4}}),
+        "ARD ftol 1e-3": dict(n_basis=300, _experiment={"options": {"ftol": 1e-3}}),
     }
     name = args.sets[0]
     rows = []
     for split in args.split_seeds:
-        Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(split)))
+        m_ours = args.split_m or args.gp_m
+        # the rows and test set of part gp-splits: ours fits the first m_ours of them
+        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
+                                               seed=split))
+        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
         d = Xtr.shape[1]
         for label in args.variants:
             opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
             opts.update(variants[label])
+            experiment = opts.pop("_experiment", {})
+            from lssvm.estimators import gradient_search
+
+            gradient_search._EXPERIMENT.clear()
+            gradient_search._EXPERIMENT.update(experiment)
             est = SparseLSSVRCV(kernel="ard", search="gradient", **opts)
             t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
+            gradient_search._EXPERIMENT.clear()
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
                              evaluations=est.gradient_trace_["mse"].size))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-        if "GP" not in args.skip:
+        if args.gp_results:  # the GP's rows from part "gp-splits" (same split, the largest m there)
+            gp_rows = pd.read_csv(args.gp_results)
+            gp_rows = gp_rows[(gp_rows.data == name) & (gp_rows.split == split)]
+            if len(gp_rows):
+                r = gp_rows.sort_values("m").iloc[-1]
+                rows.append(dict(split=split, method=f"GP (m={r.m})", test_mse=r.test_mse, cv_mse=np.nan,
+                                 fit_s=r.fit_s, cpu_s=r.cpu_s, evaluations=r.evaluations))
+        elif "GP" not in args.skip:
             kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
             if args.gp_theta:
                 kern = kern.clone_with_theta(np.load(args.gp_theta))
@@ -377,6 +399,49 @@ def splits(args):
     return table
 
 
+def gp_splits(args):
+    """The GP alone on ``--split-seeds`` random splits of one data set (``--sets``, first name), for part
+    "splits" to read (``--gp-results``): one L-BFGS-B start from scikit-learn's default point (every
+    length-scale sqrt(d), noise 0.1) on the first ``--gp-m`` training rows, at most ``--gp-maxiter``
+    iterations; then, where ``--gp-m2`` > ``--gp-m``, re-optimised on the first ``--gp-m2`` rows from that
+    optimum for at most ``--gp-maxiter2`` iterations (the m^3 steps at the larger m are few).  Appends one CSV
+    row per split and size to ``--gp-results`` (test MSE / variance, -lml, evaluations, CPU s, log
+    hyper-parameters), one process, one split at a time.
+    """
+    from scipy.optimize import minimize
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    name = args.sets[0]
+    m_big = max(args.gp_m, args.gp_m2)
+    for split in args.split_seeds:
+        Xtr, ytr, Xte, yte = standardise(*load(name, m_big, np.random.default_rng(split), seed=split))
+        d = Xtr.shape[1]
+        kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+        stages = [(args.gp_m, args.gp_maxiter)] + ([(args.gp_m2, args.gp_maxiter2)] if args.gp_m2 > args.gp_m else [])
+        for m, maxiter in stages:
+            n_eval = [0]
+
+            def optimizer(obj_func, theta0, bounds, maxiter=maxiter, n_eval=n_eval):
+                def fun(theta):
+                    n_eval[0] += 1
+                    return obj_func(theta)
+
+                res = minimize(fun, theta0, method="L-BFGS-B", jac=True, bounds=bounds, options={"maxiter": maxiter})
+                return res.x, res.fun
+
+            gp = GaussianProcessRegressor(kern, normalize_y=True, random_state=0, optimizer=optimizer)
+            # the target was standardised on all m_big rows; the GP normalises its own rows again
+            t, c, mse = fit_and_score(gp, Xtr[:m], ytr[:m], Xte, yte)
+            kern = gp.kernel_
+            row = dict(data=name, split=split, m=m, test_mse=mse, lml=gp.log_marginal_likelihood_value_,
+                       evaluations=n_eval[0], fit_s=t, cpu_s=c, theta=" ".join(f"{v:.6g}" for v in kern.theta))
+            print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
+            if args.gp_results:
+                pd.DataFrame([row]).to_csv(args.gp_results, mode="a", index=False,
+                                           header=not os.path.exists(args.gp_results))
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -393,7 +458,7 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -409,6 +474,11 @@ def main():
     p.add_argument("--max-evaluations", type=int, default=60)
     p.add_argument("--split-seeds", default="0,1,2,3,4", help="part splits: seeds of the random splits")
     p.add_argument("--variants", default="ARD n=300", help="part splits: comma-separated variants of ours")
+    p.add_argument("--split-m", type=int, default=0, help="part splits: training rows of ours (default --gp-m)")
+    p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
+                   "read the GP's test MSE from here instead of fitting it")
+    p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
+    p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")
     args = p.parse_args()
     args.sets = [s for s in args.sets.split(",") if s]
     args.skip = set(s for s in args.skip.split(",") if s)
@@ -427,6 +497,8 @@ def main():
         cawley_talbot(args)
     if args.part == "splits":
         splits(args)
+    if args.part == "gp-splits":
+        gp_splits(args)
 
 
 if __name__ == "__main__":
