@@ -321,12 +321,16 @@ def splits(args):
         "ARD kcenter n=300": dict(n_basis=300, basis="kcenter"),
         "ARD 3 restarts": dict(n_basis=300, n_restarts=3),
         "ARD 10-fold keep": dict(n_basis=300, cv=10, basis_in_holdout="keep"),
+        "ARD 5-fold remove": dict(n_basis=300, cv=5, basis_in_holdout="remove"),
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
         "ARD evidence": dict(n_basis=300, scoring="evidence"),
         "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
         "ARD ev-start": dict(n_basis=300, _experiment={"evidence_start": "add"}),
         "ARD ev-replace": dict(n_basis=300, _experiment={"evidence_start": "replace"}),
         "ARD ev-replace 0 restarts": dict(n_basis=300, n_restarts=0, _experiment={"evidence_start": "replace"}),
+        "ARD ev-seed": dict(n_basis=300, _experiment={"evidence_start": "seed"}),
+        "ARD barrier": dict(n_basis=300, _experiment={"barrier": True}),
+        "ARD evidence barrier": dict(n_basis=300, scoring="evidence", _experiment={"barrier": True}),
         "ARD ftol 1e-4": dict(n_basis=300, _experiment={"options": {"ftol": 1e-4}}),
         "ARD ftol 1e-3": dict(n_basis=300, _experiment={"options": {"ftol": 1e-3}}),
     }
@@ -351,8 +355,11 @@ def splits(args):
             t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
             gradient_search._EXPERIMENT.clear()
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
-                             evaluations=est.gradient_trace_["mse"].size))
+                             evaluations=est.gradient_trace_["mse"].size, wall_hits=getattr(est, "_wall_hits", 0)))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+            if args.csv:
+                pd.DataFrame([dict(data=name, m=len(ytr), **rows[-1], load=os.getloadavg()[0])]).to_csv(
+                    args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
         if args.gp_results:  # the GP's rows from part "gp-splits" (same split, the largest m there)
             gp_rows = pd.read_csv(args.gp_results)
             gp_rows = gp_rows[(gp_rows.data == name) & (gp_rows.split == split)]
@@ -384,6 +391,9 @@ def splits(args):
                              evaluations=n_eval[0]))
             print(rows[-1], f"-lml {-gp.log_marginal_likelihood_value_:.2f}, load {os.getloadavg()[0]:.1f}",
                   flush=True)
+            if args.csv:
+                pd.DataFrame([dict(data=name, m=len(ytr), **rows[-1], load=os.getloadavg()[0])]).to_csv(
+                    args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
     table = pd.DataFrame(rows)
     wide = table.pivot_table(index="split", columns="method", values="test_mse", sort=False)
     print(markdown(wide.round(4).reset_index()))
@@ -442,6 +452,54 @@ def gp_splits(args):
                                            header=not os.path.exists(args.gp_results))
 
 
+def trajectory(args):
+    """Test MSE along the search's path: for each start, every evaluation that lowered the criterion is refitted
+    (``rcond=1e-14``, the search's own) and scored on the test rows.  Does the test error bottom out before the
+    criterion does (over-fitting of the selection criterion late in the optimisation)?  ``--sets`` (first
+    name), ``--split-seeds`` (first seed), ``--split-m`` rows (default ``--gp-m``), ``--scoring``."""
+    from lssvm import SparseLSSVR
+
+    name, split = args.sets[0], args.split_seeds[0]
+    m = args.split_m or args.gp_m
+    Xtr, ytr, Xte, yte = standardise(*load(name, m, np.random.default_rng(split), seed=split))
+    est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                        max_evaluations=args.max_evaluations, n_restarts=1, scoring=args.scoring or None)
+    fit_and_score(est, Xtr, ytr, Xte, yte)
+    tr = est.gradient_trace_
+    for k in np.unique(tr["start"]):
+        print(f"{name}, split {split}, m = {m}, start {k}: evaluation, criterion, test MSE / variance")
+        low = np.inf
+        for i in np.flatnonzero(tr["start"] == k):
+            if tr["mse"][i] < low:
+                low, th = tr["mse"][i], tr["theta"][i]
+                model = SparseLSSVR(kernel="ard", gamma=np.exp(th[:-1]), alpha=np.exp(th[-1]), basis=est.basis_rows_,
+                                    rcond=1e-14)
+                _, _, mse = fit_and_score(model, Xtr, ytr, Xte, yte)
+                print(f"  {i:4d}  {low:.6f}  {mse:.5f}", flush=True)
+
+
+def paired(args):
+    """Paired statistics against the GP from the rows parts "splits" (``--csv``) and "gp-splits"
+    (``--gp-results``, the largest m per split) wrote: per split test MSE / variance, then per method the mean,
+    the mean paired difference from the GP, its standard error (sd / sqrt(splits)) and the splits won."""
+    ours = pd.read_csv(args.csv)
+    ours = ours[ours.data == args.sets[0]].drop_duplicates(["split", "method"], keep="last")
+    if args.gp_results:
+        gp = pd.read_csv(args.gp_results)
+        gp = gp[gp.data == args.sets[0]].sort_values("m").drop_duplicates("split", keep="last")
+        gp = gp.assign(method="GP (m = " + gp.m.astype(str) + ")")
+        ours = pd.concat([ours, gp[["split", "method", "test_mse", "cpu_s"]]])
+    wide = ours.pivot_table(index="split", columns="method", values="test_mse", sort=False)
+    gp_col = [c for c in wide.columns if c.startswith("GP")][0]
+    print(markdown(wide.round(5).reset_index()))
+    diff = wide.sub(wide[gp_col], axis=0)
+    summary = pd.DataFrame({"mean": wide.mean(), "minus GP, mean": diff.mean(),
+                            "minus GP, se": diff.std(ddof=1) / np.sqrt(diff.count()),
+                            "wins": (diff < 0).sum(), "splits": diff.count(),
+                            "cpu_s": ours.groupby("method", sort=False).cpu_s.mean()})
+    print(markdown(summary.round(5).reset_index()))
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -458,7 +516,7 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -477,6 +535,8 @@ def main():
     p.add_argument("--split-m", type=int, default=0, help="part splits: training rows of ours (default --gp-m)")
     p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
                    "read the GP's test MSE from here instead of fitting it")
+    p.add_argument("--scoring", default="", help="part trajectory: the search's scoring (default: LOO MSE)")
+    p.add_argument("--csv", default="", help="part splits: append each of ours' rows to this CSV file")
     p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
     p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")
     args = p.parse_args()
@@ -499,6 +559,10 @@ def main():
         splits(args)
     if args.part == "gp-splits":
         gp_splits(args)
+    if args.part == "trajectory":
+        trajectory(args)
+    if args.part == "paired":
+        paired(args)
 
 
 if __name__ == "__main__":

@@ -99,6 +99,8 @@ ALPHA_REFINE_RTOL = 1e-3
 #: more than ``REFIT_RTOL``.
 SEARCH_RCOND = 1e-14
 REFIT_RTOL = 1e-3
+WALL_RETRIES = 10
+WALL_STEP = 1.0
 
 
 _EXPERIMENT = {}
@@ -302,13 +304,24 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     trace = {"objective": [], "mse": [], "start": [], "theta": []}
     best = {"obj": np.inf}
 
+    wall = {"start": None, "obj": np.inf, "fails": 0, "hits": 0}
+
     def fun(theta, start, by_evidence=evidence, trace=trace, best=best):
+        if wall["start"] != start:  # a new start (or a restart at a refined alpha)
+            wall.update(start=start, obj=np.inf, fails=0)
         try:
             value, obj, gobj = evaluate(theta, by_evidence)
-        except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
+            if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
+                raise _Stop("the CV error or its gradient is not finite")
+        except (_Stop, NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
+            if _EXPERIMENT.get("barrier") and np.isfinite(wall["obj"]) and wall["fails"] < WALL_RETRIES:
+                # a wall, not an end: a value above this start's best sends L-BFGS-B's line search back
+                wall["fails"] += 1
+                wall["hits"] += 1
+                return wall["obj"] + WALL_STEP, np.zeros_like(theta)
             raise _Stop(str(exc)) from None
-        if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
-            raise _Stop("the CV error or its gradient is not finite")
+        wall["fails"] = 0
+        wall["obj"] = min(wall["obj"], obj)
         record(theta, start, value, obj, trace, best)
         return obj, gobj
 
@@ -345,6 +358,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     def descend(k, start, by_evidence=evidence, trace=trace, best=best):
         nonlocal n_paths
         for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
+            wall["start"] = None
             try:
                 minimize(fun, start, args=(k, by_evidence, trace, best), jac=True, method="L-BFGS-B",
                          bounds=list(zip(lo, hi, strict=True)), options=options)
@@ -364,12 +378,14 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     if mode and not evidence and starts:
         ev_trace = {"objective": [], "mse": [], "start": [], "theta": []}
         ev_best = {"obj": np.inf}
-        descend(-1, theta0, True, ev_trace, ev_best)
-        n_paths += 0
+        for j, ev_start in enumerate(starts if mode == "seed" else starts[:1]):
+            descend(-1 - j, ev_start, True, ev_trace, ev_best)
         est._ev_trace = ev_trace
         if "theta" in ev_best:
             if mode == "replace":
                 starts[0] = ev_best["theta"]
+            elif mode == "seed":
+                starts = [ev_best["theta"]]
             else:
                 starts.insert(1, ev_best["theta"])
     for k, start in enumerate(starts):
@@ -394,6 +410,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             "hyper_penalty=False",
             SearchEdgeWarning, stacklevel=3,
         )
+    est._wall_hits = wall["hits"]
     est.search_time_ = time.perf_counter() - t0
     est.scoring_ = scoring
     est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
