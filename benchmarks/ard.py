@@ -43,11 +43,17 @@ points make ``K_BB`` singular at the isotropic optimum, where the search
 cannot start); mean and standard error over realisations.
 
 Part "splits": ours (``--variants``: basis size, k-center basis, more
-evaluations, more restarts, 10-fold, Cawley-Talbot, the evidence) and the GP
+evaluations, more restarts, 10-fold, 5-fold, Cawley-Talbot, the evidence) and the GP
 on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
 GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
 most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
 variance, then mean, spread and the paired difference from the GP.
+
+Part "gp-splits" (session 27): the GP alone on each split (``--gp-m`` rows from scikit-learn's default
+start, then re-optimised on ``--gp-m2`` rows), appended to ``--gp-results``; part "splits" then reads the
+GP's test MSE from there (``--gp-results``) instead of fitting it, and appends ours to ``--csv``.  On
+Friedman #1 the split seed also seeds ``make_friedman1``.  Part "paired": the paired statistics against the
+GP from those two files.  Part "trajectory": the test MSE at every iterate that lowered the criterion.
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct|splits] [--sets puma32H,friedman]
 """
@@ -325,14 +331,6 @@ def splits(args):
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
         "ARD evidence": dict(n_basis=300, scoring="evidence"),
         "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
-        "ARD ev-start": dict(n_basis=300, _experiment={"evidence_start": "add"}),
-        "ARD ev-replace": dict(n_basis=300, _experiment={"evidence_start": "replace"}),
-        "ARD ev-replace 0 restarts": dict(n_basis=300, n_restarts=0, _experiment={"evidence_start": "replace"}),
-        "ARD ev-seed": dict(n_basis=300, _experiment={"evidence_start": "seed"}),
-        "ARD barrier": dict(n_basis=300, _experiment={"barrier": True}),
-        "ARD evidence barrier": dict(n_basis=300, scoring="evidence", _experiment={"barrier": True}),
-        "ARD ftol 1e-4": dict(n_basis=300, _experiment={"options": {"ftol": 1e-4}}),
-        "ARD ftol 1e-3": dict(n_basis=300, _experiment={"options": {"ftol": 1e-3}}),
     }
     name = args.sets[0]
     rows = []
@@ -346,16 +344,10 @@ def splits(args):
         for label in args.variants:
             opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
             opts.update(variants[label])
-            experiment = opts.pop("_experiment", {})
-            from lssvm.estimators import gradient_search
-
-            gradient_search._EXPERIMENT.clear()
-            gradient_search._EXPERIMENT.update(experiment)
             est = SparseLSSVRCV(kernel="ard", search="gradient", **opts)
             t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
-            gradient_search._EXPERIMENT.clear()
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
-                             evaluations=est.gradient_trace_["mse"].size, wall_hits=getattr(est, "_wall_hits", 0)))
+                             evaluations=est.gradient_trace_["mse"].size))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
             if args.csv:
                 pd.DataFrame([dict(data=name, m=len(ytr), **rows[-1], load=os.getloadavg()[0])]).to_csv(
@@ -516,7 +508,8 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired",
+                                       "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)

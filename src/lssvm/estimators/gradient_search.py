@@ -99,11 +99,6 @@ ALPHA_REFINE_RTOL = 1e-3
 #: more than ``REFIT_RTOL``.
 SEARCH_RCOND = 1e-14
 REFIT_RTOL = 1e-3
-WALL_RETRIES = 10
-WALL_STEP = 1.0
-
-
-_EXPERIMENT = {}
 
 
 class _Stop(Exception):
@@ -285,13 +280,13 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     # condition estimate, and stops only below it or where Cholesky fails.
     search_rcond = min(est.rcond, SEARCH_RCOND)
 
-    def evaluate(theta, by_evidence=evidence, rcond=search_rcond):
+    def evaluate(theta, rcond=search_rcond):
         gamma = np.exp(theta[:p])
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
         with warnings.catch_warnings():
             # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
             warnings.simplefilter("error" if rcond == search_rcond else "ignore", NumericalWarning)
-            if by_evidence:  # minus the log evidence per target value: minimised as it is
+            if evidence:  # minus the log evidence per target value: minimised as it is
                 value, grad = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
                                                     classification=classification, rcond=rcond)
                 return value, value, grad
@@ -304,28 +299,17 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     trace = {"objective": [], "mse": [], "start": [], "theta": []}
     best = {"obj": np.inf}
 
-    wall = {"start": None, "obj": np.inf, "fails": 0, "hits": 0}
-
-    def fun(theta, start, by_evidence=evidence, trace=trace, best=best):
-        if wall["start"] != start:  # a new start (or a restart at a refined alpha)
-            wall.update(start=start, obj=np.inf, fails=0)
+    def fun(theta, start):
         try:
-            value, obj, gobj = evaluate(theta, by_evidence)
-            if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
-                raise _Stop("the CV error or its gradient is not finite")
-        except (_Stop, NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
-            if _EXPERIMENT.get("barrier") and np.isfinite(wall["obj"]) and wall["fails"] < WALL_RETRIES:
-                # a wall, not an end: a value above this start's best sends L-BFGS-B's line search back
-                wall["fails"] += 1
-                wall["hits"] += 1
-                return wall["obj"] + WALL_STEP, np.zeros_like(theta)
+            value, obj, gobj = evaluate(theta)
+        except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
             raise _Stop(str(exc)) from None
-        wall["fails"] = 0
-        wall["obj"] = min(wall["obj"], obj)
-        record(theta, start, value, obj, trace, best)
+        if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
+            raise _Stop("the CV error or its gradient is not finite")
+        record(theta, start, value, obj)
         return obj, gobj
 
-    def record(theta, start, value, obj, trace=trace, best=best):
+    def record(theta, start, value, obj):
         trace["objective"].append(obj)
         trace["mse"].append(value)
         trace["start"].append(start)
@@ -352,44 +336,22 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
                              rcond=search_rcond, kernel_params={"gamma": gamma})
 
     n_paths = 0
-    options = {"maxfun": est.max_evaluations, "maxiter": est.max_evaluations}
-    options.update(_EXPERIMENT.get("options", {}))
-
-    def descend(k, start, by_evidence=evidence, trace=trace, best=best):
-        nonlocal n_paths
+    for k, start in enumerate(starts):
         for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
-            wall["start"] = None
             try:
-                minimize(fun, start, args=(k, by_evidence, trace, best), jac=True, method="L-BFGS-B",
-                         bounds=list(zip(lo, hi, strict=True)), options=options)
+                minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
+                         options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
             except _Stop as exc:  # its best point so far may still gain from another alpha
                 stops.append(f"start {k}: {exc}")
-            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, by_evidence)
+            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
             n_paths += 1
             if refined is None:
                 break
             start, value = refined
             if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
-                obj = value if by_evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
-                                                                 est.hyper_penalty)[0]
-                record(start, k, value, obj, trace, best)
-
-    mode = _EXPERIMENT.get("evidence_start")
-    if mode and not evidence and starts:
-        ev_trace = {"objective": [], "mse": [], "start": [], "theta": []}
-        ev_best = {"obj": np.inf}
-        for j, ev_start in enumerate(starts if mode == "seed" else starts[:1]):
-            descend(-1 - j, ev_start, True, ev_trace, ev_best)
-        est._ev_trace = ev_trace
-        if "theta" in ev_best:
-            if mode == "replace":
-                starts[0] = ev_best["theta"]
-            elif mode == "seed":
-                starts = [ev_best["theta"]]
-            else:
-                starts.insert(1, ev_best["theta"])
-    for k, start in enumerate(starts):
-        descend(k, start)
+                obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
+                                                              est.hyper_penalty)[0]
+                record(start, k, value, obj)
     if stops:
         warnings.warn(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
@@ -410,7 +372,6 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             "hyper_penalty=False",
             SearchEdgeWarning, stacklevel=3,
         )
-    est._wall_hits = wall["hits"]
     est.search_time_ = time.perf_counter() - t0
     est.scoring_ = scoring
     est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
