@@ -331,7 +331,6 @@ def splits(args):
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
         "ARD evidence": dict(n_basis=300, scoring="evidence"),
         "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
-        "ARD ev-grid-seed": dict(n_basis=300, _seed=True),
     }
     name = args.sets[0]
     rows = []
@@ -345,12 +344,8 @@ def splits(args):
         for label in args.variants:
             opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
             opts.update(variants[label])
-            from lssvm.estimators import gradient_search
-
-            gradient_search._SEED_BY_EVIDENCE = opts.pop("_seed", False)
             est = SparseLSSVRCV(kernel="ard", search="gradient", **opts)
             t, c, mse = fit_and_score(est, Xtr, ytr, Xte, yte)
-            gradient_search._SEED_BY_EVIDENCE = False
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
                              evaluations=est.gradient_trace_["mse"].size))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)

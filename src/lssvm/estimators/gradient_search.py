@@ -101,9 +101,6 @@ SEARCH_RCOND = 1e-14
 REFIT_RTOL = 1e-3
 
 
-_SEED_BY_EVIDENCE = False
-
-
 class _Stop(Exception):
     """A non-finite criterion or gradient: end this start at its best point."""
 
@@ -283,13 +280,13 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     # condition estimate, and stops only below it or where Cholesky fails.
     search_rcond = min(est.rcond, SEARCH_RCOND)
 
-    def evaluate(theta, rcond=search_rcond, by_evidence=evidence):
+    def evaluate(theta, rcond=search_rcond):
         gamma = np.exp(theta[:p])
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
         with warnings.catch_warnings():
             # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
             warnings.simplefilter("error" if rcond == search_rcond else "ignore", NumericalWarning)
-            if by_evidence:  # minus the log evidence per target value: minimised as it is
+            if evidence:  # minus the log evidence per target value: minimised as it is
                 value, grad = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
                                                     classification=classification, rcond=rcond)
                 return value, value, grad
@@ -302,17 +299,17 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     trace = {"objective": [], "mse": [], "start": [], "theta": []}
     best = {"obj": np.inf}
 
-    def fun(theta, start, by_evidence=evidence, trace=trace, best=best):
+    def fun(theta, start):
         try:
-            value, obj, gobj = evaluate(theta, by_evidence=by_evidence)
+            value, obj, gobj = evaluate(theta)
         except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
             raise _Stop(str(exc)) from None
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
-        record(theta, start, value, obj, trace, best)
+        record(theta, start, value, obj)
         return obj, gobj
 
-    def record(theta, start, value, obj, trace=trace, best=best):
+    def record(theta, start, value, obj):
         trace["objective"].append(obj)
         trace["mse"].append(value)
         trace["start"].append(start)
@@ -339,39 +336,22 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
                              rcond=search_rcond, kernel_params={"gamma": gamma})
 
     n_paths = 0
-
-    def descend(k, start, by_evidence=evidence, trace=trace, best=best):
-        nonlocal n_paths
+    for k, start in enumerate(starts):
         for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
             try:
-                minimize(fun, start, args=(k, by_evidence, trace, best), jac=True, method="L-BFGS-B",
-                         bounds=list(zip(lo, hi, strict=True)),
+                minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
                          options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
             except _Stop as exc:  # its best point so far may still gain from another alpha
                 stops.append(f"start {k}: {exc}")
-            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, by_evidence)
+            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
             n_paths += 1
             if refined is None:
                 break
             start, value = refined
             if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
-                obj = value if by_evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
-                                                                 est.hyper_penalty)[0]
-                record(start, k, value, obj, trace, best)
-
-    if _SEED_BY_EVIDENCE and starts and not (evidence or classification or est.hyper_penalty):
-        ev_grid = grid_search(criterion, {"gamma": gammas}, "evidence")
-        ev0 = np.clip(np.r_[np.full(p, np.log(ev_grid.best_params["gamma"])), np.log(ev_grid.best_params["alpha"])],
-                      lo, hi)
-        ev_trace = {"objective": [], "mse": [], "start": [], "theta": []}
-        ev_best = {"obj": np.inf}
-        for j, s0 in enumerate(starts):
-            descend(-1 - j, np.clip(ev0 + (s0 - theta0), lo, hi), True, ev_trace, ev_best)
-        est._ev_trace = ev_trace
-        if "theta" in ev_best:
-            starts = [ev_best["theta"]]
-    for k, start in enumerate(starts):
-        descend(k, start)
+                obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
+                                                              est.hyper_penalty)[0]
+                record(start, k, value, obj)
     if stops:
         warnings.warn(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
