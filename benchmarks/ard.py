@@ -54,6 +54,7 @@ start, then re-optimised on ``--gp-m2`` rows), appended to ``--gp-results``; par
 GP's test MSE from there (``--gp-results``) instead of fitting it, and appends ours to ``--csv``.  On
 Friedman #1 the split seed also seeds ``make_friedman1``.  Part "paired": the paired statistics against the
 GP from those two files.  Part "trajectory": the test MSE at every iterate that lowered the criterion.
+Part "gp-point": both criteria and the test MSE at our point and at the GP's, on our basis rows.
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct|splits] [--sets puma32H,friedman]
 """
@@ -492,6 +493,42 @@ def paired(args):
     print(markdown(summary.round(5).reset_index()))
 
 
+def gp_point(args):
+    """Both criteria and the test MSE of our model at our chosen point and at the GP's hyper-parameters, on the
+    same basis rows, per split (``--sets`` first name, ``--split-seeds``): does our criterion prefer a point that
+    generalises worse (over-fitting of the selection criterion), or does the search miss a point the criterion
+    prefers?  The GP's point (``gamma_j = 1 / (2 l_j^2)``, ``alpha = noise / C``) is read from ``--gp-theta``
+    (one for all splits) or from ``--gp-results`` (the split's largest m).  Everything at ``rcond=1e-14``."""
+    from lssvm import SparseLSSVR
+
+    name = args.sets[0]
+    for split in args.split_seeds:
+        m_ours = args.split_m or args.gp_m
+        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
+                                               seed=split))
+        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
+        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                            max_evaluations=args.max_evaluations, n_restarts=1)
+        fit_and_score(est, Xtr, ytr, Xte, yte)
+        if args.gp_theta:
+            theta = np.load(args.gp_theta)
+        else:
+            gp = pd.read_csv(args.gp_results)
+            gp = gp[(gp.data == name) & (gp.split == split)].sort_values("m").iloc[-1]
+            theta = np.array(gp.theta.split(), dtype=float)
+        points = {"ours": (est.gamma_, est.alpha_),
+                  "GP's": (0.5 * np.exp(-2 * theta[1:-1]), float(np.exp(theta[-1] - theta[0])))}
+        for label, (gamma, alpha) in points.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loo, _ = cv_error_and_gradient(Xtr, ytr, est.basis_rows_, "ard", {"gamma": gamma}, alpha, rcond=1e-14)
+                ev, _ = evidence_and_gradient(Xtr, ytr, est.basis_rows_, "ard", {"gamma": gamma}, alpha, rcond=1e-14)
+                model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=alpha, basis=est.basis_rows_, rcond=1e-14)
+                _, _, mse = fit_and_score(model, Xtr, ytr, Xte, yte)
+            print(f"{name} split {split}, {label} point: LOO MSE {loo:.6f}, log evidence {-ev * len(ytr):.2f}, "
+                  f"test MSE / variance {mse:.5f}, load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -509,7 +546,7 @@ def cost(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired",
-                                       "all"], default="all")
+                                       "gp-point", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -556,6 +593,8 @@ def main():
         trajectory(args)
     if args.part == "paired":
         paired(args)
+    if args.part == "gp-point":
+        gp_point(args)
 
 
 if __name__ == "__main__":
