@@ -530,12 +530,11 @@ def gp_point(args):
 
 
 def prune(args):
-    """Backward elimination after the LOO search (a diagnostic, not in the library): inputs in order of rising
-    ``feature_relevance_`` are switched off (width 1e-9) one at a time, keeping each switch unless the LOO
-    error rises significantly: the paired LOO squared residuals' mean rise exceeds ``--prune-z`` standard
-    errors.  Alpha and the other widths stay; the model is refitted at the end.  Per split: test MSE before
-    and after, inputs switched off."""
+    """``lssvm.estimators.gradient_prune.prune_inputs`` after the default LOO search (what
+    ``gradient_search.PRUNE = True`` does), per split: test MSE / variance before and after, the LOO MSE, the
+    inputs switched off, and the CPU time of the search and of the pruning."""
     from lssvm import SparseLSSVR
+    from lssvm.estimators.gradient_prune import prune_inputs
 
     name = args.sets[0]
     for split in args.split_seeds:
@@ -546,31 +545,18 @@ def prune(args):
         est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
                             max_evaluations=args.max_evaluations, n_restarts=1)
         _, c0, before = fit_and_score(est, Xtr, ytr, Xte, yte)
-        gamma, alpha = est.gamma_.copy(), est.alpha_
-
-        def loo(g):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return SparseLSSVR(kernel="ard", gamma=g, alpha=alpha, basis=est.basis_rows_,
-                                   rcond=1e-14).fit(Xtr, ytr).loo_residuals(alpha) ** 2
-
-        r0 = loo(gamma)
-        for rule in ("step", "total"):  # each switch against the last model's LOO, or against the search's
-            t0 = time.process_time()
-            g, r_cur, off = gamma.copy(), r0, []
-            for j in np.argsort(est.feature_relevance_):
-                trial = g.copy()
-                trial[j] = 1e-9
-                r = loo(trial)
-                d = r - (r_cur if rule == "step" else r0)
-                if d.mean() <= args.prune_z * d.std(ddof=1) / np.sqrt(d.size):
-                    g, r_cur = trial, r
-                    off.append(int(j))
-            model = SparseLSSVR(kernel="ard", gamma=g, alpha=alpha, basis=est.basis_rows_, rcond=1e-14)
-            _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
-            print(f"{name} split {split}, rule {rule}: test {before:.5f} -> {after:.5f}, LOO {-est.best_score_:.6f} "
-                  f"-> {r_cur.mean():.6f}, {len(off)} off {sorted(off)}, search CPU {c0:.1f} s, pruning CPU "
-                  f"{time.process_time() - t0:.1f} s, load {os.getloadavg()[0]:.1f}", flush=True)
+        t0 = time.process_time()
+        gamma, off, loo = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
+                                       np.argsort(est.feature_relevance_, kind="stable"))
+        c1 = time.process_time() - t0
+        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=est.alpha_, basis=est.basis_rows_, rcond=1e-14)
+        _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
+        row = dict(data=name, m=len(ytr), split=split, test_before=before, test_after=after,
+                   loo_before=-est.best_score_, loo_after=loo, n_off=len(off), off=" ".join(map(str, sorted(off))),
+                   search_cpu_s=c0, prune_cpu_s=c1)
+        print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
+        if args.csv:
+            pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
 
 
 def cost(args):
@@ -610,7 +596,6 @@ def main():
     p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
                    "read the GP's test MSE from here instead of fitting it")
     p.add_argument("--scoring", default="", help="part trajectory: the search's scoring (default: LOO MSE)")
-    p.add_argument("--prune-z", type=float, default=1.0, help="part prune: significance of a LOO rise, in se")
     p.add_argument("--csv", default="", help="part splits: append each of ours' rows to this CSV file")
     p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
     p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")

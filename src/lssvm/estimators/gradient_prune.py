@@ -15,7 +15,7 @@ So after the search, inputs are switched off one at a time (width
 is kept unless it raises the LOO error *significantly*: the mean rise of the
 per-row squared LOO residuals, paired against the search's optimum, must
 stay within ``PRUNE_Z`` standard errors (the "one standard error" rule
-applied to inputs).  The criterion is still the exact LOO error; the rule
+applied to inputs) and within ``PRUNE_RTOL`` of the optimum's LOO error.  The criterion is still the exact LOO error; the rule
 only refuses hyper-parameters whose gain in it is within its own noise.
 Widths that stay on, and alpha, keep their searched values.
 
@@ -38,12 +38,15 @@ from ..exceptions import NumericalWarning
 from ..kernels import ARD
 from ..solvers import factorize_sparse_rls
 
-__all__ = ["prune_inputs", "PRUNE_Z", "GAMMA_OFF"]
+__all__ = ["prune_inputs", "PRUNE_Z", "PRUNE_RTOL", "GAMMA_OFF"]
 
 #: A switched-off input's width (the search's lower bound, ``GAMMA_BOUNDS[0]``).
 GAMMA_OFF = 1e-9
-#: An input stays on only if switching it off raises the LOO error by more than this many standard errors.
+#: An input stays on if switching it off raises the LOO error by more than this many standard errors ...
 PRUNE_Z = 1.0
+#: ... or by more than this fraction of the searched point's LOO error (a few rows with large LOO residuals
+#: make the standard error large: on elevators the z rule alone let the LOO error double).
+PRUNE_RTOL = 0.01
 
 
 def loo_squared_residuals(X, Y, rows, gamma, alpha, rcond):
@@ -60,7 +63,7 @@ def loo_squared_residuals(X, Y, rows, gamma, alpha, rcond):
     return (np.asarray(r) ** 2).reshape(X.shape[0], -1).sum(axis=1)
 
 
-def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z):
+def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=PRUNE_RTOL):
     """Switch inputs off while the exact LOO error does not rise significantly.
 
     Parameters
@@ -81,6 +84,8 @@ def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z):
     z : float
         Allowed rise, in standard errors of the mean paired difference
         of the per-row squared LOO residuals, against the searched point.
+    rtol : float
+        Allowed rise as a fraction of the searched point's LOO error.
 
     Returns
     -------
@@ -103,7 +108,7 @@ def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z):
         except (NumericalWarning, np.linalg.LinAlgError):
             continue
         d = r - r0
-        if np.isfinite(d).all() and d.mean() <= z * d.std(ddof=1) / np.sqrt(m):
+        if np.isfinite(d).all() and d.mean() <= min(z * d.std(ddof=1) / np.sqrt(m), rtol * r0.mean()):
             gamma, r_cur = trial, r
             off.append(int(j))
     return gamma, off, float(r_cur.sum() / (m * v))
