@@ -43,11 +43,18 @@ points make ``K_BB`` singular at the isotropic optimum, where the search
 cannot start); mean and standard error over realisations.
 
 Part "splits": ours (``--variants``: basis size, k-center basis, more
-evaluations, more restarts, 10-fold, Cawley-Talbot, the evidence) and the GP
+evaluations, more restarts, 10-fold, 5-fold, Cawley-Talbot, the evidence) and the GP
 on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
 GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
 most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
 variance, then mean, spread and the paired difference from the GP.
+
+Part "gp-splits" (session 27): the GP alone on each split (``--gp-m`` rows from scikit-learn's default
+start, then re-optimised on ``--gp-m2`` rows), appended to ``--gp-results``; part "splits" then reads the
+GP's test MSE from there (``--gp-results``) instead of fitting it, and appends ours to ``--csv``.  On
+Friedman #1 the split seed also seeds ``make_friedman1``.  Part "paired": the paired statistics against the
+GP from those two files.  Part "trajectory": the test MSE at every iterate that lowered the criterion.
+Part "gp-point": both criteria and the test MSE at our point and at the GP's, on our basis rows.
 
 Run:  OPENBLAS_NUM_THREADS=1 python benchmarks/ard.py [--part cost|accuracy|gp|ct|splits] [--sets puma32H,friedman]
 """
@@ -321,6 +328,7 @@ def splits(args):
         "ARD kcenter n=300": dict(n_basis=300, basis="kcenter"),
         "ARD 3 restarts": dict(n_basis=300, n_restarts=3),
         "ARD 10-fold keep": dict(n_basis=300, cv=10, basis_in_holdout="keep"),
+        "ARD 5-fold remove": dict(n_basis=300, cv=5, basis_in_holdout="remove"),
         "ARD + CT": dict(n_basis=300, hyper_penalty=True),
         "ARD evidence": dict(n_basis=300, scoring="evidence"),
         "ARD evidence n=500": dict(n_basis=500, scoring="evidence"),
@@ -328,7 +336,11 @@ def splits(args):
     name = args.sets[0]
     rows = []
     for split in args.split_seeds:
-        Xtr, ytr, Xte, yte = standardise(*load(name, args.gp_m, np.random.default_rng(split)))
+        m_ours = args.split_m or args.gp_m
+        # the rows and test set of part gp-splits: ours fits the first m_ours of them
+        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
+                                               seed=split))
+        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
         d = Xtr.shape[1]
         for label in args.variants:
             opts = dict(basis="random", random_state=0, max_evaluations=args.max_evaluations, n_restarts=1)
@@ -338,7 +350,17 @@ def splits(args):
             rows.append(dict(split=split, method=label, test_mse=mse, cv_mse=-est.best_score_, fit_s=t, cpu_s=c,
                              evaluations=est.gradient_trace_["mse"].size))
             print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-        if "GP" not in args.skip:
+            if args.csv:
+                pd.DataFrame([dict(data=name, m=len(ytr), **rows[-1], load=os.getloadavg()[0])]).to_csv(
+                    args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
+        if args.gp_results:  # the GP's rows from part "gp-splits" (same split, the largest m there)
+            gp_rows = pd.read_csv(args.gp_results)
+            gp_rows = gp_rows[(gp_rows.data == name) & (gp_rows.split == split)]
+            if len(gp_rows):
+                r = gp_rows.sort_values("m").iloc[-1]
+                rows.append(dict(split=split, method=f"GP (m={r.m})", test_mse=r.test_mse, cv_mse=np.nan,
+                                 fit_s=r.fit_s, cpu_s=r.cpu_s, evaluations=r.evaluations))
+        elif "GP" not in args.skip:
             kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
             if args.gp_theta:
                 kern = kern.clone_with_theta(np.load(args.gp_theta))
@@ -362,6 +384,9 @@ def splits(args):
                              evaluations=n_eval[0]))
             print(rows[-1], f"-lml {-gp.log_marginal_likelihood_value_:.2f}, load {os.getloadavg()[0]:.1f}",
                   flush=True)
+            if args.csv:
+                pd.DataFrame([dict(data=name, m=len(ytr), **rows[-1], load=os.getloadavg()[0])]).to_csv(
+                    args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
     table = pd.DataFrame(rows)
     wide = table.pivot_table(index="split", columns="method", values="test_mse", sort=False)
     print(markdown(wide.round(4).reset_index()))
@@ -375,6 +400,163 @@ def splits(args):
     summary["cpu_s"] = table.groupby("method", sort=False).cpu_s.mean()
     print(markdown(summary.round(5).reset_index()))
     return table
+
+
+def gp_splits(args):
+    """The GP alone on ``--split-seeds`` random splits of one data set (``--sets``, first name), for part
+    "splits" to read (``--gp-results``): one L-BFGS-B start from scikit-learn's default point (every
+    length-scale sqrt(d), noise 0.1) on the first ``--gp-m`` training rows, at most ``--gp-maxiter``
+    iterations; then, where ``--gp-m2`` > ``--gp-m``, re-optimised on the first ``--gp-m2`` rows from that
+    optimum for at most ``--gp-maxiter2`` iterations (the m^3 steps at the larger m are few).  Appends one CSV
+    row per split and size to ``--gp-results`` (test MSE / variance, -lml, evaluations, CPU s, log
+    hyper-parameters), one process, one split at a time.
+    """
+    from scipy.optimize import minimize
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    name = args.sets[0]
+    m_big = max(args.gp_m, args.gp_m2)
+    for split in args.split_seeds:
+        Xtr, ytr, Xte, yte = standardise(*load(name, m_big, np.random.default_rng(split), seed=split))
+        d = Xtr.shape[1]
+        kern = ConstantKernel(1.0) * RBF(np.full(d, np.sqrt(d)), (1e-2, 1e4)) + WhiteKernel(0.1, (1e-6, 1e1))
+        stages = [(args.gp_m, args.gp_maxiter)] + ([(args.gp_m2, args.gp_maxiter2)] if args.gp_m2 > args.gp_m else [])
+        for m, maxiter in stages:
+            n_eval = [0]
+
+            def optimizer(obj_func, theta0, bounds, maxiter=maxiter, n_eval=n_eval):
+                def fun(theta):
+                    n_eval[0] += 1
+                    return obj_func(theta)
+
+                res = minimize(fun, theta0, method="L-BFGS-B", jac=True, bounds=bounds, options={"maxiter": maxiter})
+                return res.x, res.fun
+
+            gp = GaussianProcessRegressor(kern, normalize_y=True, random_state=0, optimizer=optimizer)
+            # the target was standardised on all m_big rows; the GP normalises its own rows again
+            t, c, mse = fit_and_score(gp, Xtr[:m], ytr[:m], Xte, yte)
+            kern = gp.kernel_
+            row = dict(data=name, split=split, m=m, test_mse=mse, lml=gp.log_marginal_likelihood_value_,
+                       evaluations=n_eval[0], fit_s=t, cpu_s=c, theta=" ".join(f"{v:.6g}" for v in kern.theta))
+            print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
+            if args.gp_results:
+                pd.DataFrame([row]).to_csv(args.gp_results, mode="a", index=False,
+                                           header=not os.path.exists(args.gp_results))
+
+
+def trajectory(args):
+    """Test MSE along the search's path: for each start, every evaluation that lowered the criterion is refitted
+    (``rcond=1e-14``, the search's own) and scored on the test rows.  Does the test error bottom out before the
+    criterion does (over-fitting of the selection criterion late in the optimisation)?  ``--sets`` (first
+    name), ``--split-seeds`` (first seed), ``--split-m`` rows (default ``--gp-m``), ``--scoring``."""
+    from lssvm import SparseLSSVR
+
+    name, split = args.sets[0], args.split_seeds[0]
+    m = args.split_m or args.gp_m
+    Xtr, ytr, Xte, yte = standardise(*load(name, m, np.random.default_rng(split), seed=split))
+    est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                        max_evaluations=args.max_evaluations, n_restarts=1, scoring=args.scoring or None)
+    fit_and_score(est, Xtr, ytr, Xte, yte)
+    tr = est.gradient_trace_
+    for k in np.unique(tr["start"]):
+        print(f"{name}, split {split}, m = {m}, start {k}: evaluation, criterion, test MSE / variance")
+        low = np.inf
+        for i in np.flatnonzero(tr["start"] == k):
+            if tr["mse"][i] < low:
+                low, th = tr["mse"][i], tr["theta"][i]
+                model = SparseLSSVR(kernel="ard", gamma=np.exp(th[:-1]), alpha=np.exp(th[-1]), basis=est.basis_rows_,
+                                    rcond=1e-14)
+                _, _, mse = fit_and_score(model, Xtr, ytr, Xte, yte)
+                print(f"  {i:4d}  {low:.6f}  {mse:.5f}", flush=True)
+
+
+def paired(args):
+    """Paired statistics against the GP from the rows parts "splits" (``--csv``) and "gp-splits"
+    (``--gp-results``, the largest m per split) wrote: per split test MSE / variance, then per method the mean,
+    the mean paired difference from the GP, its standard error (sd / sqrt(splits)) and the splits won."""
+    ours = pd.read_csv(args.csv)
+    ours = ours[ours.data == args.sets[0]].drop_duplicates(["split", "method"], keep="last")
+    if args.gp_results:
+        gp = pd.read_csv(args.gp_results)
+        gp = gp[gp.data == args.sets[0]].sort_values("m").drop_duplicates("split", keep="last")
+        gp = gp.assign(method="GP (m = " + gp.m.astype(str) + ")")
+        ours = pd.concat([ours, gp[["split", "method", "test_mse", "cpu_s"]]])
+    wide = ours.pivot_table(index="split", columns="method", values="test_mse", sort=False)
+    gp_col = [c for c in wide.columns if c.startswith("GP")][0]
+    print(markdown(wide.round(5).reset_index()))
+    diff = wide.sub(wide[gp_col], axis=0)
+    summary = pd.DataFrame({"mean": wide.mean(), "minus GP, mean": diff.mean(),
+                            "minus GP, se": diff.std(ddof=1) / np.sqrt(diff.count()),
+                            "wins": (diff < 0).sum(), "splits": diff.count(),
+                            "cpu_s": ours.groupby("method", sort=False).cpu_s.mean()})
+    print(markdown(summary.round(5).reset_index()))
+
+
+def gp_point(args):
+    """Both criteria and the test MSE of our model at our chosen point and at the GP's hyper-parameters, on the
+    same basis rows, per split (``--sets`` first name, ``--split-seeds``): does our criterion prefer a point that
+    generalises worse (over-fitting of the selection criterion), or does the search miss a point the criterion
+    prefers?  The GP's point (``gamma_j = 1 / (2 l_j^2)``, ``alpha = noise / C``) is read from ``--gp-theta``
+    (one for all splits) or from ``--gp-results`` (the split's largest m).  Everything at ``rcond=1e-14``."""
+    from lssvm import SparseLSSVR
+
+    name = args.sets[0]
+    for split in args.split_seeds:
+        m_ours = args.split_m or args.gp_m
+        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
+                                               seed=split))
+        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
+        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                            max_evaluations=args.max_evaluations, n_restarts=1)
+        fit_and_score(est, Xtr, ytr, Xte, yte)
+        if args.gp_theta:
+            theta = np.load(args.gp_theta)
+        else:
+            gp = pd.read_csv(args.gp_results)
+            gp = gp[(gp.data == name) & (gp.split == split)].sort_values("m").iloc[-1]
+            theta = np.array(gp.theta.split(), dtype=float)
+        points = {"ours": (est.gamma_, est.alpha_),
+                  "GP's": (0.5 * np.exp(-2 * theta[1:-1]), float(np.exp(theta[-1] - theta[0])))}
+        for label, (gamma, alpha) in points.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loo, _ = cv_error_and_gradient(Xtr, ytr, est.basis_rows_, "ard", {"gamma": gamma}, alpha, rcond=1e-14)
+                ev, _ = evidence_and_gradient(Xtr, ytr, est.basis_rows_, "ard", {"gamma": gamma}, alpha, rcond=1e-14)
+                model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=alpha, basis=est.basis_rows_, rcond=1e-14)
+                _, _, mse = fit_and_score(model, Xtr, ytr, Xte, yte)
+            print(f"{name} split {split}, {label} point: LOO MSE {loo:.6f}, log evidence {-ev * len(ytr):.2f}, "
+                  f"test MSE / variance {mse:.5f}, load {os.getloadavg()[0]:.1f}", flush=True)
+
+
+def prune(args):
+    """``lssvm.estimators.gradient_prune.prune_inputs`` after the default LOO search (what
+    ``gradient_search.PRUNE = True`` does), per split: test MSE / variance before and after, the LOO MSE, the
+    inputs switched off, and the CPU time of the search and of the pruning."""
+    from lssvm import SparseLSSVR
+    from lssvm.estimators.gradient_prune import prune_inputs
+
+    name = args.sets[0]
+    for split in args.split_seeds:
+        m_ours = args.split_m or args.gp_m
+        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
+                                               seed=split))
+        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
+        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
+                            max_evaluations=args.max_evaluations, n_restarts=1)
+        _, c0, before = fit_and_score(est, Xtr, ytr, Xte, yte)
+        t0 = time.process_time()
+        gamma, off, loo = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
+                                       np.argsort(est.feature_relevance_, kind="stable"))
+        c1 = time.process_time() - t0
+        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=est.alpha_, basis=est.basis_rows_, rcond=1e-14)
+        _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
+        row = dict(data=name, m=len(ytr), split=split, test_before=before, test_after=after,
+                   loo_before=-est.best_score_, loo_after=loo, n_off=len(off), off=" ".join(map(str, sorted(off))),
+                   search_cpu_s=c0, prune_cpu_s=c1)
+        print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
+        if args.csv:
+            pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
 
 
 def cost(args):
@@ -393,7 +575,8 @@ def cost(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "all"], default="all")
+    p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired",
+                                       "gp-point", "prune", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -409,6 +592,13 @@ def main():
     p.add_argument("--max-evaluations", type=int, default=60)
     p.add_argument("--split-seeds", default="0,1,2,3,4", help="part splits: seeds of the random splits")
     p.add_argument("--variants", default="ARD n=300", help="part splits: comma-separated variants of ours")
+    p.add_argument("--split-m", type=int, default=0, help="part splits: training rows of ours (default --gp-m)")
+    p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
+                   "read the GP's test MSE from here instead of fitting it")
+    p.add_argument("--scoring", default="", help="part trajectory: the search's scoring (default: LOO MSE)")
+    p.add_argument("--csv", default="", help="part splits: append each of ours' rows to this CSV file")
+    p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
+    p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")
     args = p.parse_args()
     args.sets = [s for s in args.sets.split(",") if s]
     args.skip = set(s for s in args.skip.split(",") if s)
@@ -427,6 +617,16 @@ def main():
         cawley_talbot(args)
     if args.part == "splits":
         splits(args)
+    if args.part == "gp-splits":
+        gp_splits(args)
+    if args.part == "trajectory":
+        trajectory(args)
+    if args.part == "paired":
+        paired(args)
+    if args.part == "gp-point":
+        gp_point(args)
+    if args.part == "prune":
+        prune(args)
 
 
 if __name__ == "__main__":
