@@ -1,0 +1,105 @@
+"""Issue 17, session 27: the pivoted Cholesky's shortcuts stop and pivot where the plain algorithm does.
+
+The condition estimate (LAPACK ``dppcon``) is skipped while a bound on ``||K_SS^-1||`` proves it would
+pass; kernel columns that a block's first batch missed are computed in batches; BLAS runs on one thread
+for the per-point steps.  Brute force here: dense ``K``, LAPACK's condition estimate of every prefix.
+"""
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.linalg import lapack
+
+from lssvm._threads import blas_threads, blas_threads_now, cholesky_threads
+from lssvm.basis import pivoted_cholesky
+from lssvm.kernels import RBF, Laplacian
+
+
+def _rcond(K, S):
+    """LAPACK's reciprocal condition estimate (1-norm) of ``K[S, S]``."""
+    A = K[np.ix_(S, S)]
+    L = linalg.cholesky(A, lower=True)
+    est, info = lapack.dpocon(L, np.abs(A).sum(axis=0).max(), uplo="L")
+    assert info == 0
+    return est
+
+
+def _next_pivot(K, S):
+    """The point of largest residual after the points ``S`` (dense)."""
+    R = np.diag(K) - np.einsum("ij,ji->i", K[:, S], np.linalg.solve(K[np.ix_(S, S)], K[S]))
+    R[S] = 0.0
+    return int(np.argmax(R))
+
+
+@pytest.mark.parametrize("rcond", [1e-4, 1e-7])
+def test_stops_where_the_condition_estimate_first_fails(rng, rcond):
+    """A wide RBF kernel: K_SS becomes ill-conditioned long before n_basis; the selection must stop at
+    the first point whose addition brings the estimate below rcond (fails if the bound skips wrongly)."""
+    X = rng.standard_normal((300, 2))
+    kern = RBF(gamma=0.05)
+    res = pivoted_cholesky(X, kern, n_basis=200, pivot_tol=1e-14, rcond=rcond, random_state=0)
+    K = kern(X, X)
+    S = [int(i) for i in res.indices]
+    assert res.stop_reason == "singular" and 3 < len(S) < 200
+    assert min(_rcond(K, S[:k]) for k in range(1, len(S) + 1)) >= rcond
+    assert _rcond(K, S + [_next_pivot(K, S)]) < rcond
+
+
+def test_condition_bound_spares_most_estimates(rng, monkeypatch):
+    """On a well-conditioned basis dppcon is called for few points, not for every one."""
+    import lssvm.basis.pchol as pchol
+
+    calls = []
+    real = pchol.lapack.dppcon
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(lapack, name)
+
+        @staticmethod
+        def dppcon(*args, **kwargs):
+            calls.append(args[0])
+            return real(*args, **kwargs)
+
+    monkeypatch.setattr(pchol, "lapack", Spy())
+    X = rng.standard_normal((400, 3))
+    res = pivoted_cholesky(X, RBF(gamma=1.0), n_basis=60, pivot_tol=1e-12, random_state=0)
+    assert res.indices.size == 60
+    assert len(calls) < 10
+
+
+@pytest.mark.parametrize("kern", [RBF(0.8), Laplacian(0.5)], ids=["rbf", "laplacian"])
+def test_pivots_and_curve_match_a_dense_reference(rng, kern):
+    """The batched kernel columns and the in-place residual updates leave pivots and error curve as the
+    dense algorithm's (all columns of K at hand)."""
+    X = rng.standard_normal((400, 3))
+    res = pivoted_cholesky(X, kern, n_basis=120, pivot_tol=1e-12, rcond=1e-14)
+    K = kern(X, X)
+    d = np.diag(K).copy()
+    G = np.zeros((X.shape[0], 0))
+    piv, curve = [], [float(np.mean(d / np.diag(K)))]
+    j = int(res.indices[0])
+    for _ in range(res.indices.size):
+        g = (K[:, j] - G @ G[j]) / np.sqrt(d[j])
+        G = np.column_stack([G, g])
+        d = np.maximum(d - g**2, 0.0)
+        d[piv + [j]] = 0.0
+        piv.append(j)
+        curve.append(float(np.mean(d / np.diag(K))))
+        j = int(np.argmax(d))
+    np.testing.assert_array_equal(res.indices, piv)
+    np.testing.assert_allclose(res.error_curve, curve, rtol=1e-7, atol=1e-12)
+
+
+def test_blas_thread_limits_are_restored():
+    before = blas_threads_now()
+    with blas_threads(1):
+        assert blas_threads_now() in (None, 1)
+    with cholesky_threads(100):
+        assert blas_threads_now() in (None, 1)
+    with cholesky_threads(5000):
+        assert blas_threads_now() == before
+    assert blas_threads_now() == before
+    X = np.random.default_rng(0).standard_normal((200, 2))
+    pivoted_cholesky(X, RBF(gamma=1.0), n_basis=20)
+    assert blas_threads_now() == before
