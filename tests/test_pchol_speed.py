@@ -103,3 +103,54 @@ def test_blas_thread_limits_are_restored():
     X = np.random.default_rng(0).standard_normal((200, 2))
     pivoted_cholesky(X, RBF(gamma=1.0), n_basis=20)
     assert blas_threads_now() == before
+
+
+# ------------------------------------------------ whitening by column blocks (solvers.whitening)
+@pytest.mark.parametrize("n", [5, 128, 300, 700])
+def test_blocked_whitening_solves_in_place(rng, n):
+    from lssvm.solvers.whitening import solve_lower_transposed_right, whiten_rows
+
+    A = rng.standard_normal((n, n))
+    L = np.linalg.cholesky(A @ A.T + n * np.eye(n))
+    B = np.asfortranarray(rng.standard_normal((400, n)))
+    ref = np.linalg.solve(L, B.T).T  # X L^T = B
+    X = solve_lower_transposed_right(L, B.copy(order="F"), block=64)
+    np.testing.assert_allclose(X, ref, rtol=1e-10, atol=1e-12)
+    Bw = B.copy(order="F")
+    Phi = whiten_rows(Bw, L, "cholesky", overwrite=True)
+    np.testing.assert_allclose(Phi, ref, rtol=1e-10, atol=1e-12)
+    if n > 128:
+        assert np.shares_memory(Phi, Bw)  # in place
+    with pytest.raises(ValueError, match="Fortran"):
+        solve_lower_transposed_right(L, np.ascontiguousarray(B) if n > 1 else B.astype(np.float32))
+
+
+def test_factorisation_of_fortran_rows_matches_brute_force(rng):
+    """The sparse RLS factorisation of Fortran-ordered kernel rows (the search's layout) against the
+    C-ordered ones and a dense direct solve of the regularised normal equations."""
+    from lssvm.solvers import factorize_sparse_rls
+
+    X = rng.standard_normal((900, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(900)
+    kern = RBF(gamma=2.0)
+    Z = X[:200]  # more than one block of columns
+    K, K_BB, Y = kern(X, Z), kern(Z, Z), y[:, None]
+    fac_c = factorize_sparse_rls(K.copy(), K_BB, Y)
+    fac_f = factorize_sparse_rls(np.asfortranarray(K), K_BB, Y, overwrite_k=True)
+    assert fac_f.method == "cholesky"
+    alpha = 1e-2
+    Kc, Yc = K - K.mean(axis=0), Y - Y.mean()
+    a_ref = np.linalg.solve(Kc.T @ Kc + alpha * K_BB, Kc.T @ Yc)  # dense direct solve
+    fit_ref = Kc @ a_ref
+    for fac in (fac_f, fac_c):
+        np.testing.assert_allclose(Yc - fac.residuals(alpha), fit_ref, atol=1e-8 * np.abs(fit_ref).max())
+    # exact LOO against explicit retraining on a few rows
+    loo = fac_f.loo_residuals(alpha)
+    np.testing.assert_allclose(loo, fac_c.loo_residuals(alpha), rtol=1e-8, atol=1e-10)
+    for i in (0, 5, 450):
+        keep = np.arange(900) != i
+        Ki = K[keep]
+        mu = Ki.mean(axis=0)
+        a_i = np.linalg.solve((Ki - mu).T @ (Ki - mu) + alpha * K_BB, (Ki - mu).T @ (Y[keep] - Y[keep].mean()))
+        pred = (K[i] - mu) @ a_i + Y[keep].mean()
+        np.testing.assert_allclose(loo[i], Y[i] - pred, rtol=1e-6, atol=1e-9)

@@ -40,6 +40,7 @@ from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
 from ..solvers.scdp import DEFAULT_N_CANDIDATES
+from ..solvers.whitening import BLOCK as WHITENING_BLOCK
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
@@ -172,6 +173,9 @@ class _RowsCV(_LSSVMCV):
     """Criteria whose model lives on a subset of training rows: drawn once
     when kernel-independent, else per candidate from one fixed seed."""
 
+    #: Cached distances (and so the kernel columns) in Fortran order beyond one block of columns.
+    _fortran_columns = False
+
     def _init_rows(self, kernel_independent, draw):
         """``draw(kernel, random_state) -> rows``."""
         self._draw = draw
@@ -180,6 +184,8 @@ class _RowsCV(_LSSVMCV):
         self._seed = None if kernel_independent else self.random_state.randint(2**31 - 1)
         self._D = (squared_distances(self.X, self.X[self._fixed])
                    if self._fixed is not None and self.kernel == "rbf" else None)
+        if self._D is not None and self._fortran_columns and self._D.shape[1] > WHITENING_BLOCK:
+            self._D = np.asfortranarray(self._D)  # by columns: the factorisation whitens them in place
 
     def _rows_and_columns(self, kern, params):
         """Rows for ``params`` and the kernel ``k(X, X[rows])`` (n, len(rows))."""
