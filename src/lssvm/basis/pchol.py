@@ -14,7 +14,7 @@ instead of O(m^2).
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -22,7 +22,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 from sklearn.utils import check_random_state
 
-from .._threads import blas_threads, blas_threads_now, thread_scope
+from .._threads import blas_threads, thread_scope
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
@@ -185,7 +185,9 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     have = np.zeros(0, dtype=bool)
     k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
-    with _one_blas_thread() as threads:  # the per-point steps are small or memory-bound (issue 17)
+    # The per-point steps are small or memory-bound: BLAS on one thread for them (issue 17), the block
+    # GEMM on the call's threads.  Only ever lowered and restored, never raised: the limit is process-wide.
+    with thread_scope(), ExitStack() as one_thread:  # the scope's plan also sizes the kernel's thread pool
         while len(selected) < n_max:
             if curve[-1] <= tol:
                 stop_reason = "tol"
@@ -205,8 +207,9 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
                     cand = np.append(cand, j)
                 slot = np.full(m, -1, dtype=np.intp)
                 slot[cand] = np.arange(cand.size)
-                with blas_threads(threads):  # one GEMM, (c x k) (k x m): the caller's threads
-                    P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))
+                one_thread.close()
+                P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
+                one_thread.enter_context(blas_threads(1))
                 # the kernel columns of the candidates of largest residual (the pivot's included), as many
                 # as the last block served, in one call: one pass over X per block, not per pivot (at
                 # m = 30,000, d = 104 a column alone took 20 ms); never more than two columns computed per
@@ -259,16 +262,6 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     if not selected:
         raise ValueError(f"pivoted Cholesky chose no point (stop reason {stop_reason!r}); lower tol or pivot_tol")
     return PivotedCholeskyResult(np.asarray(selected, dtype=np.intp), np.asarray(curve), stop_reason)
-
-
-@contextmanager
-def _one_blas_thread():
-    """The call's thread scope (its plan sizes the kernel's thread pool), BLAS on one thread inside;
-    yields the scope's BLAS thread count, for the steps that gain from more."""
-    with thread_scope():
-        threads = blas_threads_now() or 1
-        with blas_threads(1):
-            yield threads
 
 
 def _fill_columns(KC, have, kern, X, cand, rel, pivot, size):
