@@ -182,10 +182,12 @@ class _RowsCV(_LSSVMCV):
         self._rows = {}
         self._fixed = draw(None, self.random_state) if kernel_independent else None
         self._seed = None if kernel_independent else self.random_state.randint(2**31 - 1)
-        self._D = (squared_distances(self.X, self.X[self._fixed])
-                   if self._fixed is not None and self.kernel == "rbf" else None)
-        if self._D is not None and self._fortran_columns and self._D.shape[1] > WHITENING_BLOCK:
-            self._D = np.asfortranarray(self._D)  # by columns: the factorisation whitens them in place
+        self._D = None
+        if self._fixed is not None and self.kernel == "rbf":
+            if self._fortran_columns and self._fixed.size > WHITENING_BLOCK:  # (m, n) stored by columns,
+                self._D = squared_distances(self.X[self._fixed], self.X).T  # whitened in place by blocks
+            else:
+                self._D = squared_distances(self.X, self.X[self._fixed])
 
     def _rows_and_columns(self, kern, params):
         """Rows for ``params`` and the kernel ``k(X, X[rows])`` (n, len(rows))."""
