@@ -175,6 +175,10 @@ class _RowsCV(_LSSVMCV):
 
     #: Cached distances (and so the kernel columns) in Fortran order beyond one block of columns.
     _fortran_columns = False
+    #: The kernel columns are consumed by the candidate's factorisation (overwritten, no reference kept):
+    #: written into one buffer for every candidate (a fresh m x n array per candidate cost as much as
+    #: the kernel itself: first-touch page faults, issue 17).
+    _columns_consumed = False
 
     def _init_rows(self, kernel_independent, draw):
         """``draw(kernel, random_state) -> rows``."""
@@ -193,7 +197,14 @@ class _RowsCV(_LSSVMCV):
         """Rows for ``params`` and the kernel ``k(X, X[rows])`` (n, len(rows))."""
         if self._fixed is not None:
             rows = self._fixed
-            C = kern.from_squared_distances(self._D) if self._D is not None and isinstance(kern, RBF) else None
+            C = None
+            if self._D is not None and isinstance(kern, RBF):
+                if self._columns_consumed:  # overwritten by the factorisation: one buffer for every candidate
+                    if getattr(self, "_K_buffer", None) is None:
+                        self._K_buffer = np.empty_like(self._D)
+                    C = kern.from_squared_distances(self._D, out=self._K_buffer)
+                else:
+                    C = kern.from_squared_distances(self._D)
             keep = near_duplicate_free(self.X[rows], kern)  # at this kernel, as the refitted estimator does
             if keep.size < rows.size:
                 warn_dropped(rows.size, keep.size, stacklevel=4)

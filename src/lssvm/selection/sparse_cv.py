@@ -94,7 +94,7 @@ class SparseLSSVMCV(_RowsCV):
 
     #: The kernel columns in Fortran order: the factorisation whitens them in place by column blocks,
     #: mostly GEMM (:mod:`lssvm.solvers.whitening`; a third off the triangular solve, issue 17).
-    _fortran_columns = True
+    _fortran_columns = _columns_consumed = True
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, **kw):
