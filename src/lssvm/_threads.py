@@ -340,8 +340,8 @@ def blas_threads(n):
     small LAPACK calls (a Cholesky of a few hundred) and the memory-bound
     BLAS-2 loops run on one thread, where OpenBLAS's hand-off to a second
     costs more than the work (issue 17, session 27: a 700 x 700 Cholesky
-    took 4 ms on one thread and 80 ms on two, idle).  A switch costs about
-    30 microseconds.
+    took 4 ms on one thread, and about 80 ms a call on two in a profile of
+    the default search).  A switch costs about 30 microseconds.
     """
     if _blas_threads_now() in (None, n):
         yield
