@@ -135,9 +135,13 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     many as the last block served (one pass over X and one matrix product
     per batch; never more than two columns computed per point); the
     condition estimate reads ``K_SS``'s factor in LAPACK's packed storage
-    (``dppcon``), in place.  At m = 5,000, n = 708 the blocking took the
-    selection from 1.6 s to 0.7 s of CPU (one thread); the batches took
-    adult's (m = 30,148, d = 104) from 19 s to 10 s (issue 17, session 26).
+    (``dppcon``), in place, and only where a bound from ``||L^-1||_F``
+    (one packed triangular solve per point) cannot prove it passes.  At
+    m = 5,000, n = 708 the blocking took the selection from 1.6 s to 0.7 s
+    of CPU (one thread); the batches took adult's (m = 30,148, d = 104)
+    from 19 s to 10 s (issue 17, session 26); the bound, a preallocated
+    factor and one BLAS thread for the per-point steps MAGIC's from 0.73 s
+    to 0.50 s and adult's from 3.5 s to 1.9 s (session 27).
 
     References
     ----------
