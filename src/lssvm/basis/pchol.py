@@ -14,7 +14,7 @@ instead of O(m^2).
 from __future__ import annotations
 
 import math
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -191,7 +191,11 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     n_cand = _FIRST_BLOCK
     # The per-point steps are small or memory-bound: BLAS on one thread for them (issue 17), the block
     # GEMM on the call's threads.  Only ever lowered and restored, never raised: the limit is process-wide.
-    with thread_scope(), ExitStack() as one_thread:  # the scope's plan also sizes the kernel's thread pool
+    # Small problems are left alone (their BLAS calls are below OpenBLAS's threading thresholds anyway,
+    # and the scope's plan costs about a millisecond).
+    manage = m * n_max >= 1 << 20
+    # The scope's plan also sizes the kernel's thread pool.
+    with thread_scope() if manage else nullcontext(), ExitStack() as one_thread:
         while len(selected) < n_max:
             if curve[-1] <= tol:
                 stop_reason = "tol"
@@ -213,7 +217,8 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
                 slot[cand] = np.arange(cand.size)
                 one_thread.close()
                 P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
-                one_thread.enter_context(blas_threads(1))
+                if manage:
+                    one_thread.enter_context(blas_threads(1))
                 # the kernel columns of the candidates of largest residual (the pivot's included), as many
                 # as the last block served, in one call: one pass over X per block, not per pivot (at
                 # m = 30,000, d = 104 a column alone took 20 ms); never more than two columns computed per
