@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SortedFoldScores", "ShiftedBlocks", "kth_of_shifted_blocks"]
+__all__ = ["CountGrid", "SortedFoldScores", "ShiftedBlocks", "kth_of_shifted_blocks"]
 
 _EPS = np.finfo(float).eps
 _TINY = np.finfo(float).smallest_subnormal
@@ -50,6 +50,8 @@ _MAX_WINDOW_SHARE = 0.25
 _NEWTON_STEPS = 1
 _WINDOW_VALUES = 8
 _TRIES = 3
+#: +inf values after each block in ShiftedBlocks.padded (windows up to this wide read no mask)
+_PAD = 16
 
 
 class ShiftedBlocks:
@@ -76,6 +78,11 @@ class ShiftedBlocks:
         self.sizes = np.diff(self.offsets)
         self.pooled = np.sort(self.S)
         self.finite = bool(np.isfinite(self.S).all())
+        # the blocks each followed by _PAD values +inf: a window of up to _PAD positions read from here
+        # holds its block's values from lo on and nothing of the next block (see select)
+        self.pad_starts = self.starts + _PAD * np.arange(self.sizes.size)
+        self.padded = np.full(self.S.size + _PAD * self.sizes.size, np.inf)
+        self.padded[np.repeat(self.pad_starts - self.starts, self.sizes) + np.arange(self.S.size)] = self.S
 
     def count_below(self, x):
         """How many values of each block are ``< x`` (..., K), for thresholds
@@ -90,16 +97,16 @@ class ShiftedBlocks:
         """Per block, the positions ``[lo, hi)`` whose shifted values may lie
         in ``[L, U]``: every value before ``lo`` is certainly ``< L``, every
         value from ``hi`` on certainly ``> U``."""
-        slack = 8 * _EPS * ((np.abs(L) + np.abs(U))[:, None] + np.abs(mu)) + 4 * _TINY
-        both = self.count_below(np.stack([(L[:, None] - mu) - slack, (U[:, None] - mu) + slack]))
+        both = self.count_below(np.stack(_thresholds(mu, L, U)))
         return both[0], both[1]
 
-    def select(self, mu, k, L, U):
+    def select(self, mu, k, L, U, cuts=None):
         """The k-th smallest where the windows of ``[L, U]`` certify it (t,),
         and which rows they certify (module docstring); ``(None, None)``
-        when the windows are too wide to be worth it."""
+        when the windows are too wide to be worth it.  ``cuts``: a
+        :class:`CountGrid` that finds the windows (else binary searches)."""
         t, K = mu.shape
-        lo, hi = self.windows(mu, L, U)
+        lo, hi = self.windows(mu, L, U) if cuts is None else cuts.windows(mu, L, U)
         width = hi - lo
         w = int(width.max(initial=0))
         if K * w > _MAX_WINDOW_SHARE * self.S.size:
@@ -110,9 +117,14 @@ class ShiftedBlocks:
         if w == 0 or not ok.any():
             return out, np.zeros(t, dtype=bool)
         pos = np.arange(w)
-        idx = np.minimum((self.starts + lo)[:, :, None] + pos, self.S.size - 1)
-        vals = mu[:, :, None] + self.S[idx]
-        vals[pos >= width[:, :, None]] = np.inf
+        if w <= _PAD:
+            # positions lo .. lo + w of each block, past hi too: those values are certainly > U (or +inf
+            # padding), so they cannot be the rank-th smallest of a window whose rank-th value is <= U, and a
+            # rank-th value above U is refused by the certificate below either way
+            vals = mu[:, :, None] + self.padded[(self.pad_starts + lo)[:, :, None] + pos]
+        else:
+            vals = mu[:, :, None] + self.S[np.minimum((self.starts + lo)[:, :, None] + pos, self.S.size - 1)]
+            vals[pos >= width[:, :, None]] = np.inf
         vals = vals.reshape(t, K * w)
         vals.sort(axis=1)
         q = vals[np.arange(t), np.clip(rank, 1, K * w) - 1]
@@ -161,20 +173,29 @@ def kth_of_shifted_blocks(mu, blocks, k):
     a, b = max(k - 1 - g, 0), min(k - 1 + g, m - 1)
     spacing = (P[b] - P[a]) / (b - a)  # of the pooled scores around rank k; 0 where they tie
     q = P[k - 1] + mu @ (blocks.sizes / m)
+    grid = None
     if spacing > 0:
+        grid = _count_grid(blocks, q[:, None] - mu, spacing)
         for _ in range(_NEWTON_STEPS):
-            q = q - (blocks.count_below(q[:, None] - mu).sum(axis=1) - k + 0.5) * spacing
+            below = (blocks.count_below if grid is None else grid.count_about)(q[:, None] - mu)
+            q = q - (below.sum(axis=1) - k + 0.5) * spacing
         half = np.full(t, _WINDOW_VALUES * spacing)
     else:
         half = 64 * _EPS * np.abs(q) + 4 * _TINY
     out = np.empty(t)
     todo = np.arange(t)
-    for _ in range(_TRIES):
+    tries = 0
+    while tries < _TRIES:
         if not np.isfinite(q[todo] - half[todo]).all() or not np.isfinite(q[todo] + half[todo]).all():
             break
-        got, ok = blocks.select(mu[todo], k, q[todo] - half[todo], q[todo] + half[todo])
+        got, ok = blocks.select(mu[todo], k, q[todo] - half[todo], q[todo] + half[todo], cuts=grid)
         if got is None:
-            break
+            if grid is None:
+                break
+            grid = None  # the table's windows were too wide (thresholds off its range): search instead
+            continue
+        grid = None  # the first try only: wider windows leave the table's range
+        tries += 1
         out[todo[ok]] = got[ok]
         todo = todo[~ok]
         if todo.size == 0:
@@ -182,6 +203,109 @@ def kth_of_shifted_blocks(mu, blocks, k):
         half[todo] *= 8
     out[todo] = blocks.full_kth(mu[todo], k)
     return out
+
+
+#: the count table's cell, in the pooled scores' spacing, its margin around the guesses' thresholds (in
+#: spacings), and its largest size (cells per score) before binary searches are cheaper
+_GRID_CELL = 0.5
+_GRID_MARGIN = 4 * _WINDOW_VALUES
+_GRID_MAX_CELLS = 4
+
+
+def _count_grid(blocks, x, spacing):
+    """A :class:`CountGrid` over the thresholds ``x`` (t, K) of the first
+    guess with a margin for the Newton step and the first window, or None
+    where it would need more than ``_GRID_MAX_CELLS`` cells per score."""
+    cell = _GRID_CELL * spacing
+    lo = float(x.min()) - _GRID_MARGIN * spacing
+    span = float(x.max()) + _GRID_MARGIN * spacing - lo
+    if not (np.isfinite(span) and span / cell <= _GRID_MAX_CELLS * blocks.S.size):
+        return None
+    return CountGrid(blocks, lo, cell, int(np.ceil(span / cell)))
+
+
+def _thresholds(mu, L, U):
+    """Score thresholds (t, K) below which a block's shifted values are
+    certainly ``< L``, and above which certainly ``> U``: ``L - mu`` and ``U -
+    mu`` widened by ``8 eps (|L| + |U| + |mu|)``, many times the rounding of
+    ``fl(mu + s)`` and of the thresholds themselves."""
+    slack = 8 * _EPS * ((np.abs(L) + np.abs(U))[:, None] + np.abs(mu)) + 4 * _TINY
+    return (L[:, None] - mu) - slack, (U[:, None] - mu) + slack
+
+
+class CountGrid:
+    """How many scores of each block lie below grid points: the counts that
+    :class:`ShiftedBlocks` finds by binary search, read from a table.
+
+    The grid ``b_g = lo + g * cell`` (g = 0..G) covers the score thresholds
+    a selection will ask about (they lie in a narrow range when the folds'
+    models agree, as CV+'s do); ``counts[j, g + 1] = #{s in S_j : s < b_g}``,
+    with ``counts[j, 0] = 0`` (below the grid) and ``counts[j, G + 2] =
+    n_j`` (above it).  A threshold's cell is found by arithmetic and then
+    checked against the stored ``b_g`` (so rounding in the arithmetic can
+    only widen a window, never cut a value wrongly): a lower cut counts the
+    scores below the last grid point ``<= x``, an upper cut those below the
+    first grid point ``> x``; a window is at most one cell wider each side
+    than the binary searches' window.
+
+    Parameters
+    ----------
+    blocks : ShiftedBlocks
+    lo, cell : float
+        First grid point and spacing (> 0).
+    G : int
+        Number of cells.
+
+    Notes
+    -----
+    O(m log G) to build (one binary search of every score among the grid
+    points); then O(1) per count, vectorised over the (t, K) thresholds
+    instead of one ``searchsorted`` call per block.  Hand-written: NumPy has
+    no batched search over K arrays.
+    """
+
+    def __init__(self, blocks, lo, cell, G):
+        self.b = lo + cell * np.arange(G + 1)
+        self.lo, self.cell, self.G = lo, cell, G
+        K = blocks.sizes.size
+        pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
+        block = np.repeat(np.arange(K), blocks.sizes)
+        table = np.zeros((K, G + 3), dtype=np.intp)
+        table[:, 1:] = np.bincount(block * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(axis=1)
+        self.flat = table.ravel()
+        self.row = (np.arange(K) * (G + 3))[None, :]
+
+    def _cell(self, x):
+        """floor((x - lo) / cell), clipped to [-1, G + 1] (finite x)."""
+        return np.clip(np.floor((x - self.lo) / self.cell), -1, self.G + 1).astype(np.intp)
+
+    def count_about(self, x):
+        """Counts of scores ``< x`` per block (t, K), up to one cell inside
+        the grid (and those below its ends outside it): for a guess, not
+        for a cut."""
+        return self.flat[self.row + np.minimum(self._cell(x), self.G) + 1]
+
+    def windows(self, mu, L, U):
+        """:meth:`ShiftedBlocks.windows` from the table (the positions
+        ``[lo, hi)`` per block), possibly a cell wider each side."""
+        x_lo, x_hi = _thresholds(mu, L, U)
+        g = self._cell(x_lo)  # want the last grid point <= x_lo (or -1: nothing cut)
+        while True:
+            bad = (g >= 0) & (g <= self.G)
+            bad[bad] = self.b[g[bad]] > x_lo[bad]
+            bad |= g > self.G
+            if not bad.any():
+                break
+            g[bad] -= 1
+        h = np.minimum(self._cell(x_hi) + 1, self.G + 1)  # want the first grid point > x_hi (or G + 1: nothing cut)
+        while True:
+            bad = (h >= 0) & (h <= self.G)
+            bad[bad] = self.b[h[bad]] <= x_hi[bad]
+            bad |= h < 0
+            if not bad.any():
+                break
+            h[bad] += 1
+        return self.flat[self.row + g + 1], self.flat[self.row + h + 1]
 
 
 class SortedFoldScores:

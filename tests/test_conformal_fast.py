@@ -1,0 +1,190 @@
+"""The CV+ call without its fixed costs (issue 19, session 27): contiguous
+folds without the splitter, the new points without scikit-learn's checks,
+no basis holders for "keep", and the order statistics' count table.
+
+Each fast path is compared with the route it skips (``resolve_folds``,
+``validate_data``, the hold-out engine with holders, binary searches, a full
+sort) on fresh random data.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import GroupKFold, KFold, ShuffleSplit
+
+import lssvm.cv.conformal_select as select_module
+from lssvm import SparseLSSVR
+from lssvm.cv import resolve_folds
+from lssvm.cv.conformal import conformal_ranks, kth_smallest
+from lssvm.cv.conformal_select import CountGrid, ShiftedBlocks, SortedFoldScores
+from lssvm.cv.contiguous import contiguous_folds
+
+
+def fitted(rng, m=60, d=3, n_basis=8, **kw):
+    X = rng.standard_normal((m, d))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(m)
+    est = SparseLSSVR(gamma=0.3, alpha=0.1, basis="random", n_basis=n_basis, random_state=0, **kw).fit(X, y)
+    return est, X, y
+
+
+# ------------------------------------------------------------------ folds
+@pytest.mark.parametrize("m", [2, 7, 10, 101])
+def test_contiguous_folds_are_the_splitters_folds(m):
+    for k in range(2, min(m, 12) + 1):
+        for cv in (k, KFold(k)):
+            got = contiguous_folds(cv, m)
+            ref = resolve_folds(cv, m)
+            assert len(got) == len(ref)
+            for a, b in zip(got, ref, strict=True):
+                np.testing.assert_array_equal(a, b)
+                assert a.dtype == np.intp
+
+
+def test_contiguous_folds_leave_everything_else_to_resolve_folds():
+    class MyKFold(KFold):
+        pass
+
+    groups = np.arange(10) % 3
+    for cv in (KFold(3, shuffle=True, random_state=0), MyKFold(3), GroupKFold(3), ShuffleSplit(2), "loo",
+               [(np.arange(5), np.arange(5, 10))], True, 1, 11, 2.0):
+        assert contiguous_folds(cv, 10) is None, cv
+    assert contiguous_folds(3, 10, groups) is None  # resolve_folds warns that an int ignores groups
+    assert contiguous_folds(KFold(3), 10, groups) is not None  # KFold ignores groups silently, as its split does
+
+
+def test_cv_plus_with_int_and_kfold_equals_explicit_folds(rng):
+    est, X, _ = fitted(rng)
+    Xt = rng.standard_normal((9, 3))
+    explicit = [(np.setdiff1d(np.arange(60), H), H) for H in np.array_split(np.arange(60), 4)]
+    ref = est.predict_interval(Xt, 0.8, "cv+", cv=explicit, basis_in_holdout="keep")
+    for cv in (4, KFold(4)):
+        np.testing.assert_array_equal(est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep"), ref)
+
+
+def test_cv_plus_bad_int_cv_still_gets_resolve_folds_errors(rng):
+    est, X, _ = fitted(rng)
+    with pytest.raises(ValueError, match="folds needs 2 <= cv"):
+        est.predict_interval(X[:3], 0.8, "cv+", cv=61)
+    with pytest.warns(UserWarning, match="groups is ignored"):
+        est.predict_interval(X[:3], 0.8, "cv+", cv=3, groups=np.arange(60) % 3)
+
+
+# ------------------------------------------------------------- new points
+def test_new_points_fast_path_matches_the_checked_route(rng):
+    est, X, _ = fitted(rng)
+    Xt = rng.standard_normal((6, 3))
+    ref = est.predict_interval(Xt, 0.8, "cv+", cv=3)
+    for variant in (Xt.tolist(), np.asfortranarray(Xt), Xt.copy()[::-1][::-1], Xt[:, [0, 1, 2]]):
+        np.testing.assert_allclose(est.predict_interval(variant, 0.8, "cv+", cv=3), ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("nan", "NaN"), ("inf", "infinity"), ("width", "features"), ("1d", "2D"), ("empty", "0 sample"),
+])
+def test_new_points_errors_are_scikit_learns(rng, bad, match):
+    est, X, _ = fitted(rng)
+    Xt = rng.standard_normal((4, 3))
+    Xt = {"nan": np.where(np.eye(4, 3) > 0, np.nan, Xt), "inf": np.where(np.eye(4, 3) > 0, np.inf, Xt),
+          "width": Xt[:, :2], "1d": Xt[0], "empty": Xt[:0]}[bad]
+    for method in ("cv+", "jackknife+"):
+        with pytest.raises(ValueError, match=match):
+            est.predict_interval(Xt, 0.8, method)
+
+
+def test_new_points_keep_the_feature_name_checks(rng):
+    X = pd.DataFrame(rng.standard_normal((40, 2)), columns=["a", "b"])
+    y = X["a"].to_numpy() + 0.1 * rng.standard_normal(40)
+    est = SparseLSSVR(gamma=0.5, alpha=0.1, basis="random", n_basis=6, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="feature names"):
+        est.predict_interval(X.to_numpy()[:3], 0.8, "cv+", cv=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.predict_interval(X.iloc[:3], 0.8, "cv+", cv=3)
+
+
+# -------------------------------------------------------- basis holders
+def test_keep_needs_no_basis_holders_and_other_modes_still_find_them(rng, monkeypatch):
+    import lssvm.cv.engine as engine_module
+
+    calls = []
+    real = engine_module.basis_holders
+    monkeypatch.setattr(engine_module, "basis_holders", lambda *a: calls.append(1) or real(*a))
+    est, X, _ = fitted(rng)
+    est.predict_interval(X[:3], 0.8, "cv+", cv=3, basis_in_holdout="keep")
+    assert calls == []
+    est.predict_interval(X[:3], 0.8, "cv+", cv=3, basis_in_holdout="remove")
+    assert calls == [1]
+
+
+# ------------------------------------------------------------ count table
+def test_count_table_windows_contain_the_binary_search_windows(rng):
+    # conservative cuts: never more values cut than the exact searches cut, at most a cell's worth fewer
+    for _ in range(30):
+        K = int(rng.integers(2, 9))
+        sizes = rng.integers(1, 40, K)
+        scores = np.abs(rng.standard_normal(sizes.sum()))
+        if rng.random() < 0.5:
+            scores = np.round(scores, 1)  # ties on and off the grid points
+        offsets = np.r_[0, np.cumsum(sizes)]
+        S = np.concatenate([np.sort(scores[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)])
+        blocks = ShiftedBlocks(S, offsets)
+        cell = float(rng.choice([0.01, 0.1, 0.5]))
+        lo = float(rng.uniform(-1, 1))
+        grid = CountGrid(blocks, lo, cell, int(rng.integers(1, 60)))
+        t = 25
+        mu = rng.standard_normal((t, K))
+        L = rng.uniform(-1, 2, t)
+        U = L + rng.uniform(0, 1, t)
+        a, b = blocks.windows(mu, L, U)
+        ga, gb = grid.windows(mu, L, U)
+        assert (ga <= a).all() and (gb >= b).all()
+        x = rng.uniform(grid.b[0], grid.b[-1], (t, K))
+        about = grid.count_about(x)
+        assert (blocks.count_below(x - cell) <= about).all() and (about <= blocks.count_below(x + cell)).all()
+
+
+def test_windows_do_the_work_with_the_count_table(rng, monkeypatch):
+    # CV+-like values: the first try reads the table and certifies almost every row (no full sort)
+    tries, full = [], []
+    real_select, real_full = ShiftedBlocks.select, ShiftedBlocks.full_kth
+
+    def select(self, mu, k, L, U, cuts=None):
+        out, ok = real_select(self, mu, k, L, U, cuts)
+        tries.append((cuts is not None, mu.shape[0], ok.sum()))
+        return out, ok
+
+    monkeypatch.setattr(ShiftedBlocks, "select", select)
+    monkeypatch.setattr(ShiftedBlocks, "full_kth", lambda self, mu, k: full.append(1) or real_full(self, mu, k))
+    m, K, t = 2000, 10, 60
+    scores = np.abs(0.3 * rng.standard_normal((m, 1)))
+    folds = np.array_split(rng.permutation(m), K)
+    values = rng.standard_normal((t, 1, 1)) + 0.02 * rng.standard_normal((t, K, 1))
+    ranks = conformal_ranks(0.9, m)
+    got = SortedFoldScores(scores, folds).bounds(values, ranks)
+    table, rows, certified = tries[0]
+    assert table and rows == 2 * t and certified >= 0.95 * rows and full == []
+    fold_of = np.empty(m, dtype=np.intp)
+    for k, H in enumerate(folds):
+        fold_of[H] = k
+    centres = values[:, fold_of]
+    ref = np.stack([kth_smallest(centres - scores[None], ranks[0]), kth_smallest(centres + scores[None], ranks[1])], 1)
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_padded_windows_past_hi_cannot_fool_the_certificate(rng, monkeypatch):
+    # windows read past hi (into larger values and the +inf padding); with tiny blocks and every rank the
+    # result must stay the exact k-th smallest
+    monkeypatch.setattr(select_module, "_MIN_FOLD_ROWS", 1)
+    monkeypatch.setattr(select_module, "_MAX_WINDOW_SHARE", 1.0)
+    for _ in range(200):
+        K = int(rng.integers(2, 5))
+        sizes = rng.integers(1, 6, K)
+        S = np.concatenate([np.sort(np.round(rng.random(n) * 4, 1)) for n in sizes])
+        blocks = ShiftedBlocks(S, np.r_[0, np.cumsum(sizes)])
+        mu = np.round(rng.standard_normal((3, K)), 1)
+        allv = np.sort(np.concatenate([mu[:, [j]] + S[a:b] for j, (a, b) in enumerate(
+            zip(np.r_[0, np.cumsum(sizes)][:-1], np.cumsum(sizes), strict=True))], axis=1), axis=1)
+        for k in range(1, S.size + 1):
+            np.testing.assert_array_equal(select_module.kth_of_shifted_blocks(mu, blocks, k), allv[:, k - 1])
