@@ -188,3 +188,62 @@ def test_padded_windows_past_hi_cannot_fool_the_certificate(rng, monkeypatch):
             zip(np.r_[0, np.cumsum(sizes)][:-1], np.cumsum(sizes), strict=True))], axis=1), axis=1)
         for k in range(1, S.size + 1):
             np.testing.assert_array_equal(select_module.kth_of_shifted_blocks(mu, blocks, k), allv[:, k - 1])
+
+
+# ---------------------------------------------------------------- threads
+def test_fold_threads_rule(tmp_path, monkeypatch):
+    import lssvm.cv.fold_threads as threads_module
+
+    queue = tmp_path / "loadavg"
+    monkeypatch.setattr(threads_module, "usable_cores", lambda: 2)
+    queue.write_text("0.5 0.4 0.3 1/300 12345\n")
+    assert threads_module.fold_threads(None, str(queue)) == 2  # only the caller runs: a core is free
+    queue.write_text("3.5 3.4 3.3 3/300 12345\n")
+    assert threads_module.fold_threads(None, str(queue)) == 1  # busy: serial
+    assert threads_module.fold_threads(None, str(tmp_path / "missing")) == 1
+    queue.write_text("garbage\n")
+    assert threads_module.fold_threads(None, str(queue)) == 1
+    assert threads_module.fold_threads(1, str(queue)) == 1
+    assert threads_module.fold_threads(-1, str(queue)) == 2
+    monkeypatch.setattr(threads_module, "usable_cores", lambda: 1)
+    queue.write_text("0.5 0.4 0.3 1/300 12345\n")
+    assert threads_module.fold_threads(None, str(queue)) == 1
+    monkeypatch.setattr(threads_module, "in_parallel_region", lambda: True)
+    monkeypatch.setattr(threads_module, "usable_cores", lambda: 2)
+    assert threads_module.fold_threads(-1, str(queue)) == 1
+
+
+def test_run_split_runs_every_item_once_and_raises_after_both_halves():
+    import threading
+
+    from lssvm.cv.fold_threads import run_split
+
+    for n, threads in [(0, 2), (1, 2), (5, 1), (7, 2), (10, 2)]:
+        seen = []
+        run_split(lambda k: seen.append((k, threading.get_ident())), n, threads)
+        assert sorted(k for k, _ in seen) == list(range(n))
+        assert len({tid for _, tid in seen}) == (2 if threads == 2 and n >= 2 else min(n, 1))
+    done = []
+
+    def fails(k):
+        done.append(k)
+        if k in (0, 6):
+            raise ValueError(f"fold {k}")
+
+    with pytest.raises(ValueError, match="fold 0"):
+        run_split(fails, 8, 2)
+    assert sorted(done) == [0, 4, 5, 6]  # each half stops at its own failure; both have stopped
+
+
+@pytest.mark.parametrize("mode", ["keep", "train", "remove"])
+def test_two_threads_give_the_serial_intervals(rng, monkeypatch, mode):
+    import lssvm.estimators._intervals as intervals_module
+
+    est, X, _ = fitted(rng, m=120, n_basis=10)
+    Xt = rng.standard_normal((7, 3))
+    out = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(intervals_module, "fold_threads", lambda n_jobs, threads=threads: threads)
+        out[threads] = est.predict_interval(Xt, 0.8, "cv+", cv=KFold(6, shuffle=True, random_state=1),
+                                            basis_in_holdout=mode)
+    np.testing.assert_array_equal(out[1], out[2])

@@ -49,6 +49,7 @@ from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
 from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
+from .fold_threads import run_split
 from .folds import _check_partition
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 from .holdout_guard import EPS, GUARD_RTOL, warn_inaccurate
@@ -287,7 +288,7 @@ def _hside_fit(fac, Hp, E, a):
 _SERIAL_FLOPS = 1e9
 
 
-def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove", threads=1):
     """Out-of-fold predictions and the K fold models of CV+, in one pass.
 
     Parameters
@@ -298,6 +299,10 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
         :func:`lssvm.cv.resolve_folds`).
     alpha : float
     basis_in_holdout : {"remove", "keep", "train"}
+    threads : int, default=1
+        Threads for a small problem's folds (below ``_SERIAL_FLOPS``; from
+        :func:`lssvm.cv.fold_threads.fold_threads`); larger ones use lssvm's
+        thread rule.
 
     Returns
     -------
@@ -357,8 +362,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
                 for H, p, E, _ in plans)
     if flops < _SERIAL_FLOPS:
         with single_threaded_blas():
-            for k in range(len(folds)):
-                work(k)
+            run_split(work, len(folds), threads)
     else:
         parallel_map(work, range(len(folds)))
     return oof, FoldValues(fac, B, b0, refits)

@@ -22,6 +22,7 @@ from ..cv.conformal import (
 )
 from ..cv.conformal_select import SortedFoldScores
 from ..cv.contiguous import contiguous_folds
+from ..cv.fold_threads import fold_threads
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
@@ -190,10 +191,11 @@ class SparseIntervalMixin:
         CV+ at m = 2,000.  A larger one lets the folds run one per core."""
         fac = engine.fac
         small = fac.rank <= _SMALL_RANK and fac.n_samples * fac.rank**2 <= _ONE_THREAD_FLOPS
+        threads = fold_threads(getattr(engine, "n_jobs", None)) if small else 1  # before the scope: it counts
         with single_threaded_blas() if small else nullcontext():
-            return self._cv_plus_bounds(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            return self._cv_plus_bounds(engine, X, coverage, a, cv, groups, basis_in_holdout, threads)
 
-    def _cv_plus_bounds(self, engine, X, coverage, a, cv, groups, basis_in_holdout):
+    def _cv_plus_bounds(self, engine, X, coverage, a, cv, groups, basis_in_holdout, threads=1):
         fac = engine.fac
         m, v = fac.n_samples, fac.z.shape[1]
         folds = contiguous_folds(cv, m, groups)
@@ -201,7 +203,7 @@ class SparseIntervalMixin:
             folds = engine.resolve_cv(cv, groups, classifier=False)
         # "keep" never removes a basis point: no need to find the rows that hold them
         holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
-        oof, models = cv_plus_folds(holdout, folds, a, basis_in_holdout)
+        oof, models = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
         sorted_scores = SortedFoldScores(np.abs(fac.y_centered + fac.y_mean - oof), folds)
         ranks = conformal_ranks(coverage, m)
         out = np.empty((X.shape[0], 2, v))
