@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
-from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
+from .fold_moments import fold_fit, hside_cost, moments_cost, rows_of, stable_fold_fit
 from .fold_threads import run_split
 from .folds import _check_partition
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
@@ -356,7 +356,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
             oof[H] = engine.predict(H, a, basis_in_holdout)
         else:
             B[:, k], b0[k] = model.beta, model.b0
-            oof[H] = fac.M[H] @ model.beta + model.b0
+            oof[H] = rows_of(fac.M, H) @ model.beta + model.b0
 
     flops = sum(min(moments_cost(H.size, p.size, r, E.size), hside_cost(H.size, p.size, r, E.size))
                 for H, p, E, _ in plans)
