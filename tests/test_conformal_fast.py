@@ -247,3 +247,44 @@ def test_two_threads_give_the_serial_intervals(rng, monkeypatch, mode):
         out[threads] = est.predict_interval(Xt, 0.8, "cv+", cv=KFold(6, shuffle=True, random_state=1),
                                             basis_in_holdout=mode)
     np.testing.assert_array_equal(out[1], out[2])
+
+
+def test_rows_of_is_a_view_only_for_ascending_runs(rng):
+    from lssvm.cv.fold_moments import rows_of
+
+    A = rng.standard_normal((12, 3))
+    for rows in ([3, 4, 5], [7], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [5, 4, 3], [2, 4, 3], [1, 3], [4, 2, 3, 5]):
+        rows = np.array(rows, dtype=np.intp)
+        got = rows_of(A, rows)
+        np.testing.assert_array_equal(got, A[rows])
+        assert np.shares_memory(got, A) == (rows.size == 1 or bool((np.diff(rows) == 1).all()))
+
+
+def test_contiguous_folds_as_views_equal_the_same_folds_shuffled_within(rng):
+    # the same partition: ascending ranges (views of M) and each fold's rows reversed (copies)
+    est, X, _ = fitted(rng, m=90, n_basis=9)
+    Xt = rng.standard_normal((8, 3))
+    folds = np.array_split(np.arange(90), 3)
+    as_views = [(np.setdiff1d(np.arange(90), H), H) for H in folds]
+    as_copies = [(np.setdiff1d(np.arange(90), H), H[::-1].copy()) for H in folds]
+    for mode in ("keep", "train", "remove"):
+        a = est.predict_interval(Xt, 0.8, "cv+", cv=as_views, basis_in_holdout=mode)
+        b = est.predict_interval(Xt, 0.8, "cv+", cv=as_copies, basis_in_holdout=mode)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["remove", "keep", "train"])
+def test_cv_plus_with_int_cv_equals_brute_force(rng, mode):
+    # the whole fast call (contiguous folds, row views, no holders for keep, the count table) against refits
+    from test_intervals import brute_cv_plus
+
+    m = 96
+    X = rng.standard_normal((m, 3))
+    Y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m)
+    Xt = rng.standard_normal((11, 3))
+    est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=12, random_state=0).fit(X, Y)
+    folds = np.array_split(np.arange(m), 5)
+    for alpha in (0.05, 2.0):
+        fast = est.predict_interval(Xt, 0.8, "cv+", alpha=alpha, cv=5, basis_in_holdout=mode)
+        ref = brute_cv_plus(est, X, Y, Xt, folds, mode, alpha, 0.8)[:, :, 0]
+        assert np.abs(fast - ref).max() / np.abs(ref).max() < 1e-8
