@@ -288,3 +288,32 @@ def test_cv_plus_with_int_cv_equals_brute_force(rng, mode):
         fast = est.predict_interval(Xt, 0.8, "cv+", alpha=alpha, cv=5, basis_in_holdout=mode)
         ref = brute_cv_plus(est, X, Y, Xt, folds, mode, alpha, 0.8)[:, :, 0]
         assert np.abs(fast - ref).max() / np.abs(ref).max() < 1e-8
+
+
+def test_rows_off_the_count_table_are_searched_and_stay_exact(rng, monkeypatch):
+    # a narrow table margin puts some rows' thresholds off the table: those rows take binary searches in the
+    # same try, the others the table; every bound stays the exact order statistic
+    monkeypatch.setattr(select_module, "_GRID_MARGIN", 1.0)
+    calls = []
+    real = ShiftedBlocks.select
+
+    def select(self, mu, k, L, U, cuts=None):
+        calls.append((cuts is not None, mu.shape[0]))
+        return real(self, mu, k, L, U, cuts)
+
+    monkeypatch.setattr(ShiftedBlocks, "select", select)
+    m, K, t = 600, 6, 80
+    scores = np.abs(rng.standard_normal((m, 1)))
+    folds = np.array_split(rng.permutation(m), K)
+    values = rng.standard_normal((t, 1, 1)) + 0.05 * rng.standard_normal((t, K, 1))
+    values[:5] += 0.5 * rng.standard_normal((5, K, 1))  # a few rows whose folds disagree
+    ranks = conformal_ranks(0.9, m)
+    got = SortedFoldScores(scores, folds).bounds(values, ranks)
+    first = calls[:2]
+    assert first[0][0] and not first[1][0] and first[0][1] + first[1][1] == 2 * t  # split between both routes
+    fold_of = np.empty(m, dtype=np.intp)
+    for k, H in enumerate(folds):
+        fold_of[H] = k
+    centres = values[:, fold_of]
+    ref = np.stack([kth_smallest(centres - scores[None], ranks[0]), kth_smallest(centres + scores[None], ranks[1])], 1)
+    np.testing.assert_array_equal(got, ref)

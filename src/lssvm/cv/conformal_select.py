@@ -12,7 +12,7 @@ block.
 
 **Certificate.**  For any ``L <= U``, cut each block into the values
 certainly ``< L``, a window, and the values certainly ``> U`` (binary search
-on the sorted scores with thresholds widened by ``8 eps (|L| + |U| + |mu_j|)``,
+on the sorted scores with thresholds widened by ``8 eps (|L| + |U| + max_j |mu_j|)``,
 many times the rounding of ``fl(mu + s)`` and of the thresholds).  Let ``q``
 be the ``(k - #below)``-th smallest of the window values, computed exactly
 as the brute force computes them.  If ``L <= q <= U``, every value cut below
@@ -78,6 +78,7 @@ class ShiftedBlocks:
         self.sizes = np.diff(self.offsets)
         self.pooled = np.sort(self.S)
         self.finite = bool(np.isfinite(self.S).all())
+        self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
         # the blocks each followed by _PAD values +inf: a window of up to _PAD positions read from here
         # holds its block's values from lo on and nothing of the next block (see select)
         self.pad_starts = self.starts + _PAD * np.arange(self.sizes.size)
@@ -184,30 +185,40 @@ def kth_of_shifted_blocks(mu, blocks, k):
         half = 64 * _EPS * np.abs(q) + 4 * _TINY
     out = np.empty(t)
     todo = np.arange(t)
-    tries = 0
-    while tries < _TRIES:
-        if not np.isfinite(q[todo] - half[todo]).all() or not np.isfinite(q[todo] + half[todo]).all():
+    for attempt in range(_TRIES):
+        L, U = q[todo] - half[todo], q[todo] + half[todo]
+        if not (np.isfinite(L).all() and np.isfinite(U).all()):
             break
-        got, ok = blocks.select(mu[todo], k, q[todo] - half[todo], q[todo] + half[todo], cuts=grid)
+        got, ok = _select_rows(blocks, mu[todo], k, L, U, grid if attempt == 0 else None)
         if got is None:
-            if grid is None:
-                break
-            grid = None  # the table's windows were too wide (thresholds off its range): search instead
-            continue
-        grid = None  # the first try only: wider windows leave the table's range
-        tries += 1
+            break
         out[todo[ok]] = got[ok]
         todo = todo[~ok]
         if todo.size == 0:
             return out
-        half[todo] *= 8
+        half[todo] *= 8  # wider windows, by binary search (off the table's range)
     out[todo] = blocks.full_kth(mu[todo], k)
     return out
 
 
+def _select_rows(blocks, mu, k, L, U, grid):
+    """:meth:`ShiftedBlocks.select`, its windows read from ``grid`` for the
+    rows whose thresholds it covers and found by binary search for the rest;
+    ``(None, None)`` when the windows are too wide for all rows."""
+    inside = np.zeros(L.size, dtype=bool) if grid is None else grid.covers(mu, L, U)
+    if inside.all() or not inside.any():
+        return blocks.select(mu, k, L, U, cuts=grid if inside.all() else None)
+    out, ok, any_done = np.full(L.size, np.nan), np.zeros(L.size, dtype=bool), False
+    for rows, cuts in ((inside, grid), (~inside, None)):
+        got, good = blocks.select(mu[rows], k, L[rows], U[rows], cuts=cuts)
+        if got is not None:
+            out[rows], ok[rows], any_done = got, good, True
+    return (out, ok) if any_done else (None, None)
+
+
 #: the count table's cell, in the pooled scores' spacing, its margin around the guesses' thresholds (in
 #: spacings), and its largest size (cells per score) before binary searches are cheaper
-_GRID_CELL = 0.5
+_GRID_CELL = 1.0
 _GRID_MARGIN = 4 * _WINDOW_VALUES
 _GRID_MAX_CELLS = 4
 
@@ -227,9 +238,10 @@ def _count_grid(blocks, x, spacing):
 def _thresholds(mu, L, U):
     """Score thresholds (t, K) below which a block's shifted values are
     certainly ``< L``, and above which certainly ``> U``: ``L - mu`` and ``U -
-    mu`` widened by ``8 eps (|L| + |U| + |mu|)``, many times the rounding of
-    ``fl(mu + s)`` and of the thresholds themselves."""
-    slack = 8 * _EPS * ((np.abs(L) + np.abs(U))[:, None] + np.abs(mu)) + 4 * _TINY
+    mu`` widened by ``8 eps (|L| + |U| + max_j |mu_j|)``, many times the
+    rounding of ``fl(mu + s)`` and of the thresholds themselves."""
+    # one slack per row, from the row's largest |mu|: at least each entry's own
+    slack = (8 * _EPS * (np.abs(L) + np.abs(U) + np.abs(mu).max(axis=1)) + 4 * _TINY)[:, None]
     return (L[:, None] - mu) - slack, (U[:, None] - mu) + slack
 
 
@@ -269,15 +281,20 @@ class CountGrid:
         self.lo, self.cell, self.G = lo, cell, G
         K = blocks.sizes.size
         pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
-        block = np.repeat(np.arange(K), blocks.sizes)
         table = np.zeros((K, G + 3), dtype=np.intp)
-        table[:, 1:] = np.bincount(block * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(axis=1)
+        table[:, 1:] = np.bincount(blocks.block_of * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(1)
         self.flat = table.ravel()
         self.row = (np.arange(K) * (G + 3))[None, :]
 
     def _cell(self, x):
         """floor((x - lo) / cell), clipped to [-1, G + 1] (finite x)."""
         return np.clip(np.floor((x - self.lo) / self.cell), -1, self.G + 1).astype(np.intp)
+
+    def covers(self, mu, L, U):
+        """Rows (t,) whose window thresholds for ``[L, U]`` lie inside the
+        grid with a cell to spare (elsewhere its cuts would take a whole
+        block: such rows are better searched)."""
+        return (L - mu.max(axis=1) >= self.b[0] + self.cell) & (U - mu.min(axis=1) <= self.b[-1] - self.cell)
 
     def count_about(self, x):
         """Counts of scores ``< x`` per block (t, K), up to one cell inside
