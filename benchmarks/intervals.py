@@ -154,14 +154,15 @@ def cv_plus_parts(est, Xt, cv):
     statistics.  Uses lssvm internals (a benchmark, not an API)."""
     from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
     from lssvm.cv.conformal_select import SortedFoldScores
+    from lssvm.cv.contiguous import contiguous_folds
 
     engine = est._fitted_engine()
     fac = engine.fac
     Y = fac.y_centered + fac.y_mean
     parts = {}
-    parts["folds"], folds = best_of(lambda: engine.resolve_cv(cv), 5)
+    parts["folds"], folds = best_of(lambda: contiguous_folds(cv, fac.n_samples) or engine.resolve_cv(cv), 5)
     parts["fold models + residuals"], (oof, models) = best_of(
-        lambda: cv_plus_folds(engine.holdout_engine(), folds, est.alpha, "keep"), 5)
+        lambda: cv_plus_folds(engine.holdout_engine(holders=False), folds, est.alpha, "keep"), 5)
     parts["sorted scores"], scores = best_of(lambda: SortedFoldScores(np.abs(Y - oof), folds), 5)
     parts["kernel"], K_x = best_of(lambda: est.kernel_(Xt, est.basis_vectors_), 5)
     parts["fold values"], values = best_of(lambda: models(K_x), 5)
@@ -281,7 +282,8 @@ def mapie(args):
         print(f"\n{what}")
         print(md(pd.DataFrame(rows), index=False))
     if part_rows:
-        print("\nOur CV+ by part (ms, best of 5 each, one BLAS thread, n = 100), against one of MAPIE's fold fits")
+        print("\nOur CV+ by part (ms, best of 5 each, one BLAS thread and one Python thread, n = 100), against one "
+              "of MAPIE's fold fits")
         print(md(pd.DataFrame(part_rows), index=False))
     print(loadavg())
 

@@ -48,7 +48,7 @@ def rows_of(A, rows):
     """``A[rows]``: a view when ``rows`` is an ascending run of consecutive
     indices (the folds of an unshuffled k-fold), else a copy.  The view
     saves a copy of the fold's rows (h r floats) per fold."""
-    if rows.size and rows[-1] - rows[0] == rows.size - 1 and (rows.size < 2 or (np.diff(rows) == 1).all()):
+    if rows.size and rows[-1] - rows[0] == rows.size - 1 and (rows[1:] > rows[:-1]).all():
         return A[rows[0] : rows[-1] + 1]
     return A[rows]
 
@@ -110,7 +110,7 @@ def fold_fit(fac, H_out, E, alpha):
     N = rows_of(fac.M, H_out)
     Yc = rows_of(fac.y_centered, H_out)
     mr = m - H_out.size
-    s = N.sum(axis=0)
+    s = np.ones(N.shape[0]) @ N  # column sums (a GEMV: half the time of N.sum(axis=0))
     c = -Yc.sum(axis=0)  # the training rows' centred targets sum to minus the left-out ones'
     rhs = fac.z - N.T @ Yc
     rhs += np.outer(s, c / mr)
