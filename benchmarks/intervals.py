@@ -131,6 +131,10 @@ def coverage(args):
 
 
 # --------------------------------------------------------------------- MAPIE
+#: seconds before each timed call: longer than OpenBLAS's idle threads spin after a threaded product (~0.1 s)
+PAUSE = 0.15
+
+
 def best_of(func, repeats, cpu=None):
     """The best wall time of ``repeats`` calls and the last result; with a
     list ``cpu``, the best CPU time of this process (all its threads) is
@@ -229,18 +233,20 @@ def mapie(args):
                     cpu_ours, cpu_mapie, cpu_cold = [], [], []
                     for _ in range(reps):
                         # a pause before each call: BLAS threads still spinning after the other side's last
-                        # product would otherwise be charged (CPU and wall) to the next call
-                        time.sleep(0.05)
+                        # product would otherwise be charged (CPU and wall) to the next call.  OpenBLAS's idle
+                        # threads spin for about 0.1 s after a threaded product (measured: state R for 92-123 ms
+                        # here), so the pause is PAUSE = 0.15 s (it was 0.05 s, during which they still ran)
+                        time.sleep(PAUSE)
                         dt, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 1, cpu_ours)
                         t_ours = min(t_ours, dt)
-                        time.sleep(0.05)
+                        time.sleep(PAUSE)
                         dt, theirs = best_of(theirs_call, 1, cpu_mapie)
                         t_mapie = min(t_mapie, dt)
                         # cold: a fresh fit (not timed), then its first call (nothing cached from earlier calls)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             cold_est = fresh()
-                        time.sleep(0.05)
+                        time.sleep(PAUSE)
                         dt, cold = best_of(lambda: cold_est.predict_interval(Xt, 0.9, **kw), 1, cpu_cold)
                         t_cold = min(t_cold, dt) if np.isfinite(t_cold) else dt
                         # the same intervals (a fresh fit on multi-threaded BLAS may round differently)

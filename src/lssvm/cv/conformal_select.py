@@ -278,6 +278,7 @@ class CountGrid:
 
     def __init__(self, blocks, lo, cell, G):
         self.b = lo + cell * np.arange(G + 1)
+        self.b_pad = np.concatenate([[-np.inf], self.b, [np.inf]])
         self.lo, self.cell, self.G = lo, cell, G
         K = blocks.sizes.size
         pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
@@ -305,24 +306,20 @@ class CountGrid:
     def windows(self, mu, L, U):
         """:meth:`ShiftedBlocks.windows` from the table (the positions
         ``[lo, hi)`` per block), possibly a cell wider each side."""
-        x_lo, x_hi = _thresholds(mu, L, U)
-        g = self._cell(x_lo)  # want the last grid point <= x_lo (or -1: nothing cut)
+        x = np.stack(_thresholds(mu, L, U))  # (2, t, K): lower and upper cuts together
+        # j - 1 = the last grid point <= x (-1 below the grid), found by arithmetic and checked against the
+        # stored points, padded with -inf and +inf so that both checks stay in range
+        j = np.clip(np.floor((x - self.lo) / self.cell), -1, self.G) + 1
+        j = j.astype(np.intp)
         while True:
-            bad = (g >= 0) & (g <= self.G)
-            bad[bad] = self.b[g[bad]] > x_lo[bad]
-            bad |= g > self.G
-            if not bad.any():
+            down = self.b_pad[j] > x
+            up = self.b_pad[j + 1] <= x
+            if not (down.any() or up.any()):
                 break
-            g[bad] -= 1
-        h = np.minimum(self._cell(x_hi) + 1, self.G + 1)  # want the first grid point > x_hi (or G + 1: nothing cut)
-        while True:
-            bad = (h >= 0) & (h <= self.G)
-            bad[bad] = self.b[h[bad]] <= x_hi[bad]
-            bad |= h < 0
-            if not bad.any():
-                break
-            h[bad] += 1
-        return self.flat[self.row + g + 1], self.flat[self.row + h + 1]
+            j -= down
+            j += up
+        # lower cut: the scores below that point; upper cut: those below the next one (the first > x)
+        return self.flat[self.row + j[0]], self.flat[self.row + j[1] + 1]
 
 
 class SortedFoldScores:

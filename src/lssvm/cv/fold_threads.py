@@ -51,14 +51,12 @@ def fold_threads(n_jobs=None, loadavg="/proc/loadavg"):
         return 1
     if n_jobs is not None:
         return min(2, current_plan(n_jobs).threads)
-    if usable_cores() < 2:
-        return 1
-    try:
+    try:  # first the run queue (one read, ~6 us): busy machines stop here
         with open(loadavg) as f:
             running = int(f.read().split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return 1
-    return 2 if running <= 1 else 1
+    return 2 if running <= 1 and usable_cores() >= 2 else 1
 
 
 @functools.lru_cache(maxsize=1)
