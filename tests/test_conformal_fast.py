@@ -317,3 +317,76 @@ def test_rows_off_the_count_table_are_searched_and_stay_exact(rng, monkeypatch):
     centres = values[:, fold_of]
     ref = np.stack([kth_smallest(centres - scores[None], ranks[0]), kth_smallest(centres + scores[None], ranks[1])], 1)
     np.testing.assert_array_equal(got, ref)
+
+
+# ----------------------------------------------------------- equal folds
+def _brute(est, X, Y, Xt, folds, alpha):
+    from _reference import lstsq_solve
+
+    Z = est.basis_vectors_
+    oof = np.empty(X.shape[0])
+    at = np.empty((Xt.shape[0], len(folds)))
+    for k, H in enumerate(folds):
+        train = np.setdiff1d(np.arange(X.shape[0]), H)
+        a, b = lstsq_solve(est.kernel_(X[train], Z), est.kernel_(Z, Z), Y[train, None], alpha)
+        oof[H] = (est.kernel_(X[H], Z) @ a + b)[:, 0]
+        at[:, k] = (est.kernel_(Xt, Z) @ a + b)[:, 0]
+    return oof, at
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_equal_folds_in_one_pass_equal_brute_force_refits(rng, monkeypatch, shuffle):
+    import lssvm.cv.conformal as conformal_module
+
+    used = []
+    real = conformal_module.equal_folds_fit
+    monkeypatch.setattr(conformal_module, "equal_folds_fit", lambda *a: used.append(1) or real(*a))
+    est, X, y = fitted(rng, m=100, n_basis=11)
+    Xt = rng.standard_normal((9, 3))
+    cv = KFold(5, shuffle=True, random_state=3) if shuffle else KFold(5)
+    folds = [H for _, H in cv.split(X)]
+    for alpha in (1e-3, 0.1, 10.0):
+        oof, models = conformal_module.cv_plus_folds(est._holdout_engine(), folds, alpha, "keep")
+        ref_oof, ref_at = _brute(est, X, y, Xt, folds, alpha)
+        at = models(est.kernel_(Xt, est.basis_vectors_))[:, :, 0]
+        assert np.abs(oof[:, 0] - ref_oof).max() / np.abs(ref_oof).max() < 1e-8
+        assert np.abs(at - ref_at).max() / np.abs(ref_at).max() < 1e-8
+    assert len(used) == 3
+
+
+def test_equal_folds_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch):
+    from types import SimpleNamespace
+
+    import lssvm.cv.conformal as conformal_module
+    import lssvm.cv.fold_batch as batch_module
+
+    est, X, y = fitted(rng, m=100, n_basis=11)
+    Xt = rng.standard_normal((9, 3))
+    folds = np.array_split(np.arange(100), 4)
+    lapack, calls = batch_module.lapack, []
+
+    def dpotrf(*a, **k):  # the batch's second Cholesky reports failure
+        calls.append(1)
+        L, info = lapack.dpotrf(*a, **k)
+        return L, (1 if len(calls) == 2 else info)
+
+    monkeypatch.setattr(batch_module, "lapack", SimpleNamespace(dpotrf=dpotrf, dpotrs=lapack.dpotrs))
+    per_fold = []
+    real_fit = conformal_module.fold_fit
+    monkeypatch.setattr(conformal_module, "fold_fit", lambda *a: per_fold.append(1) or real_fit(*a))
+    oof, models = conformal_module.cv_plus_folds(est._holdout_engine(), folds, 0.1, "keep")
+    assert len(calls) == 4 and len(per_fold) == 1  # the failed fold, by the guarded route
+    ref_oof, ref_at = _brute(est, X, y, Xt, folds, 0.1)
+    at = models(est.kernel_(Xt, est.basis_vectors_))[:, :, 0]
+    assert np.abs(oof[:, 0] - ref_oof).max() / np.abs(ref_oof).max() < 1e-8
+    assert np.abs(at - ref_at).max() / np.abs(ref_at).max() < 1e-8
+
+
+def test_equal_folds_leave_ill_conditioned_problems_to_the_guarded_route():
+    from lssvm.cv.fold_batch import equal_folds_fit
+
+    rng = np.random.default_rng(37)
+    X = rng.normal(size=(10, 2)) * 3
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-2, basis=np.arange(5)).fit(
+        X, rng.normal(size=10))
+    assert equal_folds_fit(est.factorization_, [np.arange(5), np.arange(5, 10)], 1e-2) is None
