@@ -390,3 +390,24 @@ def test_equal_folds_leave_ill_conditioned_problems_to_the_guarded_route():
     est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-2, basis=np.arange(5)).fit(
         X, rng.normal(size=10))
     assert equal_folds_fit(est.factorization_, [np.arange(5), np.arange(5, 10)], 1e-2) is None
+
+
+def test_single_threaded_blas_sets_and_restores_the_limits():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from lssvm._parallel import single_threaded_blas
+
+    def blas_threads():
+        return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        with single_threaded_blas():
+            assert set(blas_threads()) == {1}
+            with single_threaded_blas():
+                assert set(blas_threads()) == {1}
+            assert set(blas_threads()) == {1}  # the outer scope still holds the limit
+        assert blas_threads() == before
+        with pytest.raises(RuntimeError), single_threaded_blas():
+            raise RuntimeError("inside")
+        assert blas_threads() == before

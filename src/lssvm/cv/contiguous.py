@@ -54,6 +54,6 @@ def contiguous_folds(cv, n_samples, groups=None):
         return None
     if not 2 <= k <= n_samples:
         return None
-    sizes = np.full(k, n_samples // k, dtype=np.intp)
-    sizes[: n_samples % k] += 1
-    return np.split(np.arange(n_samples, dtype=np.intp), np.cumsum(sizes)[:-1])
+    rows = np.arange(n_samples, dtype=np.intp)
+    q, extra = divmod(n_samples, k)
+    return [rows[j * q + min(j, extra) : (j + 1) * q + min(j + 1, extra)] for j in range(k)]

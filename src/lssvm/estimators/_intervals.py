@@ -127,7 +127,9 @@ class SparseIntervalMixin:
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
-        engine = self._fitted_engine()
+        engine = getattr(self, "_engine", None)
+        if engine is None or getattr(self, "_dual_coef_2d", None) is None or getattr(self, "factorization_", None) is None:
+            engine = self._fitted_engine()  # not fitted, or no factorisation: its errors
         if not engine.rows_in_memory:  # fitted on Dask: streamed in passes
             return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)
         engine = engine.in_memory("predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
