@@ -217,20 +217,23 @@ def _select_rows(blocks, mu, k, L, U, grid):
 
 
 #: the count table's cell, in the pooled scores' spacing, its margin around the guesses' thresholds (in
-#: spacings), and its largest size (cells per score) before binary searches are cheaper
+#: spacings), and its largest size (cells per score, and cells in all: memory K x cells) before binary
+#: searches are the better deal
 _GRID_CELL = 1.0
 _GRID_MARGIN = 4 * _WINDOW_VALUES
 _GRID_MAX_CELLS = 4
+_GRID_MAX_TOTAL = 1 << 16
 
 
 def _count_grid(blocks, x, spacing):
     """A :class:`CountGrid` over the thresholds ``x`` (t, K) of the first
     guess with a margin for the Newton step and the first window, or None
-    where it would need more than ``_GRID_MAX_CELLS`` cells per score."""
+    where it would need more than ``_GRID_MAX_CELLS`` cells per score or
+    ``_GRID_MAX_TOTAL`` in all."""
     cell = _GRID_CELL * spacing
     lo = float(x.min()) - _GRID_MARGIN * spacing
     span = float(x.max()) + _GRID_MARGIN * spacing - lo
-    if not (np.isfinite(span) and span / cell <= _GRID_MAX_CELLS * blocks.S.size):
+    if not (np.isfinite(span) and span / cell <= min(_GRID_MAX_CELLS * blocks.S.size, _GRID_MAX_TOTAL)):
         return None
     return CountGrid(blocks, lo, cell, int(np.ceil(span / cell)))
 
