@@ -193,7 +193,9 @@ def mapie(args):
             y = y + 0.3 * rng.standard_normal(m)
             Xt = rng.standard_normal((200, 5))
             # n = 100 random points, or the default basis rule (pivoted Cholesky, n_basis=None)
-            kw_basis = dict(basis="random", n_basis=100, random_state=0) if basis == "100" else dict(n_basis=None, random_state=0)
+            kw_basis = dict(n_basis=None, random_state=0)
+            if basis == "100":
+                kw_basis.update(basis="random", n_basis=100)
 
             def fresh():
                 return SparseLSSVR(gamma=0.2, alpha=1.0, **kw_basis).fit(X, y)
@@ -234,15 +236,15 @@ def mapie(args):
                     for _ in range(reps):
                         # a pause before each call: BLAS threads still spinning after the other side's last
                         # product would otherwise be charged (CPU and wall) to the next call.  OpenBLAS's idle
-                        # threads spin for about 0.1 s after a threaded product (measured: state R for 92-123 ms
-                        # here), so the pause is PAUSE = 0.15 s (it was 0.05 s, during which they still ran)
+                        # threads spin for about 0.1 s after a threaded product (measured: state R for
+                        # 92-123 ms here), so the pause is PAUSE = 0.15 s (it was 0.05 s: they still ran)
                         time.sleep(PAUSE)
                         dt, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 1, cpu_ours)
                         t_ours = min(t_ours, dt)
                         time.sleep(PAUSE)
                         dt, theirs = best_of(theirs_call, 1, cpu_mapie)
                         t_mapie = min(t_mapie, dt)
-                        # cold: a fresh fit (not timed), then its first call (nothing cached from earlier calls)
+                        # cold: a fresh fit (not timed), then its first call (nothing from earlier calls)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             cold_est = fresh()

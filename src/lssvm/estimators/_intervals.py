@@ -127,12 +127,14 @@ class SparseIntervalMixin:
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
             return self._saved_interval(X, coverage, method, alpha)
-        engine = getattr(self, "_engine", None)
-        if engine is None or getattr(self, "_dual_coef_2d", None) is None or getattr(self, "factorization_", None) is None:
+        engine = getattr(self, "_engine", None)  # read without sklearn's check_is_fitted when plainly fitted
+        fitted = getattr(self, "_dual_coef_2d", None) is not None and getattr(self, "factorization_", None) is not None
+        if engine is None or not fitted:
             engine = self._fitted_engine()  # not fitted, or no factorisation: its errors
         if not engine.rows_in_memory:  # fitted on Dask: streamed in passes
             return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)
-        engine = engine.in_memory("predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
+        engine = engine.in_memory(
+            "predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
         fac = engine.fac
         m = fac.n_samples
         coverage = check_interval_request(coverage, method, m)
