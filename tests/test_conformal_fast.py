@@ -411,3 +411,31 @@ def test_single_threaded_blas_sets_and_restores_the_limits():
         with pytest.raises(RuntimeError), single_threaded_blas():
             raise RuntimeError("inside")
         assert blas_threads() == before
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_run_split_in_a_forked_child_starts_its_own_worker():
+    import os
+
+    from lssvm.cv.fold_threads import run_split
+
+    run_split(lambda k: None, 4, 2)  # the parent's worker exists now
+    pid = os.fork()
+    if pid == 0:  # child: must not wait forever on the parent's (absent) worker thread
+        try:
+            seen = []
+            run_split(seen.append, 6, 2)
+            os._exit(0 if sorted(seen) == list(range(6)) else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = __import__("time").monotonic() + 20
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if __import__("time").monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung on the parent's worker thread")
+        __import__("time").sleep(0.01)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -25,6 +25,7 @@ on a busy machine the two halves share a core at about the serial cost.
 from __future__ import annotations
 
 import functools
+import os
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from .._parallel import in_parallel_region
@@ -62,6 +63,10 @@ def fold_threads(n_jobs=None, loadavg="/proc/loadavg"):
 @functools.lru_cache(maxsize=1)
 def _worker():
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="lssvm-cvplus")
+
+
+if hasattr(os, "register_at_fork"):  # a forked child has no worker thread: it must start its own, not wait
+    os.register_at_fork(after_in_child=_worker.cache_clear)
 
 
 def _run_range(func, start, stop):
