@@ -439,3 +439,15 @@ def test_run_split_in_a_forked_child_starts_its_own_worker():
             pytest.fail("the forked child hung on the parent's worker thread")
         __import__("time").sleep(0.01)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_equal_folds_gather_a_shuffled_partition_only_while_small(rng, monkeypatch):
+    import lssvm.cv.fold_batch as batch_module
+
+    est, X, y = fitted(rng, m=100, n_basis=11)
+    fac = est.factorization_
+    shuffled = np.array_split(rng.permutation(100), 4)
+    assert batch_module.equal_folds_fit(fac, shuffled, 0.1) is not None
+    monkeypatch.setattr(batch_module, "_MAX_GATHER", fac.M.size - 1)
+    assert batch_module.equal_folds_fit(fac, shuffled, 0.1) is None
+    assert batch_module.equal_folds_fit(fac, np.array_split(np.arange(100), 4), 0.1) is not None  # views

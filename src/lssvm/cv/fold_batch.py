@@ -39,6 +39,9 @@ from .holdout_guard import EPS, GUARD_RTOL
 
 __all__ = ["equal_folds_fit"]
 
+#: largest M (entries) gathered whole for a shuffled partition (32 MiB); beyond, fold by fold
+_MAX_GATHER = 1 << 22
+
 
 def equal_folds_fit(fac, folds, alpha, threads=1):
     """The models of K equal folds by their moments, and their out-of-fold
@@ -64,12 +67,14 @@ def equal_folds_fit(fac, folds, alpha, threads=1):
     failed : list of int
         Folds whose Cholesky failed (their entries are not set: refit them).
 
-    Or None when the free error bound passes ``GUARD_RTOL``.
+    Or None when the free error bound passes ``GUARD_RTOL``, or the folds
+    are a shuffled partition of an M larger than ``_MAX_GATHER`` entries
+    (the caller then goes fold by fold).
 
     Notes
     -----
     O(m r^2 + K r^3 / 3); memory O(m r) for a shuffled partition's gathered
-    rows (none for contiguous folds) and O(K r^2) for the Grams.
+    rows (none for contiguous folds) and O(r^2) per fold for its Gram.
     """
     lam = fac.eigenvalues
     if not EPS * (float(lam.max(initial=0.0)) + alpha) / alpha <= GUARD_RTOL:
@@ -80,8 +85,10 @@ def equal_folds_fit(fac, folds, alpha, threads=1):
     order = np.concatenate(folds)
     if order[0] == 0 and order[-1] == m - 1 and (order[1:] > order[:-1]).all():  # unshuffled: views of M
         N, Y = fac.M.reshape(K, h, r), fac.y_centered.reshape(K, h, v)
-    else:
+    elif fac.M.size <= _MAX_GATHER:
         N, Y = fac.M[order].reshape(K, h, r), fac.y_centered[order].reshape(K, h, v)
+    else:  # a shuffled partition of a large M: fold by fold, one fold's rows at a time
+        return None
     mr = float(m - h)
     s = np.ones(h) @ N  # (K, r) column sums
     c = -Y.sum(axis=1)  # (K, v)
