@@ -145,17 +145,18 @@ def test_count_table_windows_contain_the_binary_search_windows(rng):
         assert (blocks.count_below(x - cell) <= about).all() and (about <= blocks.count_below(x + cell)).all()
 
 
-def test_windows_do_the_work_with_the_count_table(rng, monkeypatch):
-    # CV+-like values: the first try reads the table and certifies almost every row (no full sort)
+def test_windows_at_guessed_positions_do_the_work(rng, monkeypatch):
+    # CV+-like values: the first try (windows around each block's guessed position, from the count table)
+    # certifies almost every row; no full sort
     tries, full = [], []
-    real_select, real_full = ShiftedBlocks.select, ShiftedBlocks.full_kth
+    real_at, real_full = ShiftedBlocks.select_at, ShiftedBlocks.full_kth
 
-    def select(self, mu, k, L, U, cuts=None):
-        out, ok = real_select(self, mu, k, L, U, cuts)
-        tries.append((cuts is not None, mu.shape[0], ok.sum()))
-        return out, ok
+    def select_at(self, mu, k, near):
+        q, ok = real_at(self, mu, k, near)
+        tries.append((mu.shape[0], ok.sum()))
+        return q, ok
 
-    monkeypatch.setattr(ShiftedBlocks, "select", select)
+    monkeypatch.setattr(ShiftedBlocks, "select_at", select_at)
     monkeypatch.setattr(ShiftedBlocks, "full_kth", lambda self, mu, k: full.append(1) or real_full(self, mu, k))
     m, K, t = 2000, 10, 60
     scores = np.abs(0.3 * rng.standard_normal((m, 1)))
@@ -163,14 +164,30 @@ def test_windows_do_the_work_with_the_count_table(rng, monkeypatch):
     values = rng.standard_normal((t, 1, 1)) + 0.02 * rng.standard_normal((t, K, 1))
     ranks = conformal_ranks(0.9, m)
     got = SortedFoldScores(scores, folds).bounds(values, ranks)
-    table, rows, certified = tries[0]
-    assert table and rows == 2 * t and certified >= 0.95 * rows and full == []
+    rows, certified = tries[0]
+    assert rows == 2 * t and certified >= 0.95 * rows and full == []
     fold_of = np.empty(m, dtype=np.intp)
     for k, H in enumerate(folds):
         fold_of[H] = k
     centres = values[:, fold_of]
     ref = np.stack([kth_smallest(centres - scores[None], ranks[0]), kth_smallest(centres + scores[None], ranks[1])], 1)
     np.testing.assert_array_equal(got, ref)
+
+
+def test_select_at_is_exact_wherever_it_certifies(rng):
+    # any guess, however poor: a certified row is the exact k-th smallest (ties, pads past the block ends)
+    for _ in range(300):
+        K = int(rng.integers(2, 6))
+        sizes = rng.integers(1, 12, K)
+        offsets = np.r_[0, np.cumsum(sizes)]
+        S = np.concatenate([np.sort(np.round(rng.random(n) * 3, 1)) for n in sizes])
+        blocks = ShiftedBlocks(S, offsets)
+        mu = np.round(rng.standard_normal((4, K)), 1)
+        allv = np.sort(np.concatenate([mu[:, [j]] + S[offsets[j]:offsets[j + 1]] for j in range(K)], axis=1), axis=1)
+        for k in range(1, S.size + 1):
+            near = rng.integers(-3, sizes.max() + 3, (4, K))
+            q, ok = blocks.select_at(mu, k, near)
+            np.testing.assert_array_equal(q[ok], allv[ok, k - 1])
 
 
 def test_padded_windows_past_hi_cannot_fool_the_certificate(rng, monkeypatch):
@@ -294,6 +311,9 @@ def test_rows_off_the_count_table_are_searched_and_stay_exact(rng, monkeypatch):
     # a narrow table margin puts some rows' thresholds off the table: those rows take binary searches in the
     # same try, the others the table; every bound stays the exact order statistic
     monkeypatch.setattr(select_module, "_GRID_MARGIN", 1.0)
+    # no row certified by the neighbours' first try: every row goes on to the thresholds' windows
+    monkeypatch.setattr(ShiftedBlocks, "select_at", lambda self, mu, k, near: (
+        np.full(mu.shape[0], np.nan), np.zeros(mu.shape[0], dtype=bool)))
     calls = []
     real = ShiftedBlocks.select
 

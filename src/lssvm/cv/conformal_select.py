@@ -22,9 +22,14 @@ only decides how often this holds and how wide the windows are.
 
 **Guess.**  ``q0 = P[k] + sum_j n_j mu_j / m`` (P the pooled sorted scores,
 n_j the fold sizes), one Newton step on the number of values below it (slope
-from the pooled scores' local spacing), and windows of about 8 values'
-spacing either side; rows not certified retry with 8x wider windows, then
-take the full selection.
+from the pooled scores' local spacing; counts read from a table,
+:class:`CountGrid`).  First try (session 27): in each block, 8 positions
+around the guess's position, certified by their neighbours instead of
+thresholds (:meth:`ShiftedBlocks.select_at`: no slack to reason about, about
+half the NumPy calls).  Rows it does not certify take windows of about 8
+values' spacing either side of the guess (cut by the certificate above, from
+the table or by binary search), then 8x wider windows, then the full
+selection.
 
 Cost: O(t K log m) plus a sort of about t x 16 values when the folds'
 models agree closely (as CV+ fold models do); O(t m) at worst.  The result
@@ -50,8 +55,10 @@ _MAX_WINDOW_SHARE = 0.25
 _NEWTON_STEPS = 1
 _WINDOW_VALUES = 8
 _TRIES = 3
-#: +inf values after each block in ShiftedBlocks.padded (windows up to this wide read no mask)
+#: +inf values after each block in ShiftedBlocks.padded (windows up to this wide read no mask), and the
+#: window of ShiftedBlocks.select_at (positions per block)
 _PAD = 16
+_AT = 8
 
 
 class ShiftedBlocks:
@@ -79,10 +86,11 @@ class ShiftedBlocks:
         self.pooled = np.sort(self.S)
         self.finite = bool(np.isfinite(self.S).all())
         self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
-        # the blocks each followed by _PAD values +inf: a window of up to _PAD positions read from here
-        # holds its block's values from lo on and nothing of the next block (see select)
-        self.pad_starts = self.starts + _PAD * np.arange(self.sizes.size)
-        self.padded = np.full(self.S.size + _PAD * self.sizes.size, np.inf)
+        # the blocks each between one -inf and _PAD values +inf: a window of up to _PAD positions read from
+        # here holds its block's values from lo on and nothing of the next block (see select, select_at)
+        self.pad_starts = self.starts + (_PAD + 1) * np.arange(self.sizes.size) + 1
+        self.padded = np.full(self.S.size + (_PAD + 1) * self.sizes.size, np.inf)
+        self.padded[self.pad_starts - 1] = -np.inf
         self.padded[np.repeat(self.pad_starts - self.starts, self.sizes) + np.arange(self.S.size)] = self.S
 
     def count_below(self, x):
@@ -132,6 +140,30 @@ class ShiftedBlocks:
         ok &= (q >= L) & (q <= U)
         out[ok] = q[ok]
         return out, ok
+
+    def select_at(self, mu, k, near):
+        """The k-th smallest from windows of ``_AT`` positions per block
+        around ``near`` (t, K), a guess of the answer's position in each
+        block, and which rows it certifies; (t,), (t,).
+
+        No thresholds: the windows' neighbours decide.  Every value cut
+        below a window is ``<=`` its block's value just before the window,
+        every value cut above ``>=`` the one just after (blocks sorted,
+        ``fl(mu + s)`` monotone in ``s``).  With ``q`` the ``(k - #below)``-th
+        smallest window value, ``max(before) <= q <= min(after)`` gives
+        ``#(values < q) < k <= #(values <= q)``: ``q`` is the k-th smallest,
+        bit for bit.  (A window running past its block reads +inf padding;
+        a ``q`` of +inf would need nothing cut above, so it cannot pass.)"""
+        t, K = mu.shape
+        pos = np.clip(near - _AT // 2, 0, self.sizes - 1)
+        base = self.pad_starts + pos
+        vals = (mu[:, :, None] + self.padded[base[:, :, None] + np.arange(_AT)]).reshape(t, K * _AT)
+        vals.sort(axis=1)
+        rank = k - pos.sum(axis=1)
+        ok = (rank >= 1) & (rank <= K * _AT)
+        q = vals[np.arange(t), np.clip(rank, 1, K * _AT) - 1]
+        ok &= ((mu + self.padded[base - 1]).max(axis=1) <= q) & (q <= (mu + self.padded[base + _AT]).min(axis=1))
+        return q, ok
 
     def full_kth(self, mu, k):
         """The k-th smallest by a full selection over the t x m values: the
@@ -185,6 +217,12 @@ def kth_of_shifted_blocks(mu, blocks, k):
         half = 64 * _EPS * np.abs(q) + 4 * _TINY
     out = np.empty(t)
     todo = np.arange(t)
+    if grid is not None:  # first, windows around each block's guessed position, certified by their neighbours
+        got, ok = blocks.select_at(mu, k, grid.count_about(q[:, None] - mu))
+        if ok.all():
+            return got
+        out[ok] = got[ok]
+        todo = np.flatnonzero(~ok)
     for attempt in range(_TRIES):
         L, U = q[todo] - half[todo], q[todo] + half[todo]
         if not (np.isfinite(L).all() and np.isfinite(U).all()):
