@@ -471,3 +471,10 @@ def test_equal_folds_gather_a_shuffled_partition_only_while_small(rng, monkeypat
     monkeypatch.setattr(batch_module, "_MAX_GATHER", fac.M.size - 1)
     assert batch_module.equal_folds_fit(fac, shuffled, 0.1) is None
     assert batch_module.equal_folds_fit(fac, np.array_split(np.arange(100), 4), 0.1) is not None  # views
+
+
+def test_bounds_of_no_points_are_empty(rng):
+    m = 200
+    sfs = SortedFoldScores(np.abs(rng.standard_normal((m, 2))), np.array_split(rng.permutation(m), 5))
+    for ranks in [conformal_ranks(0.9, m), (0, m + 1), (3, 150)]:
+        assert sfs.bounds(np.zeros((0, 5, 2)), ranks).shape == (0, 2, 2)

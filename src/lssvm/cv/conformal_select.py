@@ -195,6 +195,8 @@ def kth_of_shifted_blocks(mu, blocks, k):
     """
     t, K = mu.shape
     m = blocks.S.size
+    if t == 0:
+        return np.empty(0)
     if k < 1:
         return np.full(t, -np.inf)
     if k > m:
