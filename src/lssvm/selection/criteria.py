@@ -169,6 +169,10 @@ class _LSSVMCV:
         return None
 
 
+#: Largest kernel buffer a criterion keeps between candidates (bytes).
+_MAX_BUFFER_BYTES = 1 << 28
+
+
 class _RowsCV(_LSSVMCV):
     """Criteria whose model lives on a subset of training rows: drawn once
     when kernel-independent, else per candidate from one fixed seed."""
@@ -176,8 +180,8 @@ class _RowsCV(_LSSVMCV):
     #: Cached distances (and so the kernel columns) in Fortran order beyond one block of columns.
     _fortran_columns = False
     #: The kernel columns are consumed by the candidate's factorisation (overwritten, no reference kept):
-    #: written into one buffer for every candidate (a fresh m x n array per candidate cost as much as
-    #: the kernel itself: first-touch page faults, issue 17).
+    #: written into one buffer for every candidate, up to ``_MAX_BUFFER_BYTES`` (a fresh m x n array per
+    #: candidate paid first-touch page faults, issue 17; the buffer lives as long as the criterion).
     _columns_consumed = False
 
     def _init_rows(self, kernel_independent, draw):
@@ -199,8 +203,8 @@ class _RowsCV(_LSSVMCV):
             rows = self._fixed
             C = None
             if self._D is not None and isinstance(kern, RBF):
-                if self._columns_consumed:  # overwritten by the factorisation: one buffer for every candidate
-                    if getattr(self, "_K_buffer", None) is None:
+                if self._columns_consumed and self._D.nbytes <= _MAX_BUFFER_BYTES:  # overwritten by the
+                    if getattr(self, "_K_buffer", None) is None:  # factorisation: one buffer for all candidates
                         self._K_buffer = np.empty_like(self._D)
                     C = kern.from_squared_distances(self._D, out=self._K_buffer)
                 else:
