@@ -478,3 +478,16 @@ def test_bounds_of_no_points_are_empty(rng):
     sfs = SortedFoldScores(np.abs(rng.standard_normal((m, 2))), np.array_split(rng.permutation(m), 5))
     for ranks in [conformal_ranks(0.9, m), (0, m + 1), (3, 150)]:
         assert sfs.bounds(np.zeros((0, 5, 2)), ranks).shape == (0, 2, 2)
+
+
+def test_a_warning_from_the_worker_thread_reaches_the_caller():
+    from lssvm import NumericalWarning
+    from lssvm.cv.conformal import cv_plus_folds
+
+    rng = np.random.default_rng(37)
+    X = rng.normal(size=(10, 2)) * 3
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-6, basis=np.arange(5)).fit(
+        X, rng.normal(size=10))
+    folds = [np.array([2, 3, 4, 9]), np.array([0, 1, 5, 6, 7, 8])]  # the unresolvable fold runs on the worker
+    with pytest.warns(NumericalWarning, match="estimated relative error"):
+        cv_plus_folds(est._holdout_engine(), folds, 1e-5, "keep", threads=2)
