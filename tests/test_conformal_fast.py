@@ -208,26 +208,35 @@ def test_padded_windows_past_hi_cannot_fool_the_certificate(rng, monkeypatch):
 
 
 # ---------------------------------------------------------------- threads
-def test_fold_threads_rule(tmp_path, monkeypatch):
+def test_fold_threads_rule(monkeypatch):
     import lssvm.cv.fold_threads as threads_module
+    from lssvm._threads import ThreadPlan
 
-    queue = tmp_path / "loadavg"
-    monkeypatch.setattr(threads_module, "usable_cores", lambda: 2)
-    queue.write_text("0.5 0.4 0.3 1/300 12345\n")
-    assert threads_module.fold_threads(None, str(queue)) == 2  # only the caller runs: a core is free
-    queue.write_text("3.5 3.4 3.3 3/300 12345\n")
-    assert threads_module.fold_threads(None, str(queue)) == 1  # busy: serial
-    assert threads_module.fold_threads(None, str(tmp_path / "missing")) == 1
-    queue.write_text("garbage\n")
-    assert threads_module.fold_threads(None, str(queue)) == 1
-    assert threads_module.fold_threads(1, str(queue)) == 1
-    assert threads_module.fold_threads(-1, str(queue)) == 2
-    monkeypatch.setattr(threads_module, "usable_cores", lambda: 1)
-    queue.write_text("0.5 0.4 0.3 1/300 12345\n")
-    assert threads_module.fold_threads(None, str(queue)) == 1
+    monkeypatch.setattr(threads_module, "current_plan", lambda n_jobs: ThreadPlan(1 if n_jobs == 1 else 4, 4))
+    assert threads_module.fold_threads(None) == 1  # the default: serial
+    assert threads_module.fold_threads(1) == 1
+    assert threads_module.fold_threads(-1) == 2
+    assert threads_module.fold_threads(3) == 2
     monkeypatch.setattr(threads_module, "in_parallel_region", lambda: True)
-    monkeypatch.setattr(threads_module, "usable_cores", lambda: 2)
-    assert threads_module.fold_threads(-1, str(queue)) == 1
+    assert threads_module.fold_threads(-1) == 1
+
+
+def test_n_jobs_gives_the_fold_loop_two_threads(rng, monkeypatch):
+    import lssvm.cv.conformal as conformal_module
+
+    seen = []
+    real = conformal_module.run_split
+    monkeypatch.setattr(conformal_module, "run_split", lambda f, n, threads: seen.append(threads) or real(f, n, threads))
+    X = rng.standard_normal((120, 3))
+    y = np.sin(X[:, 0])
+    Xt = rng.standard_normal((5, 3))
+    out = {}
+    for n_jobs in (None, 2):
+        est = SparseLSSVR(gamma=0.3, alpha=0.1, basis="random", n_basis=8, random_state=0, n_jobs=n_jobs).fit(X, y)
+        seen.clear()
+        out[n_jobs] = est.predict_interval(Xt, 0.8, "cv+", cv=KFold(5, shuffle=True, random_state=0))
+        assert seen and set(seen) == {1 if n_jobs is None else 2}  # n_jobs=2: two threads, as asked
+    np.testing.assert_array_equal(out[None], out[2])
 
 
 def test_run_split_runs_every_item_once_and_raises_after_both_halves():
@@ -478,3 +487,16 @@ def test_bounds_of_no_points_are_empty(rng):
     sfs = SortedFoldScores(np.abs(rng.standard_normal((m, 2))), np.array_split(rng.permutation(m), 5))
     for ranks in [conformal_ranks(0.9, m), (0, m + 1), (3, 150)]:
         assert sfs.bounds(np.zeros((0, 5, 2)), ranks).shape == (0, 2, 2)
+
+
+def test_a_warning_from_the_worker_thread_reaches_the_caller():
+    from lssvm import NumericalWarning
+    from lssvm.cv.conformal import cv_plus_folds
+
+    rng = np.random.default_rng(37)
+    X = rng.normal(size=(10, 2)) * 3
+    est = SparseLSSVR(kernel="poly", gamma=100.0, degree=4, coef0=1.0, alpha=1e-6, basis=np.arange(5)).fit(
+        X, rng.normal(size=10))
+    folds = [np.array([2, 3, 4, 9]), np.array([0, 1, 5, 6, 7, 8])]  # the unresolvable fold runs on the worker
+    with pytest.warns(NumericalWarning, match="estimated relative error"):
+        cv_plus_folds(est._holdout_engine(), folds, 1e-5, "keep", threads=2)

@@ -1,25 +1,24 @@
-"""Two threads for a small CV+ call's fold models (issue 19, session 27).
+"""Two threads for a small CV+ call's fold models, on request (issue 19,
+session 27).
 
 A CV+ call at m = 2,000 with r = 100 spends about 1 ms in its ten fold
-models (a SYRK and a Cholesky each, ~60 us of BLAS per fold, which release
-the GIL), most of the call.  On one BLAS thread per Python thread, two
-halves of the folds run side by side on two cores.  lssvm's thread rule
-(:func:`lssvm._threads.current_plan`) costs ~0.8 ms to decide (three reads
-of the run queue 0.2 ms apart, and this process's thread states), as much
-as it would save; and :func:`lssvm._parallel.parallel_map` starts a pool
-per call.  So a small call decides here, in ~20 us, and reuses one worker
-thread:
+models (a SYRK and a Cholesky each, ~60 us of BLAS per fold; BLAS and LAPACK
+release the GIL).  On one BLAS thread per Python thread, two halves of the
+folds can run side by side, on one reused worker thread
+(:func:`lssvm._parallel.parallel_map` starts a pool per call, and lssvm's
+thread rule, :func:`lssvm._threads.current_plan`, costs ~0.8 ms to decide
+for ``n_jobs=None``: three reads of the run queue 0.2 ms apart).
 
+* ``n_jobs=None`` (the default): serial.  On this project's 2-core machine
+  two threads never beat one, even in moments when the run queue showed a
+  free core (pinned to one core they cost 6 %, under partial load 5-15 %,
+  and two-thread DGEMM ran at 66 against 82 GFlop/s on one thread), so a
+  cheap load test was not enough to take them by default.
 * ``n_jobs`` given (the estimator's): as lssvm's rule for it (``1``:
-  serial; ``k > 1`` or ``-1``: two threads where two cores are usable);
-* ``n_jobs=None``: two threads only if two cores are usable (affinity and
-  cgroup quota) and the run queue (``/proc/loadavg``, one read) shows no
-  runnable task besides the caller: a core is free now.  Otherwise, inside
-  another lssvm thread pool or a Dask task, and where ``/proc`` is missing:
-  serial.
+  serial; ``k > 1`` or ``-1``: two threads where two cores are usable).
+* Inside another lssvm thread pool or a Dask task: serial.
 
-The worker runs single-threaded BLAS (the caller's scope), never spins, and
-on a busy machine the two halves share a core at about the serial cost.
+The worker runs single-threaded BLAS (the caller's scope) and never spins.
 """
 
 from __future__ import annotations
@@ -29,35 +28,26 @@ import os
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from .._parallel import in_parallel_region
-from .._threads import current_plan, usable_cores
+from .._threads import current_plan
 
 __all__ = ["fold_threads", "run_split"]
 
 
-def fold_threads(n_jobs=None, loadavg="/proc/loadavg"):
+def fold_threads(n_jobs=None):
     """Threads (1 or 2) for a small CV+ call's fold models (module notes).
 
     Parameters
     ----------
     n_jobs : int or None
-        The estimator's ``n_jobs``.
-    loadavg : str
-        Where the run queue is read (tests point it elsewhere).
+        The estimator's ``n_jobs``; None (the default) is serial.
 
     Returns
     -------
     int
     """
-    if in_parallel_region():
+    if n_jobs is None or in_parallel_region():
         return 1
-    if n_jobs is not None:
-        return min(2, current_plan(n_jobs).threads)
-    try:  # first the run queue (one read, ~6 us): busy machines stop here
-        with open(loadavg) as f:
-            running = int(f.read().split()[3].split("/")[0])
-    except (OSError, ValueError, IndexError):
-        return 1
-    return 2 if running <= 1 and usable_cores() >= 2 else 1
+    return min(2, current_plan(n_jobs).threads)
 
 
 @functools.lru_cache(maxsize=1)
