@@ -533,7 +533,7 @@ def prune(args):
     """``lssvm.estimators.gradient_prune.prune_inputs`` after the default LOO search (what
     ``gradient_search.PRUNE = True`` does), per split: test MSE / variance before and after, the LOO MSE, the
     inputs switched off, and the CPU time of the search and of the pruning."""
-    from lssvm import SparseLSSVR
+    from lssvm import NumericalWarning, SparseLSSVR
     from lssvm.estimators.gradient_prune import prune_inputs
 
     name = args.sets[0]
@@ -546,10 +546,13 @@ def prune(args):
                             max_evaluations=args.max_evaluations, n_restarts=1)
         _, c0, before = fit_and_score(est, Xtr, ytr, Xte, yte)
         t0 = time.process_time()
-        gamma, off, loo = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
-                                       np.argsort(est.feature_relevance_, kind="stable"))
+        try:
+            gamma, off, loo = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
+                                           np.argsort(est.feature_relevance_, kind="stable"))
+        except NumericalWarning:  # the searched point's LOO residuals are unreliable: the search keeps it too
+            gamma, off, loo = est.gamma_, [], np.nan
         c1 = time.process_time() - t0
-        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=est.alpha_, basis=est.basis_rows_, rcond=1e-14)
+        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=est.alpha_, basis=est.basis_rows_)  # the search's rcond
         _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
         row = dict(data=name, m=len(ytr), split=split, test_before=before, test_after=after,
                    loo_before=-est.best_score_, loo_after=loo, n_off=len(off), off=" ".join(map(str, sorted(off))),
