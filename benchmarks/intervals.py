@@ -6,7 +6,7 @@ Sections (run one or more):
 
     python benchmarks/intervals.py coverage [--splits 20] [--sets boston,puma32H]
     python benchmarks/intervals.py mapie [--sizes 500,1000,2000] [--jk-max 2000] [--methods cv+]
-                                         [--repeats 3] [--parts]
+                                         [--repeats 3] [--parts] [--mapie-basis 100,default]
     python benchmarks/intervals.py gp [--splits 5] [--gp-sets boston] [--gp-kernel ard|iso]
     python benchmarks/intervals.py proba [--splits 5] [--proba-sets ripley,magic,adult] [--adult-splits 1]
 
@@ -131,6 +131,10 @@ def coverage(args):
 
 
 # --------------------------------------------------------------------- MAPIE
+#: seconds before each timed call: longer than OpenBLAS's idle threads spin after a threaded product (~0.1 s)
+PAUSE = 0.15
+
+
 def best_of(func, repeats, cpu=None):
     """The best wall time of ``repeats`` calls and the last result; with a
     list ``cpu``, the best CPU time of this process (all its threads) is
@@ -154,14 +158,15 @@ def cv_plus_parts(est, Xt, cv):
     statistics.  Uses lssvm internals (a benchmark, not an API)."""
     from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
     from lssvm.cv.conformal_select import SortedFoldScores
+    from lssvm.cv.contiguous import contiguous_folds
 
     engine = est._fitted_engine()
     fac = engine.fac
     Y = fac.y_centered + fac.y_mean
     parts = {}
-    parts["folds"], folds = best_of(lambda: engine.resolve_cv(cv), 5)
+    parts["folds"], folds = best_of(lambda: contiguous_folds(cv, fac.n_samples) or engine.resolve_cv(cv), 5)
     parts["fold models + residuals"], (oof, models) = best_of(
-        lambda: cv_plus_folds(engine.holdout_engine(), folds, est.alpha, "keep"), 5)
+        lambda: cv_plus_folds(engine.holdout_engine(holders=False), folds, est.alpha, "keep"), 5)
     parts["sorted scores"], scores = best_of(lambda: SortedFoldScores(np.abs(Y - oof), folds), 5)
     parts["kernel"], K_x = best_of(lambda: est.kernel_(Xt, est.basis_vectors_), 5)
     parts["fold values"], values = best_of(lambda: models(K_x), 5)
@@ -178,80 +183,115 @@ def mapie(args):
 
     from lssvm._parallel import single_threaded_blas
 
-    rows, part_rows = [], []
-    for m in args.sizes:
-        rng = np.random.default_rng(m)
-        X, y = synthetic_regression(rng, m, 5)
-        y = y + 0.3 * rng.standard_normal(m)
-        Xt = rng.standard_normal((200, 5))
-        est = SparseLSSVR(gamma=0.2, alpha=1.0, basis="random", n_basis=100, random_state=0).fit(X, y)
-        wrapped = SparseLSSVR(gamma=0.2, alpha=1.0, basis=est.basis_vectors_)
-        t_full, _ = best_of(lambda: clone(wrapped).fit(X, y), args.repeats)  # the one fit both sides share
-        cases = [("jackknife+", LeaveOneOut(), dict(method="jackknife+")),
-                 ("cv+ (10-fold)", KFold(10), dict(method="cv+", cv=KFold(10), basis_in_holdout="keep"))]
-        for label, cv, kw in cases:
-            if label.split(" ")[0] not in args.methods:
-                continue
-            if label == "jackknife+" and m > args.jk_max:
-                t_ours, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), args.repeats)
-                # m refits are too long on a shared machine: time 50 of MAPIE's LOO refits
-                # (fit + predict, no MAPIE overhead) and scale by m / 50 -- a lower bound
-                t0 = time.perf_counter()
-                for i in range(50):
-                    keep = np.arange(m) != i
-                    clone(wrapped).fit(X[keep], y[keep]).predict(Xt)
-                t_mapie, diff = (time.perf_counter() - t0) * m / 50, np.nan
-                label = "jackknife+ (MAPIE time extrapolated from 50 refits)"
-            else:
-                def theirs_call():
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        mp = CrossConformalRegressor(clone(wrapped), confidence_level=0.9, method="plus", cv=cv)
-                        return mp.fit_conformalize(X, y).predict_interval(Xt)[1]
+    tables = {}
+    part_rows = []
+    for basis in args.mapie_basis:
+        rows = tables.setdefault(basis, [])
+        for m in args.sizes:
+            rng = np.random.default_rng(m)
+            X, y = synthetic_regression(rng, m, 5)
+            y = y + 0.3 * rng.standard_normal(m)
+            Xt = rng.standard_normal((200, 5))
+            # n = 100 random points, or the default basis rule (pivoted Cholesky, n_basis=None)
+            kw_basis = dict(n_basis=None, random_state=0)
+            if basis == "100":
+                kw_basis.update(basis="random", n_basis=100)
 
-                # side by side, interleaved: one call of each per round, the best round of each kept
-                reps = args.repeats if label != "jackknife+" else 1
-                t_ours = t_mapie = np.inf
-                cpu_ours, cpu_mapie = [], []
-                for _ in range(reps):
-                    # a pause before each call: BLAS threads still spinning after the other side's last
-                    # product would otherwise be charged (CPU and wall) to the next call
-                    time.sleep(0.05)
-                    dt, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 1, cpu_ours)
-                    t_ours = min(t_ours, dt)
-                    time.sleep(0.05)
-                    dt, theirs = best_of(theirs_call, 1, cpu_mapie)
-                    t_mapie = min(t_mapie, dt)
-                diff = np.abs(theirs[:, :, 0] - ours).max() / np.abs(ours).max()
-                c_ours, c_mapie = min(cpu_ours), min(cpu_mapie)
-                # ours back to back (warm caches, no other work in between): what a loop of calls sees
-                t_warm, _ = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 20)
-            row = {"m": m, "method": label, "rel_diff": diff, "lssvm_ms": 1e3 * t_ours,
-                   "MAPIE_ms": 1e3 * t_mapie, "MAPIE_minus_full_fit_ms": 1e3 * (t_mapie - t_full),
-                   "speedup": t_mapie / t_ours, "speedup_excl_full_fit": (t_mapie - t_full) / t_ours}
-            if not label.startswith("jackknife+ (MAPIE"):
-                row.update({"lssvm_cpu_ms": 1e3 * c_ours, "MAPIE_cpu_ms": 1e3 * c_mapie, "cpu_speedup": c_mapie / c_ours,
-                            "lssvm_warm_ms": 1e3 * t_warm, "warm_speedup": t_mapie / t_warm})
-            rows.append(row)
-            print(f"  m={m} {label}: rel diff {diff:.1e}, lssvm {1e3 * t_ours:.2f} ms, MAPIE {1e3 * t_mapie:.1f} ms "
-                  f"(of which its full fit {1e3 * t_full:.1f} ms), {loadavg()}", flush=True)
-            if label.startswith("cv+") and args.parts:
-                with single_threaded_blas():
-                    parts = cv_plus_parts(est, Xt, KFold(10))
-                part_rows.append({"m": m, **{k: 1e3 * v for k, v in parts.items()},
-                                  "sum": 1e3 * sum(parts.values()),
-                                  "MAPIE one fold fit": 1e3 * best_of(
-                                      lambda: clone(wrapped).fit(X[m // 10:], y[m // 10:]), args.repeats)[0]})
+            def fresh():
+                return SparseLSSVR(gamma=0.2, alpha=1.0, **kw_basis).fit(X, y)
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = fresh()
+            n = est.basis_vectors_.shape[0]
+            wrapped = SparseLSSVR(gamma=0.2, alpha=1.0, basis=est.basis_vectors_)
+            t_full, _ = best_of(lambda: clone(wrapped).fit(X, y), args.repeats)  # the one fit both sides share
+            cases = [("jackknife+", LeaveOneOut(), dict(method="jackknife+")),
+                     ("cv+ (10-fold)", KFold(10), dict(method="cv+", cv=KFold(10), basis_in_holdout="keep"))]
+            for label, cv, kw in cases:
+                if label.split(" ")[0] not in args.methods:
+                    continue
+                t_cold = np.nan
+                if label == "jackknife+" and m > args.jk_max:
+                    t_ours, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), args.repeats)
+                    # m refits are too long on a shared machine: time 50 of MAPIE's LOO refits
+                    # (fit + predict, no MAPIE overhead) and scale by m / 50 -- a lower bound
+                    t0 = time.perf_counter()
+                    for i in range(50):
+                        keep = np.arange(m) != i
+                        clone(wrapped).fit(X[keep], y[keep]).predict(Xt)
+                    t_mapie, diff = (time.perf_counter() - t0) * m / 50, np.nan
+                    label = "jackknife+ (MAPIE time extrapolated from 50 refits)"
+                else:
+                    def theirs_call():
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            mp = CrossConformalRegressor(clone(wrapped), confidence_level=0.9, method="plus", cv=cv)
+                            return mp.fit_conformalize(X, y).predict_interval(Xt)[1]
+
+                    # side by side, interleaved: one call of each per round, the best round of each kept
+                    reps = args.repeats if label != "jackknife+" else 1
+                    t_ours = t_mapie = np.inf
+                    cpu_ours, cpu_mapie, cpu_cold = [], [], []
+                    for _ in range(reps):
+                        # a pause before each call: BLAS threads still spinning after the other side's last
+                        # product would otherwise be charged (CPU and wall) to the next call.  OpenBLAS's idle
+                        # threads spin for about 0.1 s after a threaded product (measured: state R for
+                        # 92-123 ms here), so the pause is PAUSE = 0.15 s (it was 0.05 s: they still ran)
+                        time.sleep(PAUSE)
+                        dt, ours = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 1, cpu_ours)
+                        t_ours = min(t_ours, dt)
+                        time.sleep(PAUSE)
+                        dt, theirs = best_of(theirs_call, 1, cpu_mapie)
+                        t_mapie = min(t_mapie, dt)
+                        # cold: a fresh fit (not timed), then its first call (nothing from earlier calls)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            cold_est = fresh()
+                        time.sleep(PAUSE)
+                        dt, cold = best_of(lambda: cold_est.predict_interval(Xt, 0.9, **kw), 1, cpu_cold)
+                        t_cold = min(t_cold, dt) if np.isfinite(t_cold) else dt
+                        # the same intervals (a fresh fit on multi-threaded BLAS may round differently)
+                        assert np.abs(cold - ours).max() <= 1e-9 * np.abs(ours).max()
+                    diff = np.abs(theirs[:, :, 0] - ours).max() / np.abs(ours).max()
+                    c_ours, c_mapie = min(cpu_ours), min(cpu_mapie)
+                    # ours back to back (warm caches, no other work in between): what a loop of calls sees
+                    t_warm, _ = best_of(lambda: est.predict_interval(Xt, 0.9, **kw), 20)
+                row = {"m": m, "n": n, "method": label, "rel_diff": diff, "lssvm_ms": 1e3 * t_ours,
+                       "lssvm_cold_ms": 1e3 * t_cold, "MAPIE_ms": 1e3 * t_mapie,
+                       "MAPIE_minus_full_fit_ms": 1e3 * (t_mapie - t_full),
+                       "speedup": t_mapie / t_ours, "cold_speedup": t_mapie / t_cold,
+                       "speedup_excl_full_fit": (t_mapie - t_full) / t_ours}
+                if not label.startswith("jackknife+ (MAPIE"):
+                    row.update({"lssvm_cpu_ms": 1e3 * c_ours, "MAPIE_cpu_ms": 1e3 * c_mapie,
+                                "cpu_speedup": c_mapie / c_ours, "cold_cpu_speedup": c_mapie / min(cpu_cold),
+                                "lssvm_warm_ms": 1e3 * t_warm, "warm_speedup": t_mapie / t_warm})
+                rows.append(row)
+                print(f"  m={m} n={n} {label}: rel diff {diff:.1e}, lssvm {1e3 * t_ours:.2f} ms (cold "
+                      f"{1e3 * t_cold:.2f}), MAPIE {1e3 * t_mapie:.1f} ms (of which its full fit {1e3 * t_full:.1f} "
+                      f"ms), {loadavg()}", flush=True)
+                if label.startswith("cv+") and args.parts and basis == "100":
+                    with single_threaded_blas():
+                        parts = cv_plus_parts(est, Xt, KFold(10))
+                    part_rows.append({"m": m, **{k: 1e3 * v for k, v in parts.items()},
+                                      "sum": 1e3 * sum(parts.values()),
+                                      "MAPIE one fold fit": 1e3 * best_of(
+                                          lambda: clone(wrapped).fit(X[m // 10:], y[m // 10:]), args.repeats)[0]})
     print("\nMAPIE 1.6 CrossConformalRegressor(method='plus') around the same model and basis "
-          "(n = 100 random basis points, 5 features, 200 test points), best of "
-          f"{args.repeats} interleaved rounds.  lssvm: predict_interval on the fitted model (folds, fold models, "
-          "out-of-fold residuals, test-point values, order statistics; not the fit).  MAPIE: fit_conformalize + "
+          "(5 features, 200 test points), best of "
+          f"{args.repeats} interleaved rounds.  lssvm: predict_interval (folds, fold models, out-of-fold residuals, "
+          "test-point values, order statistics; not the fit): 'lssvm' on one fitted model called every round, "
+          "'cold' the first call of a model fitted just before (the fit not timed).  MAPIE: fit_conformalize + "
           "predict_interval (its full fit, the k fold fits, their predictions, the quantiles); "
           "'excl_full_fit' subtracts one full fit, the one both sides share; 'cpu': process CPU time (all threads), "
           "best of the same rounds; 'warm': lssvm best of 20 back-to-back calls (against MAPIE's interleaved best)")
-    print(md(pd.DataFrame(rows), index=False))
+    for basis, rows in tables.items():
+        what = "n = 100 random basis points" if basis == "100" else "the default basis (pivoted Cholesky, n_basis=None)"
+        print(f"\n{what}")
+        print(md(pd.DataFrame(rows), index=False))
     if part_rows:
-        print("\nOur CV+ by part (ms, best of 5 each, one BLAS thread), against one of MAPIE's fold fits")
+        print("\nOur CV+ by part (ms, best of 5 each, one BLAS thread and one Python thread, n = 100), against one "
+              "of MAPIE's fold fits")
         print(md(pd.DataFrame(part_rows), index=False))
     print(loadavg())
 
@@ -420,6 +460,8 @@ def main():
     p.add_argument("--methods", default="jackknife+,cv+", help="mapie: which of jackknife+, cv+ to run")
     p.add_argument("--repeats", type=int, default=3, help="mapie: interleaved rounds, best kept")
     p.add_argument("--parts", action="store_true", help="mapie: also time the parts of our CV+")
+    p.add_argument("--mapie-basis", default="100",
+                   help="mapie: basis of each table, comma-separated: 100 (random points) and/or default (n_basis=None)")
     args = p.parse_args()
     args.sets = args.sets.split(",")
     args.neo_sets = args.neo_sets.split(",")
@@ -427,6 +469,9 @@ def main():
     args.proba_sets = args.proba_sets.split(",")
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.methods = args.methods.split(",")
+    args.mapie_basis = args.mapie_basis.split(",")
+    if set(args.mapie_basis) - {"100", "default"}:
+        p.error(f"--mapie-basis takes 100 and/or default; got {args.mapie_basis}")
     print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), loadavg())
     for section in args.sections:
         globals()[section](args)

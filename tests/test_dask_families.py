@@ -14,7 +14,6 @@ by 1e-4 or more.
 
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 
 from conftest import rel_err
@@ -220,8 +219,8 @@ def test_what_needs_all_rows_is_refused_clearly(rng):
     est = NystromLSSVR(gamma=1.0, n_basis=10, random_state=0).fit(Xd, yd)
     with pytest.raises(ValueError, match="fitted on Dask input"):
         est.kernel_error()
-    with pytest.raises(NotFittedError, match="fitted on Dask input"):
-        est.predict_interval(X[:3])
+    with pytest.raises(ValueError, match="offers method='cv\\+' only"):  # intervals: tests/test_dask_refit_intervals.py
+        est.predict_interval(X[:3], method="jackknife+")
 
 
 # ---------------------------------------------------- distributed cluster

@@ -37,6 +37,7 @@ affinity and quota but not load, ``threadpoolctl`` only sets limits).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import math
@@ -328,3 +329,40 @@ def eigh_threads(n):
         return
     with _controller().limit(limits=1, user_api="blas"):
         yield
+
+
+@contextmanager
+def blas_threads(n):
+    """BLAS limited to ``n`` threads inside (restored after; nothing is
+    changed when that limit is already in force).
+
+    For the steps whose thread count differs from the call's plan: the
+    small LAPACK calls (a Cholesky of a few hundred) and the memory-bound
+    BLAS-2 loops run on one thread, where OpenBLAS's hand-off to a second
+    costs more than the work (issue 17, session 27: a 700 x 700 Cholesky
+    took 4 ms on one thread, and about 80 ms a call on two in a profile of
+    the default search).  A switch costs about 30 microseconds.
+    """
+    if _blas_threads_now() in (None, n):
+        yield
+        return
+    with _controller().limit(limits=n, user_api="blas"):
+        yield
+
+
+#: A Cholesky factorisation (with its condition estimate) of order below this
+#: runs on one BLAS thread: at n = 700 it takes 4 ms there, and in a profile
+#: of the default search on two threads about 80 ms (issue 17, session 27).
+CHOLESKY_SERIAL_BELOW = 2000
+
+
+def cholesky_threads(n):
+    """One BLAS thread for a Cholesky of order ``n`` below
+    :data:`CHOLESKY_SERIAL_BELOW`; else the limit in force (a context manager)."""
+    return blas_threads(1) if n < CHOLESKY_SERIAL_BELOW else contextlib.nullcontext()
+
+
+def blas_threads_now():
+    """The BLAS thread limit in force (the smallest over the BLAS
+    libraries loaded), or None when there is none."""
+    return _blas_threads_now()

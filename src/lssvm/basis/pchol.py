@@ -14,13 +14,15 @@ instead of O(m^2).
 from __future__ import annotations
 
 import math
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 from sklearn.utils import check_random_state
 
+from .._threads import blas_threads, thread_scope
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
@@ -133,9 +135,13 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     many as the last block served (one pass over X and one matrix product
     per batch; never more than two columns computed per point); the
     condition estimate reads ``K_SS``'s factor in LAPACK's packed storage
-    (``dppcon``), in place.  At m = 5,000, n = 708 the blocking took the
-    selection from 1.6 s to 0.7 s of CPU (one thread); the batches took
-    adult's (m = 30,148, d = 104) from 19 s to 10 s (issue 17, session 26).
+    (``dppcon``), in place, and only where a bound from ``||L^-1||_F``
+    (one packed triangular solve per point) cannot prove it passes.  At
+    m = 5,000, n = 708 the blocking took the selection from 1.6 s to 0.7 s
+    of CPU (one thread); the batches took adult's (m = 30,148, d = 104)
+    from 19 s to 10 s (issue 17, session 26); the bound, a preallocated
+    factor and one BLAS thread for the per-point steps MAGIC's from 0.73 s
+    to 0.50 s and adult's from 3.5 s to 1.9 s (session 27).
 
     References
     ----------
@@ -160,11 +166,13 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     nonzero = kdiag > 1e-14 * scale
     w = np.where(nonzero, 1.0 / np.where(nonzero, kdiag, 1.0), 0.0)
     resid = np.where(nonzero, kdiag, 0.0)
-    Lp = np.zeros(_packed(min(n_max, 64)))  # K_SS = L L^T: row k of L at Lp[k(k+1)/2:], i.e. L^T packed
-    Gt = np.zeros((min(n_max, 64), m))  # the factor, transposed: contiguous rows for the O(m k) update
+    # preallocated (a factor grown by doubling copied itself each time: a tenth of the selection)
+    Lp = np.zeros(_packed(n_max))  # K_SS = L L^T: row k of L at Lp[k(k+1)/2:], i.e. L^T packed
+    Gt = np.empty((n_max, m))  # the factor, transposed: contiguous rows for the O(m k) update
     selected: list[int] = []
     curve = [float(w @ resid / m)]
     col_norms = np.zeros(0)
+    inv_fro2 = 0.0  # ||L^-1||_F^2, a bound on ||K_SS^-1||_2 that spares most condition estimates
     stop_reason = "n_basis"
     rel = resid * w
     top = np.flatnonzero(rel >= rel.max() * (1 - 1e-12))
@@ -181,72 +189,98 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     have = np.zeros(0, dtype=bool)
     k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
-    while len(selected) < n_max:
-        if curve[-1] <= tol:
-            stop_reason = "tol"
-            break
-        if rel[j] <= pivot_tol:
-            stop_reason = "singular"
-            break
-        k = len(selected)
-        if slot[j] < 0:  # a new block
-            if k > k0:  # adapt the block to the pivots the last one served
-                n_cand = int(min(_MAX_BLOCK, max(_FIRST_BLOCK, 2 * (k - k0))))
-            k0 = k
-            c = min(n_cand, m)
-            cand = np.argpartition(rel, m - c)[m - c:] if c < m else np.arange(m)
-            cand = cand[rel[cand] > pivot_tol]
-            if j not in cand:
-                cand = np.append(cand, j)
-            slot = np.full(m, -1, dtype=np.intp)
-            slot[cand] = np.arange(cand.size)
-            P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
-            # the kernel columns of the candidates of largest residual (the pivot's included), as many as
-            # the last block served, in one call: one pass over X per block, not per pivot (at m = 30,000,
-            # d = 104 a column alone took 20 ms); never more than two columns computed per point so far
-            KC, have = np.empty((cand.size, m)), np.zeros(cand.size, dtype=bool)
-            size = max(1, min(k - k_prev if k else 1, _MAX_BATCH, 2 * (k + 1) - computed, cand.size))
-            first = np.argsort(-rel[cand], kind="stable")[:size]
-            if not np.any(first == slot[j]):
-                first[-1] = slot[j]
-            KC[first] = kern(X, X[cand[first]]).T
-            have[first] = True
-            computed += first.size
-            k_prev = k
-        if not have[slot[j]]:  # a candidate outside the batch: its column alone
-            KC[slot[j]] = kern(X, X[j : j + 1])[:, 0]
-            have[slot[j]] = True
-            computed += 1
-        col = KC[slot[j]]  # the only kernel values: m per point (and the batch's unused ones)
-        k_SS = col[selected + [j]]
-        norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())
-        if k == Gt.shape[0]:
-            Gt = np.vstack([Gt, np.zeros((min(Gt.shape[0], n_max - k), m))])
-        g = col - P[slot[j]]
-        if k > k0:
-            g -= Gt[k0:k, j] @ Gt[k0:k]
-        g /= np.sqrt(resid[j])
-        g[j] = np.sqrt(resid[j])
-        g[selected] = 0.0  # selected points are reconstructed exactly
-        if _packed(k + 1) > Lp.size:
-            Lp = np.concatenate([Lp, np.zeros(_packed(min(2 * k, n_max)) - Lp.size)])
-        Lp[_packed(k) : _packed(k) + k] = Gt[:k, j]  # L lower triangular in pivot order, stored by rows
-        Lp[_packed(k + 1) - 1] = g[j]
-        # packed storage: each step appends a row, so LAPACK reads it in place (dpocon on a slice of a
-        # 2-D array copied O(k^2) per step, as much time as all of the factor updates)
-        est, info = lapack.dppcon(k + 1, Lp[: _packed(k + 1)], norms_new.max(), lower=0)
-        if info != 0 or est < rcond:
-            stop_reason = "singular"
-            break
-        col_norms = norms_new
-        Gt[k] = g
-        resid = np.maximum(resid - g**2, 0.0)
-        resid[j] = 0.0
-        selected.append(j)
-        slot[j] = -1
-        curve.append(float(w @ resid / m))
-        rel = resid * w
-        j = int(np.argmax(rel))
+    # The per-point steps are small or memory-bound: BLAS on one thread for them (issue 17), the block
+    # GEMM on the call's threads.  Only ever lowered and restored, never raised: the limit is process-wide.
+    # Small problems are left alone (their BLAS calls are below OpenBLAS's threading thresholds anyway,
+    # and the scope's plan costs about a millisecond).
+    manage = m * n_max >= 1 << 20
+    # The scope's plan also sizes the kernel's thread pool.
+    with thread_scope() if manage else nullcontext(), ExitStack() as one_thread:
+        while len(selected) < n_max:
+            if curve[-1] <= tol:
+                stop_reason = "tol"
+                break
+            if rel[j] <= pivot_tol:
+                stop_reason = "singular"
+                break
+            k = len(selected)
+            if slot[j] < 0:  # a new block
+                if k > k0:  # adapt the block to the pivots the last one served
+                    n_cand = int(min(_MAX_BLOCK, max(_FIRST_BLOCK, 2 * (k - k0))))
+                k0 = k
+                c = min(n_cand, m)
+                cand = np.argpartition(rel, m - c)[m - c:] if c < m else np.arange(m)
+                cand = cand[rel[cand] > pivot_tol]
+                if j not in cand:
+                    cand = np.append(cand, j)
+                slot = np.full(m, -1, dtype=np.intp)
+                slot[cand] = np.arange(cand.size)
+                one_thread.close()
+                P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
+                if manage:
+                    one_thread.enter_context(blas_threads(1))
+                # the kernel columns of the candidates of largest residual (the pivot's included), as many
+                # as the last block served, in one call: one pass over X per block, not per pivot (at
+                # m = 30,000, d = 104 a column alone took 20 ms); never more than two columns computed per
+                # point so far
+                KC, have = np.empty((cand.size, m)), np.zeros(cand.size, dtype=bool)
+                size = max(1, min(k - k_prev if k else 1, _MAX_BATCH, 2 * (k + 1) - computed, cand.size))
+                computed += _fill_columns(KC, have, kern, X, cand, rel, slot[j], size)
+                k_prev = k
+            if not have[slot[j]]:  # a candidate outside the batch: it and the next ones by residual
+                size = max(1, min(_MAX_BATCH, 2 * (k + 1) - computed))
+                computed += _fill_columns(KC, have, kern, X, cand, rel, slot[j], size)
+            col = KC[slot[j]]  # the only kernel values: m per point (and the batch's unused ones)
+            k_SS = col[selected + [j]]
+            norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())
+            g = col - P[slot[j]]
+            if k > k0:
+                g -= Gt[k0:k, j] @ Gt[k0:k]
+            d = np.sqrt(resid[j])
+            g /= d
+            g[j] = d
+            g[selected] = 0.0  # selected points are reconstructed exactly
+            l_row = Gt[:k, j]  # L's new row: [l_row, d]
+            Lp[_packed(k) : _packed(k) + k] = l_row  # L lower triangular in pivot order, stored by rows
+            Lp[_packed(k + 1) - 1] = d
+            # The condition estimate: LAPACK's (dppcon, packed storage: each step appends a row and LAPACK
+            # reads it in place) unless a bound proves it passes.  L^-1's new row is
+            # [-(L_k^-T l)^T / d, 1 / d] (one triangular solve, a fifth of dppcon's work), and
+            # ||K_SS^-1||_1 <= sqrt(k+1) ||K_SS^-1||_2 <= sqrt(k+1) ||L^-1||_F^2, while dppcon's estimate
+            # of ||K_SS^-1||_1 is a lower bound: so its rcond estimate is at least the bound's, and
+            # skipping it when the bound passes (with a factor 2 for rounding) stops where it would.
+            x = blas.dtpsv(k, Lp, l_row) if k else l_row
+            inv_new = inv_fro2 + (x @ x + 1.0) / d**2
+            anorm = norms_new.max()
+            if 1.0 / (anorm * np.sqrt(k + 1) * inv_new) < 2 * rcond:
+                est, info = lapack.dppcon(k + 1, Lp[: _packed(k + 1)], anorm, lower=0)
+                if info != 0 or est < rcond:
+                    stop_reason = "singular"
+                    break
+            col_norms, inv_fro2 = norms_new, inv_new
+            Gt[k] = g
+            np.square(g, out=g)
+            resid -= g
+            np.maximum(resid, 0.0, out=resid)
+            resid[j] = 0.0
+            selected.append(j)
+            slot[j] = -1
+            curve.append(float(w @ resid / m))
+            np.multiply(resid, w, out=rel)
+            j = int(np.argmax(rel))
     if not selected:
         raise ValueError(f"pivoted Cholesky chose no point (stop reason {stop_reason!r}); lower tol or pivot_tol")
     return PivotedCholeskyResult(np.asarray(selected, dtype=np.intp), np.asarray(curve), stop_reason)
+
+
+def _fill_columns(KC, have, kern, X, cand, rel, pivot, size):
+    """Kernel columns ``k(X, x_c)`` into the rows of ``KC`` of the ``size`` candidates not yet computed
+    of largest residual, the pivot's (position ``pivot`` in ``cand``) among them, in one kernel call;
+    returns how many were computed."""
+    todo = np.flatnonzero(~have)
+    first = todo[np.argsort(-rel[cand[todo]], kind="stable")[:size]]
+    if not np.any(first == pivot):
+        first[-1] = pivot
+    KC[first] = kern(X, X[cand[first]]).T
+    have[first] = True
+    return first.size

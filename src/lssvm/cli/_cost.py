@@ -3,11 +3,11 @@
 The work of the search is counted in three kinds, each divided by its own
 rate measured on this machine when the command starts (0.1-0.4 s):
 
-* matrix products (GEMM, SYRK, TRSM; the whitening TRSM counted twice, as
-  it runs at about half the GEMM rate), at the rate of a 384 x 384 GEMM;
+* matrix products (GEMM, SYRK, TRSM; the whitening solve is blocked, mostly
+  GEMM, since issue 17 session 27: counted once), at the rate of a 384 x 384 GEMM;
 * dense eigendecompositions (``eigh`` of the n x n Gram matrix, the basis
   kernel's Cholesky or ``eigh``, the pivoted Cholesky's condition
-  estimates), at the rate of a 384 x 384 ``eigh``, counted as 9 n^3:
+  bounds and estimates), at the rate of a 384 x 384 ``eigh``, counted as 9 n^3:
   these are memory-bound and run several times slower per flop than GEMM
   (issue 17, session 26: the single GEMM rate made the estimate half the
   measured time on MAGIC);
@@ -182,17 +182,19 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     Notes
     -----
     Sparse model, m rows, n basis points, d inputs, A alphas, per
-    evaluation: 7 m n^2 product flops (whitening TRSM counted twice, SYRK,
+    evaluation: 6 m n^2 product flops (the blocked whitening solve, SYRK,
     ``M = Phi V``, and the whitening GEMM of the singular path), 2 m n d
     for the kernel, 4 A m n for the alpha path; 18 n^3 at the ``eigh`` rate
     (the Gram matrix's ``eigh``, and the basis kernel's Cholesky or, at the
     wide widths, its ``eigh``); 20 element-wise passes over m x n.
     Pivoted Cholesky: 2 m n^2 product flops (its blocked updates, half of
-    them for candidates not chosen), 3 m n d for kernel columns, 12 n^3 at
-    the ``eigh`` rate for the packed condition estimates, 30 passes over m
+    them for candidates not chosen), 3 m n d for kernel columns, 4 n^3 at
+    the ``eigh`` rate for the condition bounds (one packed triangular solve
+    per point; LAPACK's estimate only where the bound fails), 30 passes over m
     and 10^5 operations of interpreter overhead per point.  The constants
     were fitted to single-thread CPU times of friedman1 (m = 5,000) and
-    MAGIC (12,680 rows), n = 700 (issue 17, session 26).  The search's
+    MAGIC (12,680 rows), n = 700 (issue 17, session 26; the whitening and
+    the pivoted Cholesky's condition estimates recounted in session 27).  The search's
     refit reuses the factorisation of the chosen candidate (no cost); the
     fixed-size and Nyström refits cost one evaluation.
     """
@@ -207,9 +209,9 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     basis = "pchol" if basis is None else basis  # the estimators' default
     n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" else n_basis)
     if model == "sparse":
-        select = {"pchol": (2 * m * n * n + 3 * m * n * d, 12 * n**3, 30 * m * n + 1e5 * n),
+        select = {"pchol": (2 * m * n * n + 3 * m * n * d, 4 * n**3, 30 * m * n + 1e5 * n),
                   "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))
-        gemm = 7 * m * n * n + 2 * m * n * d + 4 * n_alphas * m * n
+        gemm = 6 * m * n * n + 2 * m * n * d + 4 * n_alphas * m * n
         if folds:
             h = m / folds
             gemm += n_alphas * folds * (h * h * n + h**3 / 3)

@@ -144,9 +144,6 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
         if isinstance(categorical, list):
             raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
-        if calibration is not None:
-            raise click.BadParameter("--calibration needs the rows in memory (the decision values of "
-                                     "held-out rows); leave out --chunk-rows", param_hint="--calibration")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
     else:

@@ -48,7 +48,10 @@ from scipy.linalg import lapack
 from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
-from .fold_moments import fold_fit, hside_cost, moments_cost, stable_fold_fit
+from .fold_batch import equal_folds_fit
+from .fold_moments import fold_fit, hside_cost, moments_cost, rows_of, stable_fold_fit
+from .fold_threads import run_split
+from .fold_values import FoldValues
 from .folds import _check_partition
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 from .holdout_guard import EPS, GUARD_RTOL, warn_inaccurate
@@ -287,7 +290,7 @@ def _hside_fit(fac, Hp, E, a):
 _SERIAL_FLOPS = 1e9
 
 
-def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
+def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove", threads=1):
     """Out-of-fold predictions and the K fold models of CV+, in one pass.
 
     Parameters
@@ -298,6 +301,10 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
         :func:`lssvm.cv.resolve_folds`).
     alpha : float
     basis_in_holdout : {"remove", "keep", "train"}
+    threads : int, default=1
+        Threads for a small problem's folds (below ``_SERIAL_FLOPS``; from
+        :func:`lssvm.cv.fold_threads.fold_threads`); larger ones use lssvm's
+        thread rule.
 
     Returns
     -------
@@ -351,16 +358,20 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
             oof[H] = engine.predict(H, a, basis_in_holdout)
         else:
             B[:, k], b0[k] = model.beta, model.b0
-            oof[H] = fac.M[H] @ model.beta + model.b0
+            oof[H] = rows_of(fac.M, H) @ model.beta + model.b0
 
     flops = sum(min(moments_cost(H.size, p.size, r, E.size), hside_cost(H.size, p.size, r, E.size))
                 for H, p, E, _ in plans)
+    todo = list(range(len(folds)))
     if flops < _SERIAL_FLOPS:
         with single_threaded_blas():
-            for k in range(len(folds)):
-                work(k)
+            if all(E.size == 0 and cheap and p.size == H.size == folds[0].size for H, p, E, cheap in plans):
+                got = equal_folds_fit(fac, folds, a, threads)  # the small steps over all folds at once
+                if got is not None:
+                    B, b0, oof, todo = got  # folds whose Cholesky failed go the guarded way below
+            run_split(lambda i: work(todo[i]), len(todo), threads)
     else:
-        parallel_map(work, range(len(folds)))
+        parallel_map(work, todo)
     return oof, FoldValues(fac, B, b0, refits)
 
 
@@ -374,46 +385,14 @@ def _check_folds(folds, m):
     out = []
     for i, f in enumerate(folds):
         idx = np.asarray(f)
-        ok = idx.ndim == 1 and 0 < idx.size < m and idx.dtype.kind in "iu" and idx.min() >= 0 and idx.max() < m
+        ok = idx.ndim == 1 and 0 < idx.size < m and idx.dtype.kind in "iu"
         out.append(idx.astype(np.intp, copy=False) if ok else check_indices(f, m, name=f"fold {i} test indices"))
+    if out:
+        rows = np.concatenate(out)
+        if rows.min() < 0 or rows.max() >= m:  # one range check for all folds; the culprit's message
+            for i, idx in enumerate(out):
+                check_indices(idx, m, name=f"fold {i} test indices")
     return _check_partition(out, m)
-
-
-class FoldValues:
-    """The K fold models of CV+ at new points, from their raw kernel rows:
-    one product with the folds' dual coefficients (a refitted fold, on a
-    reduced basis, evaluates itself).
-
-    Parameters
-    ----------
-    fac : PathSolution
-        The training factorisation (``V``, whitener, ``kernel_mean``).
-    B : ndarray of shape (r, K, v)
-        Eigenbasis coefficients of each fold (zero for refitted folds).
-    b0 : ndarray of shape (K, v)
-    refits : dict of int to callable
-        Folds refitted on a reduced basis, evaluated on raw kernel rows.
-
-    Notes
-    -----
-    The dual coefficients ``a_k = W V beta_k`` and intercepts ``b0_k - mu^T
-    a_k`` are formed once, O(n r K v), as :meth:`PathSolution.coef` forms a
-    model's; then O(t n K v) per call, with no eigenbasis rows of the points.
-    """
-
-    def __init__(self, fac, B, b0, refits=None):
-        r, K, v = B.shape
-        self.shape = (K, v)
-        self.A = fac.whiten_back(fac.V @ B.reshape(r, K * v))  # (n, K v)
-        self.c0 = b0.reshape(K * v) - fac.kernel_mean @ self.A
-        self.refits = refits or {}
-
-    def __call__(self, K_x):
-        """Fold values (t, K, v) at points with kernel rows ``K_x`` (t, n)."""
-        out = (K_x @ self.A + self.c0).reshape(-1, *self.shape)
-        for k, model in self.refits.items():
-            out[:, k] = model(None, K_x)
-        return out
 
 
 class _LinearModel:

@@ -12,7 +12,7 @@ block.
 
 **Certificate.**  For any ``L <= U``, cut each block into the values
 certainly ``< L``, a window, and the values certainly ``> U`` (binary search
-on the sorted scores with thresholds widened by ``8 eps (|L| + |U| + |mu_j|)``,
+on the sorted scores with thresholds widened by ``8 eps (|L| + |U| + max_j |mu_j|)``,
 many times the rounding of ``fl(mu + s)`` and of the thresholds).  Let ``q``
 be the ``(k - #below)``-th smallest of the window values, computed exactly
 as the brute force computes them.  If ``L <= q <= U``, every value cut below
@@ -22,9 +22,14 @@ only decides how often this holds and how wide the windows are.
 
 **Guess.**  ``q0 = P[k] + sum_j n_j mu_j / m`` (P the pooled sorted scores,
 n_j the fold sizes), one Newton step on the number of values below it (slope
-from the pooled scores' local spacing), and windows of about 8 values'
-spacing either side; rows not certified retry with 8x wider windows, then
-take the full selection.
+from the pooled scores' local spacing; counts read from a table,
+:class:`CountGrid`).  First try (session 27): in each block, 8 positions
+around the guess's position, certified by their neighbours instead of
+thresholds (:meth:`ShiftedBlocks.select_at`: no slack to reason about, about
+half the NumPy calls).  Rows it does not certify take windows of about 8
+values' spacing either side of the guess (cut by the certificate above, from
+the table or by binary search), then 8x wider windows, then the full
+selection.
 
 Cost: O(t K log m) plus a sort of about t x 16 values when the folds'
 models agree closely (as CV+ fold models do); O(t m) at worst.  The result
@@ -37,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SortedFoldScores", "ShiftedBlocks", "kth_of_shifted_blocks"]
+__all__ = ["CountGrid", "SortedFoldScores", "ShiftedBlocks", "kth_of_shifted_blocks"]
 
 _EPS = np.finfo(float).eps
 _TINY = np.finfo(float).smallest_subnormal
@@ -50,6 +55,10 @@ _MAX_WINDOW_SHARE = 0.25
 _NEWTON_STEPS = 1
 _WINDOW_VALUES = 8
 _TRIES = 3
+#: +inf values after each block in ShiftedBlocks.padded (windows up to this wide read no mask), and the
+#: window of ShiftedBlocks.select_at (positions per block)
+_PAD = 16
+_AT = 8
 
 
 class ShiftedBlocks:
@@ -76,6 +85,13 @@ class ShiftedBlocks:
         self.sizes = np.diff(self.offsets)
         self.pooled = np.sort(self.S)
         self.finite = bool(np.isfinite(self.S).all())
+        self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
+        # the blocks each between one -inf and _PAD values +inf: a window of up to _PAD positions read from
+        # here holds its block's values from lo on and nothing of the next block (see select, select_at)
+        self.pad_starts = self.starts + (_PAD + 1) * np.arange(self.sizes.size) + 1
+        self.padded = np.full(self.S.size + (_PAD + 1) * self.sizes.size, np.inf)
+        self.padded[self.pad_starts - 1] = -np.inf
+        self.padded[np.repeat(self.pad_starts - self.starts, self.sizes) + np.arange(self.S.size)] = self.S
 
     def count_below(self, x):
         """How many values of each block are ``< x`` (..., K), for thresholds
@@ -90,16 +106,16 @@ class ShiftedBlocks:
         """Per block, the positions ``[lo, hi)`` whose shifted values may lie
         in ``[L, U]``: every value before ``lo`` is certainly ``< L``, every
         value from ``hi`` on certainly ``> U``."""
-        slack = 8 * _EPS * ((np.abs(L) + np.abs(U))[:, None] + np.abs(mu)) + 4 * _TINY
-        both = self.count_below(np.stack([(L[:, None] - mu) - slack, (U[:, None] - mu) + slack]))
+        both = self.count_below(np.stack(_thresholds(mu, L, U)))
         return both[0], both[1]
 
-    def select(self, mu, k, L, U):
+    def select(self, mu, k, L, U, cuts=None):
         """The k-th smallest where the windows of ``[L, U]`` certify it (t,),
         and which rows they certify (module docstring); ``(None, None)``
-        when the windows are too wide to be worth it."""
+        when the windows are too wide to be worth it.  ``cuts``: a
+        :class:`CountGrid` that finds the windows (else binary searches)."""
         t, K = mu.shape
-        lo, hi = self.windows(mu, L, U)
+        lo, hi = self.windows(mu, L, U) if cuts is None else cuts.windows(mu, L, U)
         width = hi - lo
         w = int(width.max(initial=0))
         if K * w > _MAX_WINDOW_SHARE * self.S.size:
@@ -110,15 +126,44 @@ class ShiftedBlocks:
         if w == 0 or not ok.any():
             return out, np.zeros(t, dtype=bool)
         pos = np.arange(w)
-        idx = np.minimum((self.starts + lo)[:, :, None] + pos, self.S.size - 1)
-        vals = mu[:, :, None] + self.S[idx]
-        vals[pos >= width[:, :, None]] = np.inf
+        if w <= _PAD:
+            # positions lo .. lo + w of each block, past hi too: those values are certainly > U (or +inf
+            # padding), so they cannot be the rank-th smallest of a window whose rank-th value is <= U, and a
+            # rank-th value above U is refused by the certificate below either way
+            vals = mu[:, :, None] + self.padded[(self.pad_starts + lo)[:, :, None] + pos]
+        else:
+            vals = mu[:, :, None] + self.S[np.minimum((self.starts + lo)[:, :, None] + pos, self.S.size - 1)]
+            vals[pos >= width[:, :, None]] = np.inf
         vals = vals.reshape(t, K * w)
         vals.sort(axis=1)
         q = vals[np.arange(t), np.clip(rank, 1, K * w) - 1]
         ok &= (q >= L) & (q <= U)
         out[ok] = q[ok]
         return out, ok
+
+    def select_at(self, mu, k, near):
+        """The k-th smallest from windows of ``_AT`` positions per block
+        around ``near`` (t, K), a guess of the answer's position in each
+        block, and which rows it certifies; (t,), (t,).
+
+        No thresholds: the windows' neighbours decide.  Every value cut
+        below a window is ``<=`` its block's value just before the window,
+        every value cut above ``>=`` the one just after (blocks sorted,
+        ``fl(mu + s)`` monotone in ``s``).  With ``q`` the ``(k - #below)``-th
+        smallest window value, ``max(before) <= q <= min(after)`` gives
+        ``#(values < q) < k <= #(values <= q)``: ``q`` is the k-th smallest,
+        bit for bit.  (A window running past its block reads +inf padding;
+        a ``q`` of +inf would need nothing cut above, so it cannot pass.)"""
+        t, K = mu.shape
+        pos = np.clip(near - _AT // 2, 0, self.sizes - 1)
+        base = self.pad_starts + pos
+        vals = (mu[:, :, None] + self.padded[base[:, :, None] + np.arange(_AT)]).reshape(t, K * _AT)
+        vals.sort(axis=1)
+        rank = k - pos.sum(axis=1)
+        ok = (rank >= 1) & (rank <= K * _AT)
+        q = vals[np.arange(t), np.clip(rank, 1, K * _AT) - 1]
+        ok &= ((mu + self.padded[base - 1]).max(axis=1) <= q) & (q <= (mu + self.padded[base + _AT]).min(axis=1))
+        return q, ok
 
     def full_kth(self, mu, k):
         """The k-th smallest by a full selection over the t x m values: the
@@ -150,6 +195,8 @@ def kth_of_shifted_blocks(mu, blocks, k):
     """
     t, K = mu.shape
     m = blocks.S.size
+    if t == 0:
+        return np.empty(0)
     if k < 1:
         return np.full(t, -np.inf)
     if k > m:
@@ -161,27 +208,161 @@ def kth_of_shifted_blocks(mu, blocks, k):
     a, b = max(k - 1 - g, 0), min(k - 1 + g, m - 1)
     spacing = (P[b] - P[a]) / (b - a)  # of the pooled scores around rank k; 0 where they tie
     q = P[k - 1] + mu @ (blocks.sizes / m)
+    grid = None
     if spacing > 0:
+        grid = _count_grid(blocks, q[:, None] - mu, spacing)
         for _ in range(_NEWTON_STEPS):
-            q = q - (blocks.count_below(q[:, None] - mu).sum(axis=1) - k + 0.5) * spacing
+            below = (blocks.count_below if grid is None else grid.count_about)(q[:, None] - mu)
+            q = q - (below.sum(axis=1) - k + 0.5) * spacing
         half = np.full(t, _WINDOW_VALUES * spacing)
     else:
         half = 64 * _EPS * np.abs(q) + 4 * _TINY
     out = np.empty(t)
     todo = np.arange(t)
-    for _ in range(_TRIES):
-        if not np.isfinite(q[todo] - half[todo]).all() or not np.isfinite(q[todo] + half[todo]).all():
+    if grid is not None:  # first, windows around each block's guessed position, certified by their neighbours
+        got, ok = blocks.select_at(mu, k, grid.count_about(q[:, None] - mu))
+        if ok.all():
+            return got
+        out[ok] = got[ok]
+        todo = np.flatnonzero(~ok)
+    for attempt in range(_TRIES):
+        L, U = q[todo] - half[todo], q[todo] + half[todo]
+        if not (np.isfinite(L).all() and np.isfinite(U).all()):
             break
-        got, ok = blocks.select(mu[todo], k, q[todo] - half[todo], q[todo] + half[todo])
+        got, ok = _select_rows(blocks, mu[todo], k, L, U, grid if attempt == 0 else None)
         if got is None:
             break
         out[todo[ok]] = got[ok]
         todo = todo[~ok]
         if todo.size == 0:
             return out
-        half[todo] *= 8
+        half[todo] *= 8  # wider windows, by binary search (off the table's range)
     out[todo] = blocks.full_kth(mu[todo], k)
     return out
+
+
+def _select_rows(blocks, mu, k, L, U, grid):
+    """:meth:`ShiftedBlocks.select`, its windows read from ``grid`` for the
+    rows whose thresholds it covers and found by binary search for the rest;
+    ``(None, None)`` when the windows are too wide for all rows."""
+    inside = np.zeros(L.size, dtype=bool) if grid is None else grid.covers(mu, L, U)
+    if inside.all() or not inside.any():
+        return blocks.select(mu, k, L, U, cuts=grid if inside.all() else None)
+    out, ok, any_done = np.full(L.size, np.nan), np.zeros(L.size, dtype=bool), False
+    for rows, cuts in ((inside, grid), (~inside, None)):
+        got, good = blocks.select(mu[rows], k, L[rows], U[rows], cuts=cuts)
+        if got is not None:
+            out[rows], ok[rows], any_done = got, good, True
+    return (out, ok) if any_done else (None, None)
+
+
+#: the count table's cell, in the pooled scores' spacing, its margin around the guesses' thresholds (in
+#: spacings), and its largest size (cells per score, and cells in all: memory K x cells) before binary
+#: searches are the better deal
+_GRID_CELL = 1.0
+_GRID_MARGIN = 4 * _WINDOW_VALUES
+_GRID_MAX_CELLS = 4
+_GRID_MAX_TOTAL = 1 << 16
+
+
+def _count_grid(blocks, x, spacing):
+    """A :class:`CountGrid` over the thresholds ``x`` (t, K) of the first
+    guess with a margin for the Newton step and the first window, or None
+    where it would need more than ``_GRID_MAX_CELLS`` cells per score or
+    ``_GRID_MAX_TOTAL`` in all."""
+    cell = _GRID_CELL * spacing
+    lo = float(x.min()) - _GRID_MARGIN * spacing
+    span = float(x.max()) + _GRID_MARGIN * spacing - lo
+    if not (np.isfinite(span) and span / cell <= min(_GRID_MAX_CELLS * blocks.S.size, _GRID_MAX_TOTAL)):
+        return None
+    return CountGrid(blocks, lo, cell, int(np.ceil(span / cell)))
+
+
+def _thresholds(mu, L, U):
+    """Score thresholds (t, K) below which a block's shifted values are
+    certainly ``< L``, and above which certainly ``> U``: ``L - mu`` and ``U -
+    mu`` widened by ``8 eps (|L| + |U| + max_j |mu_j|)``, many times the
+    rounding of ``fl(mu + s)`` and of the thresholds themselves."""
+    # one slack per row, from the row's largest |mu|: at least each entry's own
+    slack = (8 * _EPS * (np.abs(L) + np.abs(U) + np.abs(mu).max(axis=1)) + 4 * _TINY)[:, None]
+    return (L[:, None] - mu) - slack, (U[:, None] - mu) + slack
+
+
+class CountGrid:
+    """How many scores of each block lie below grid points: the counts that
+    :class:`ShiftedBlocks` finds by binary search, read from a table.
+
+    The grid ``b_g = lo + g * cell`` (g = 0..G) covers the score thresholds
+    a selection will ask about (they lie in a narrow range when the folds'
+    models agree, as CV+'s do); ``counts[j, g + 1] = #{s in S_j : s < b_g}``,
+    with ``counts[j, 0] = 0`` (below the grid) and ``counts[j, G + 2] =
+    n_j`` (above it).  A threshold's cell is found by arithmetic and then
+    checked against the stored ``b_g`` (so rounding in the arithmetic can
+    only widen a window, never cut a value wrongly): a lower cut counts the
+    scores below the last grid point ``<= x``, an upper cut those below the
+    first grid point ``> x``; a window is at most one cell wider each side
+    than the binary searches' window.
+
+    Parameters
+    ----------
+    blocks : ShiftedBlocks
+    lo, cell : float
+        First grid point and spacing (> 0).
+    G : int
+        Number of cells.
+
+    Notes
+    -----
+    O(m log G) to build (one binary search of every score among the grid
+    points); then O(1) per count, vectorised over the (t, K) thresholds
+    instead of one ``searchsorted`` call per block.  Hand-written: NumPy has
+    no batched search over K arrays.
+    """
+
+    def __init__(self, blocks, lo, cell, G):
+        self.b = lo + cell * np.arange(G + 1)
+        self.b_pad = np.concatenate([[-np.inf], self.b, [np.inf]])
+        self.lo, self.cell, self.G = lo, cell, G
+        K = blocks.sizes.size
+        pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
+        table = np.zeros((K, G + 3), dtype=np.intp)
+        table[:, 1:] = np.bincount(blocks.block_of * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(1)
+        self.flat = table.ravel()
+        self.row = (np.arange(K) * (G + 3))[None, :]
+
+    def _cell(self, x):
+        """floor((x - lo) / cell), clipped to [-1, G + 1] (finite x)."""
+        return np.clip(np.floor((x - self.lo) / self.cell), -1, self.G + 1).astype(np.intp)
+
+    def covers(self, mu, L, U):
+        """Rows (t,) whose window thresholds for ``[L, U]`` lie inside the
+        grid with a cell to spare (elsewhere its cuts would take a whole
+        block: such rows are better searched)."""
+        return (L - mu.max(axis=1) >= self.b[0] + self.cell) & (U - mu.min(axis=1) <= self.b[-1] - self.cell)
+
+    def count_about(self, x):
+        """Counts of scores ``< x`` per block (t, K), up to one cell inside
+        the grid (and those below its ends outside it): for a guess, not
+        for a cut."""
+        return self.flat[self.row + np.minimum(self._cell(x), self.G) + 1]
+
+    def windows(self, mu, L, U):
+        """:meth:`ShiftedBlocks.windows` from the table (the positions
+        ``[lo, hi)`` per block), possibly a cell wider each side."""
+        x = np.stack(_thresholds(mu, L, U))  # (2, t, K): lower and upper cuts together
+        # j - 1 = the last grid point <= x (-1 below the grid), found by arithmetic and checked against the
+        # stored points, padded with -inf and +inf so that both checks stay in range
+        j = np.clip(np.floor((x - self.lo) / self.cell), -1, self.G) + 1
+        j = j.astype(np.intp)
+        while True:
+            down = self.b_pad[j] > x
+            up = self.b_pad[j + 1] <= x
+            if not (down.any() or up.any()):
+                break
+            j -= down
+            j += up
+        # lower cut: the scores below that point; upper cut: those below the next one (the first > x)
+        return self.flat[self.row + j[0]], self.flat[self.row + j[1] + 1]
 
 
 class SortedFoldScores:
@@ -207,12 +388,16 @@ class SortedFoldScores:
 
     def __init__(self, scores, folds):
         m, v = scores.shape
-        offsets = np.concatenate([[0], np.cumsum([f.size for f in folds])]).astype(np.intp)
+        sizes = np.array([f.size for f in folds], dtype=np.intp)
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         by_fold = scores[np.concatenate(folds)]  # (m, v), fold blocks
-        up = np.empty_like(by_fold)
-        for j in range(len(folds)):
-            blk = slice(offsets[j], offsets[j + 1])
-            up[blk] = np.sort(by_fold[blk], axis=0)
+        if (sizes == sizes[0]).all():  # equal folds: one sort of a (K, h, v) stack
+            up = np.sort(by_fold.reshape(sizes.size, sizes[0], v), axis=1).reshape(m, v)
+        else:
+            up = np.empty_like(by_fold)
+            for j in range(len(folds)):
+                blk = slice(offsets[j], offsets[j + 1])
+                up[blk] = np.sort(by_fold[blk], axis=0)
         self.n_rows = m
         self.blocks = [ShiftedBlocks(up[:, c], offsets) for c in range(v)]  # R_i ascending per fold
 

@@ -224,9 +224,12 @@ class MemorySparseEngine:
         return ErrorSums(sse, wrong, m)
 
     # ------------------------------------------------------ hold-out and CV
-    def holdout_engine(self):
-        """The exact hold-out engine (:class:`lssvm.cv.HoldoutEngine`)."""
-        if self._holders is None:  # O(m d) row hashing, once per fit
+    def holdout_engine(self, holders=True):
+        """The exact hold-out engine (:class:`lssvm.cv.HoldoutEngine`).  With
+        ``holders=False`` it skips finding the rows that hold each basis point
+        (O(m d) hashing, once per fit) and knows none: only for
+        ``basis_in_holdout="keep"``, which never removes a basis point."""
+        if holders and self._holders is None:  # O(m d) row hashing, once per fit
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
         return HoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
                                          self.rcond)

@@ -41,7 +41,16 @@ from scipy.linalg import blas, lapack
 
 from .holdout_guard import EPS, GUARD_RTOL, stable_fold_predictions
 
-__all__ = ["moments_cost", "hside_cost", "fold_fit", "stable_fold_fit"]
+__all__ = ["moments_cost", "hside_cost", "fold_fit", "rows_of", "stable_fold_fit"]
+
+
+def rows_of(A, rows):
+    """``A[rows]``: a view when ``rows`` is an ascending run of consecutive
+    indices (the folds of an unshuffled k-fold), else a copy.  The view
+    saves a copy of the fold's rows (h r floats) per fold."""
+    if rows.size and rows[-1] - rows[0] == rows.size - 1 and (rows[1:] > rows[:-1]).all():
+        return A[rows[0] : rows[-1] + 1]
+    return A[rows]
 
 
 def moments_cost(h, h_out, r, e):
@@ -98,10 +107,10 @@ def fold_fit(fac, H_out, E, alpha):
     """
     m = fac.n_samples
     lam = fac.eigenvalues
-    N = fac.M[H_out]
-    Yc = fac.y_centered[H_out]
+    N = rows_of(fac.M, H_out)
+    Yc = rows_of(fac.y_centered, H_out)
     mr = m - H_out.size
-    s = N.sum(axis=0)
+    s = np.ones(N.shape[0]) @ N  # column sums (a GEMV: half the time of N.sum(axis=0))
     c = -Yc.sum(axis=0)  # the training rows' centred targets sum to minus the left-out ones'
     rhs = fac.z - N.T @ Yc
     rhs += np.outer(s, c / mr)

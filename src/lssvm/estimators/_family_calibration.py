@@ -22,9 +22,20 @@ decision values their probability maps are fitted on
   ``StratifiedKFold(10)``.  SCDPP (``solver="scdpp"``) draws its fold
   candidates from a seed of its own (the fit's draw is not kept), so its
   fold models need not draw the fit's candidates.
+* **On Dask** (issue 19) the same numbers from passes: Nyström's from the
+  Dask LOO / k-fold pass of the fit; fixed size's from per-fold Gram sums
+  (the fit's when the folds are its ``cv`` folds, else one pass; the
+  downdate is a subtraction of sums) and one pass of out-of-fold decision
+  values, the fold models solved on the client by the
+  same rule (:func:`fixed_size_dask_decisions`).  The m decision values and
+  class indices then come to the client, O(m v) floats (8 MB per output at
+  m = 10^6): Platt's fit iterates over all of them and the isotonic fit
+  sorts them (a binned fit would change the numbers).
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -36,7 +47,8 @@ from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._calibration import ProbaMixin, with_calibration
 
-__all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_fold_decisions", "with_calibration"]
+__all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_dask_decisions", "fixed_size_fold_decisions",
+           "with_calibration"]
 
 #: Folds of the fixed-size calibration when neither ``calibration_cv`` nor ``cv`` gives any.
 DEFAULT_CALIBRATION_FOLDS = 10
@@ -75,42 +87,107 @@ def fixed_size_fold_decisions(est, X, Y, folds):
     zidx = est.basis_indices_
     K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
     system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
-    alpha, nu = float(est.alpha), float(est.nu)
-    sizes = np.broadcast_to(np.atleast_1d(est.model_size_), (Y.shape[1],))
-    rho = None if est.solver != "scdpp" else (
-        DEFAULT_N_CANDIDATES if est.n_candidates is None else est.n_candidates)
-    seed = scdp_seed(check_random_state(est.random_state)) if rho is not None else 0
+    solve = _fold_solver(est, Y.shape[1])
     F = np.full(Y.shape, np.nan)
 
     def work(test):
-        sub = system.without_rows(K[test], Y[test])
-        A = sub.matrix(alpha, nu)
-        Ka = augmented_rows(K[test])
-        if est.solver == "direct":
-            train = np.ones(K.shape[0], dtype=bool)
-            train[test] = False
-            W = solve_guarded(A, sub.rhs, K[train], K_ZZ, Y[train], alpha, nu,
-                              call=f"{type(est).__name__}(solver='direct') calibration folds")
-            F[test] = Ka @ W
-            return
-        for j in range(Y.shape[1]):
-            state = SCDPState(A, sub.rhs[:, j], rho, seed)
-            while state.k < sizes[j] and state.step() is not None:
-                pass
-            F[test, j] = Ka[:, state.order] @ state.coef if state.k else 0.0
+        train = np.ones(K.shape[0], dtype=bool)
+        train[test] = False
+        W = solve(system.without_rows(K[test], Y[test]), (K[train], K_ZZ, Y[train]))
+        F[test] = augmented_rows(K[test]) @ W
 
     parallel_map(work, list(folds))
     return F
+
+
+def _fold_solver(est, v):
+    """``solve(sub, rows) -> W (M + 1, v)``: the fold model of a fitted
+    fixed-size estimator on the downdated system ``sub`` (SCDP grown to
+    ``model_size_`` per output from the fit's pool, or the direct solve,
+    guarded by QR when ``rows = (K_train, K_ZZ, Y_train)`` are in memory,
+    by the Gram alone when ``rows`` is None (Dask)).  One rule for both."""
+    alpha, nu = float(est.alpha), float(est.nu)
+    sizes = np.broadcast_to(np.atleast_1d(est.model_size_), (v,))
+    rho = None if est.solver != "scdpp" else (
+        DEFAULT_N_CANDIDATES if est.n_candidates is None else est.n_candidates)
+    seed = scdp_seed(check_random_state(est.random_state)) if rho is not None else 0
+    call = f"{type(est).__name__}(solver='direct') calibration folds"
+
+    def solve(sub, rows):
+        A = sub.matrix(alpha, nu)
+        if est.solver == "direct":
+            if rows is None:
+                return solve_guarded(A, sub.rhs, None, sub.prototype_kernel, None, alpha, nu, call=call,
+                                     gram=sub.gram)
+            K_train, K_ZZ, Y_train = rows
+            return solve_guarded(A, sub.rhs, K_train, K_ZZ, Y_train, alpha, nu, call=call)
+        W = np.zeros((sub.n_coef, v))
+        for j in range(v):
+            state = SCDPState(A, sub.rhs[:, j], rho, seed)
+            while state.k < sizes[j] and state.step() is not None:
+                pass
+            if state.k:
+                W[state.order, j] = state.coef
+        return W
+
+    return solve
+
+
+def fixed_size_dask_decisions(est, data, folds, rows=None):
+    """:func:`fixed_size_fold_decisions` of a model fitted on Dask rows ``data``
+    (:class:`lssvm.backends.dask.RowData`), on the Dask folds ``folds``:
+    one pass of per-fold Gram sums (unless ``rows``, the fit's
+    :class:`lssvm.cv.fixed_size.SummedRows` on these folds, holds them),
+    the fold models from the downdated sums (the same rule), one pass of
+    out-of-fold decision values.
+
+    Returns
+    -------
+    F : ndarray of shape (N, v)
+    codes : ndarray of shape (N,)
+        Class index of every row.  Both on the client: O(N v) floats
+        (Platt's fit iterates over all of them, the isotonic fit sorts them).
+    """
+    from ..backends.dask import families as fam
+
+    Z, kernel, classes = est.basis_vectors_, est.kernel_, est.classes_
+    if rows is None:
+        rows = fam.summed_rows(data, Z, kernel, classes, folds, label="calibration pass 1/2")
+    system = rows.system()
+    solve = _fold_solver(est, system.rhs.shape[1])
+    coefs = [solve(system.without(fs), None) for fs in rows.fold_sums]
+    return fam.fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pass 2/2")
+
+
+@contextmanager
+def _group_folds_message():
+    """The Dask fold rule's "needs groups" as the in-memory "splits by group"
+    error, which :meth:`ProbaMixin._fit_calibration` turns into its advice."""
+    try:
+        yield
+    except ValueError as exc:
+        if "needs groups" not in str(exc):
+            raise
+        raise ValueError(f"{exc}: the splitter splits by group") from None
 
 
 class FixedSizeProbaMixin(ProbaMixin):
     """``predict_proba`` of :class:`lssvm.FixedSizeLSSVC`, calibrated on v-fold
     decision values (module docstring)."""
 
-    def _calibration_decisions(self, X, Y, groups=None):
+    def _calibration_decisions(self, X, Y=None, groups=None):
         cv = self.calibration_cv
         if cv is None:
             cv = DEFAULT_CALIBRATION_FOLDS if self.cv is None else self.cv
+        if Y is None:  # X: the RowData of a Dask fit (with its groups)
+            from ..backends.dask import resolve_dask_cv
+
+            kept, self._dask_sums = getattr(self, "_dask_sums", None), None
+            if kept is not None and self.calibration_cv is None:  # the fit's folds: its sums serve
+                return fixed_size_dask_decisions(self, X, *kept)
+            with _group_folds_message():
+                folds = resolve_dask_cv(cv, X, classifier=True)
+            return fixed_size_dask_decisions(self, X, folds)
         folds = resolve_folds(cv, X.shape[0], y=self._codes, groups=groups, classifier=True)
         return fixed_size_fold_decisions(self, X, Y, folds)
 
@@ -120,6 +197,13 @@ class NystromProbaMixin(ProbaMixin):
     approximate model's exact LOO or k-fold decision values (module docstring)."""
 
     def _calibration_decisions(self, groups=None):
+        if getattr(self, "_dask_fit", None) is not None:  # the same values from the Dask CV passes
+            from ..backends.dask.families import held_out_decisions
+
+            cv = "loo" if self.calibration_cv is None else self.calibration_cv
+            with _group_folds_message():
+                R = self._dask_cv(cv, np.array([float(self.alpha)]), groups, reduce=False)[0]
+            return held_out_decisions(self._dask_fit.targets(), R)
         fac = getattr(self, "factorization_", None)
         if fac is None or getattr(fac, "Y", None) is None:  # not fitted in memory
             return None

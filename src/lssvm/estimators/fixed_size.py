@@ -269,7 +269,8 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         folds = None if self.cv is None else fam.folds_for(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
-        self._X_fit = self._Y_fit = None  # predict_interval refits need the rows in memory
+        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         return self._fit_rows(kernel, Z, zidx, rows, seed)
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed):
@@ -486,9 +487,8 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin,
         -------
         self
         """
-        if is_dask_collection(X) or is_dask_collection(y):
-            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
-            return self._fit_dask(X, y, groups, classification=True)
+        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on v-fold values from Dask passes
+            return self._fit_dask(X, y, groups, classification=True)._fit_calibration(self._dask_data)
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:

@@ -462,9 +462,8 @@ class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _Ba
     def fit(self, X, y):
         """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
         are trained block by block (low-rank predictor)."""
-        if is_dask_collection(X) or is_dask_collection(y):
-            self.calibrators_ = None  # no held-out decision values on Dask: predict_proba says so
-            return self._fit_dask(X, y, classification=True)
+        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on the Dask LOO / k-fold passes
+            return self._fit_dask(X, y, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         return self._fit_targets(X, Y)._fit_calibration()  # exact LOO / k-fold decision values

@@ -40,6 +40,7 @@ from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
 from ..solvers.scdp import DEFAULT_N_CANDIDATES
+from ..solvers.whitening import BLOCK as WHITENING_BLOCK
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
@@ -172,20 +173,38 @@ class _RowsCV(_LSSVMCV):
     """Criteria whose model lives on a subset of training rows: drawn once
     when kernel-independent, else per candidate from one fixed seed."""
 
+    #: Cached distances (and so the kernel columns) in Fortran order beyond one block of columns.
+    _fortran_columns = False
+    #: The kernel columns are consumed by the candidate's factorisation (overwritten, no reference kept):
+    #: written into one buffer for every candidate (a fresh m x n array per candidate cost as much as
+    #: the kernel itself: first-touch page faults, issue 17).
+    _columns_consumed = False
+
     def _init_rows(self, kernel_independent, draw):
         """``draw(kernel, random_state) -> rows``."""
         self._draw = draw
         self._rows = {}
         self._fixed = draw(None, self.random_state) if kernel_independent else None
         self._seed = None if kernel_independent else self.random_state.randint(2**31 - 1)
-        self._D = (squared_distances(self.X, self.X[self._fixed])
-                   if self._fixed is not None and self.kernel == "rbf" else None)
+        self._D = None
+        if self._fixed is not None and self.kernel == "rbf":
+            if self._fortran_columns and self._fixed.size > WHITENING_BLOCK:  # (m, n) stored by columns,
+                self._D = squared_distances(self.X[self._fixed], self.X).T  # whitened in place by blocks
+            else:
+                self._D = squared_distances(self.X, self.X[self._fixed])
 
     def _rows_and_columns(self, kern, params):
         """Rows for ``params`` and the kernel ``k(X, X[rows])`` (n, len(rows))."""
         if self._fixed is not None:
             rows = self._fixed
-            C = kern.from_squared_distances(self._D) if self._D is not None and isinstance(kern, RBF) else None
+            C = None
+            if self._D is not None and isinstance(kern, RBF):
+                if self._columns_consumed:  # overwritten by the factorisation: one buffer for every candidate
+                    if getattr(self, "_K_buffer", None) is None:
+                        self._K_buffer = np.empty_like(self._D)
+                    C = kern.from_squared_distances(self._D, out=self._K_buffer)
+                else:
+                    C = kern.from_squared_distances(self._D)
             keep = near_duplicate_free(self.X[rows], kern)  # at this kernel, as the refitted estimator does
             if keep.size < rows.size:
                 warn_dropped(rows.size, keep.size, stacklevel=4)

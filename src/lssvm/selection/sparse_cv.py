@@ -92,6 +92,10 @@ class SparseLSSVMCV(_RowsCV):
     per alpha O(m n) for LOO, or one exact hold-out per fold.
     """
 
+    #: The kernel columns in Fortran order: the factorisation whitens them in place by column blocks,
+    #: mostly GEMM (:mod:`lssvm.solvers.whitening`; a third off the triangular solve, issue 17).
+    _fortran_columns = _columns_consumed = True
+
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, **kw):
         if basis_in_holdout not in BASIS_IN_HOLDOUT:

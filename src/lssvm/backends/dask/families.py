@@ -41,9 +41,10 @@ from sklearn.utils import check_random_state
 
 from ..._parallel import serial_region
 from ..._params import count_or_fraction
+from ..._targets import warn_constant_targets
 from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
 from ...cv.fixed_size import SummedRows, block_path_errors
-from ...solvers.fixed_size import GramSums
+from ...solvers.fixed_size import GramSums, augmented_rows
 from ...solvers.nystrom import nystrom_projection
 from ...solvers.row_blocks import (
     SUB_ROWS,
@@ -55,10 +56,10 @@ from ...solvers.row_blocks import (
 )
 from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
-from .sparse import DaskSparseFit, draw_basis, moments_pass, resolve_dask_cv, total_moments
+from .sparse import DaskSparseFit, draw_basis, resolve_dask_cv, target_range, total_moments, training_moments
 
 __all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
-           "path_errors_pass",
+           "path_errors_pass", "held_out_decisions", "fold_decisions_pass",
            "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
@@ -137,7 +138,7 @@ def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
     """
     Z, idx = columns
     ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
-    total = total_moments(moments_pass(data, ctx))
+    total = total_moments(training_moments(data, ctx, classes))  # warns of a constant regression target
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
@@ -214,11 +215,17 @@ def _task_gram(x, y, g, row0, Z, kernel, classes, spec):
 
 def gram_pass(data, Z, kernel, classes=None, folds=None, label="training pass"):
     """Per-fold :class:`GramSums` of all rows (dict fold -> sums): one pass
-    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None)."""
+    (``folds``: :class:`~lssvm.backends.dask.DaskFolds`, or None).  For
+    regression targets the same pass takes their column minima and maxima:
+    a constant column gets the in-memory :class:`lssvm.ConstantTargetWarning`."""
     rows = data if folds is None else folds.data  # with the groups the assignment reads
     z, k, c, s = shared(Z), shared(kernel), shared(classes), shared(None if folds is None else folds.spec)
     parts = [dask.delayed(_task_gram, pure=True)(x, y, g, r0, z, k, c, s) for x, y, g, r0 in rows.blocks()]
-    return run_pass(label, tree_reduce(parts, merge_moments))
+    if classes is not None or data.y is None:
+        return run_pass(label, tree_reduce(parts, merge_moments))
+    sums, (lo, hi) = run_pass(label, (tree_reduce(parts, merge_moments), target_range(data)))
+    warn_constant_targets(np.stack([lo, hi]), stacklevel=7)
+    return sums
 
 
 def _task_path_errors(x, y, g, row0, Z, kernel, classes, spec, paths, n_alphas, n_sizes):
@@ -265,6 +272,80 @@ def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"
         return path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes)
 
     return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
+
+
+def _codes(Y):
+    """Class index of every row from its coded targets (+1/-1 columns)."""
+    return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else Y.argmax(axis=1)
+
+
+def held_out_decisions(targets, residuals, label="calibration pass"):
+    """Out-of-sample decision values and class index of every row, on the
+    client: ``targets - residuals`` (lazy (m, v) Dask arrays: LOO or k-fold
+    residuals of the coded targets), one pass.
+
+    Returns
+    -------
+    F : ndarray of shape (m, v)
+    codes : ndarray of shape (m,)
+        Index into ``classes`` of every row.
+
+    Notes
+    -----
+    O(m v) floats on the client (8 MB per output at m = 10^6): Platt's fit
+    iterates over all of them and the isotonic fit sorts them (a binned fit
+    would change the numbers).
+    """
+    F, Y = run_pass(label, (targets - residuals, targets))
+    return F, _codes(Y)
+
+
+def _task_fold_decisions(x, y, g, row0, Z, kernel, classes, spec, coefs):
+    with serial_region():
+        v = coefs[0].shape[1]
+        if np.shape(x)[0] == 0:
+            return np.empty((0, v)), np.empty((0, v))
+        X = check_block(x, _Shape(Z.shape[1]), row0)
+        Y = code_targets(y, classes, row0)
+        f = np.asarray(spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
+        F = np.full(Y.shape, np.nan)
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            Ka = augmented_rows(kernel(X[sl], Z))
+            for fold in np.unique(f[sl]):
+                sel = f[sl] == fold
+                F[lo + np.flatnonzero(sel)] = Ka[sel] @ coefs[fold]
+        return F, Y
+
+
+def _stack_decisions(*parts):
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(2))
+
+
+def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pass"):
+    """Out-of-fold decision values of fixed-size fold models: row i's
+    ``[k(x_i, Z) 1] W_{fold(i)}``, and its class index; one pass.
+
+    Parameters
+    ----------
+    folds : DaskFolds
+    Z : ndarray of shape (M, d)
+    kernel : lssvm.kernels.Kernel
+    classes : ndarray
+    coefs : list of ndarray of shape (M + 1, v)
+        Fold f's coefficients (prototypes, then the intercept).
+
+    Returns
+    -------
+    F : ndarray of shape (N, v)
+    codes : ndarray of shape (N,)
+        Both on the client, in row order: O(N v) floats.
+    """
+    z, k, c, s, w = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared(list(coefs))
+    parts = [dask.delayed(_task_fold_decisions, pure=True)(x, y, g, r0, z, k, c, s, w)
+             for x, y, g, r0 in folds.data.blocks()]
+    F, Y = run_pass(label, tree_reduce(parts, _stack_decisions))
+    return F, _codes(Y)
 
 
 def rows_for(Z, idx, kernel):

@@ -16,6 +16,7 @@ import dask.array as da
 import numpy as np
 
 from ..._sums import warn_if_overflow
+from ..._targets import warn_constant_targets
 from ...basis import basis_holders, draw_basis_rows, drop_near_duplicates
 from ...cv import BASIS_IN_HOLDOUT, ErrorSums, FoldSpec, not_in_memory
 from ...cv.row_blocks import (
@@ -41,7 +42,8 @@ from .passes import run_pass, shared, tree_reduce
 from .rows import RowData, as_row_data, take_rows
 
 __all__ = ["DaskSparseFit", "fit_sparse", "draw_basis", "basis_context", "moments_pass", "total_moments",
-           "check_mode", "DaskFolds", "resolve_dask_cv"]
+           "check_mode", "DaskFolds", "resolve_dask_cv", "training_moments",
+           "target_range"]
 
 
 def _task_moments(x, y, g, row0, ctx, spec, train_only):
@@ -76,11 +78,46 @@ def _task_fold_outputs(x, y, g, row0, ctx, spec, models, n_alphas, reduce):
     return block_fold_outputs(x, y, folds, row0, ctx, models, n_alphas, reduce=reduce)
 
 
-def moments_pass(data, ctx, spec=None, train_only=None, label="training pass"):
-    """Per-fold moments of all rows (dict fold -> RowMoments)."""
+def moments_pass(data, ctx, spec=None, train_only=None, label="training pass", also=None):
+    """Per-fold moments of all rows (dict fold -> RowMoments); with ``also``
+    (Dask collections over the same rows), the pair (moments, ``also``
+    computed in the same pass: its chunks are read once)."""
     c, s, t = shared(ctx), shared(spec), shared(train_only)
     parts = [dask.delayed(_task_moments, pure=True)(x, y, g, r0, c, s, t) for x, y, g, r0 in data.blocks()]
-    return run_pass(label, tree_reduce(parts, merge_moments))
+    if also is None:
+        return run_pass(label, tree_reduce(parts, merge_moments))
+    return run_pass(label, (tree_reduce(parts, merge_moments), also))
+
+
+def training_moments(data, ctx, classes, stacklevel=7):
+    """:func:`moments_pass` of a fit; for regression targets also their
+    column minima and maxima in the same pass, so that a constant column
+    gets the in-memory :class:`lssvm.ConstantTargetWarning`."""
+    y = data.y
+    if classes is not None or y is None:
+        return moments_pass(data, ctx)
+    moments, (lo, hi) = moments_pass(data, ctx, also=target_range(data))
+    warn_constant_targets(np.stack([lo, hi]), stacklevel=stacklevel)
+    return moments
+
+
+def _block_range(y):
+    Y = np.asarray(y, dtype=float)
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    if Y.shape[0] == 0:
+        return np.full(Y.shape[1], np.inf), np.full(Y.shape[1], -np.inf)
+    return Y.min(axis=0), Y.max(axis=0)
+
+
+def _merge_range(*parts):
+    return np.min([p[0] for p in parts], axis=0), np.max([p[1] for p in parts], axis=0)
+
+
+def target_range(data):
+    """Delayed column minima and maxima ``(lo, hi)`` of ``data.y`` (empty
+    chunks allowed), to compute in the pass that reads the targets anyway."""
+    parts = [dask.delayed(_block_range, pure=True)(y) for _, y, _, _ in data.blocks()]
+    return tree_reduce(parts, _merge_range)
 
 
 def total_moments(moments):
@@ -330,6 +367,6 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     Z, idx = draw_basis(data, basis, n_basis, random_state) if basis_rows is None else basis_rows
     Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
-    total = total_moments(moments_pass(data, ctx))
+    total = total_moments(training_moments(data, ctx, classes))
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
