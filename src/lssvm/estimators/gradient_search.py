@@ -18,7 +18,11 @@ The search
    is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
    left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
    session 26);
-4. keeps the point of the lowest criterion, refits there.
+4. keeps the point of the lowest criterion, refits there at the estimator's
+   ``rcond`` (the search itself evaluates down to ``SEARCH_RCOND``);
+5. with ``PRUNE`` set (off by default; ARD, regression, LOO), switches off
+   the inputs whose width does not lower the LOO error by more than its
+   noise (:mod:`lssvm.estimators.gradient_prune`) and refits.
 
 L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
 minimiser; its gradient does not depend on the scale of the targets).  With
