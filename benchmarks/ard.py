@@ -533,7 +533,7 @@ def prune(args):
     """``lssvm.estimators.gradient_prune.prune_inputs`` after the default LOO search (what
     ``gradient_search.PRUNE = True`` does), per split: test MSE / variance before and after, the LOO MSE, the
     inputs switched off, and the CPU time of the search and of the pruning."""
-    from lssvm import SparseLSSVR
+    from lssvm import NumericalWarning, SparseLSSVR
     from lssvm.estimators.gradient_prune import prune_inputs
 
     name = args.sets[0]
@@ -546,14 +546,19 @@ def prune(args):
                             max_evaluations=args.max_evaluations, n_restarts=1)
         _, c0, before = fit_and_score(est, Xtr, ytr, Xte, yte)
         t0 = time.process_time()
-        gamma, off, loo = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
-                                       np.argsort(est.feature_relevance_, kind="stable"))
+        try:
+            gamma, off, loo, alpha = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
+                                                  np.argsort(est.feature_relevance_, kind="stable"),
+                                                  alphas=est.alpha_ * 4.0 ** np.arange(-4, 5) if args.prune_alpha
+                                                  else None)
+        except NumericalWarning:  # the searched point's LOO residuals are unreliable: the search keeps it too
+            gamma, off, loo, alpha = est.gamma_, [], np.nan, est.alpha_
         c1 = time.process_time() - t0
-        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=est.alpha_, basis=est.basis_rows_, rcond=1e-14)
+        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=alpha, basis=est.basis_rows_)  # the search's rcond
         _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
         row = dict(data=name, m=len(ytr), split=split, test_before=before, test_after=after,
                    loo_before=-est.best_score_, loo_after=loo, n_off=len(off), off=" ".join(map(str, sorted(off))),
-                   search_cpu_s=c0, prune_cpu_s=c1)
+                   alpha_before=est.alpha_, alpha_after=alpha, search_cpu_s=c0, prune_cpu_s=c1)
         print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
         if args.csv:
             pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
@@ -596,6 +601,7 @@ def main():
     p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
                    "read the GP's test MSE from here instead of fitting it")
     p.add_argument("--scoring", default="", help="part trajectory: the search's scoring (default: LOO MSE)")
+    p.add_argument("--prune-alpha", action="store_true", help="part prune: then re-choose alpha on the path")
     p.add_argument("--csv", default="", help="part splits: append each of ours' rows to this CSV file")
     p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
     p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")

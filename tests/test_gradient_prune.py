@@ -31,7 +31,8 @@ def test_noise_inputs_are_switched_off_and_relevant_ones_kept():
     rows = np.random.default_rng(1).choice(len(y), 25, replace=False)
     gamma = np.array([1.5, 1.0, 1e-3, 2e-3, 1e-4, 5e-4])  # small, non-zero noise widths, as LOO leaves them
     order = [5, 4, 3, 2, 1, 0]
-    pruned, off, mse = prune_inputs(X, y[:, None], rows, gamma, 1e-3, order)
+    pruned, off, mse, alpha = prune_inputs(X, y[:, None], rows, gamma, 1e-3, order)
+    assert alpha == 1e-3  # no alphas given: alpha stays
     assert sorted(off) == [2, 3, 4, 5]
     np.testing.assert_array_equal(pruned[2:], GAMMA_OFF)
     np.testing.assert_array_equal(pruned[:2], gamma[:2])
@@ -71,4 +72,19 @@ def test_search_with_pruning_scores_the_pruned_model(monkeypatch):
     assert np.any(est.gamma_ != plain.gamma_)  # a width moved: the pruned model was refitted
     loo = np.mean(est.best_estimator_.loo_residuals(est.alpha_) ** 2)
     assert -est.best_score_ == pytest.approx(loo, rel=1e-9)  # the refitted (pruned) model is the one scored
-    assert est.alpha_ == plain.alpha_  # the same search, then the switches
+    # the same search, then the switches, then alpha re-chosen on the exact path: no worse than the searched alpha
+    again = SparseLSSVR(kernel="ard", gamma=est.gamma_, alpha=plain.alpha_, basis=est.basis_rows_, rcond=1e-14)
+    assert loo <= np.mean(again.fit(X, y).loo_residuals(plain.alpha_) ** 2) * (1 + 1e-12)
+
+
+def test_alpha_is_rechosen_on_the_exact_path_after_switches():
+    X, y = _data()
+    rows = np.random.default_rng(1).choice(len(y), 25, replace=False)
+    gamma = np.array([1.5, 1.0, 1e-3, 2e-3, 1e-4, 5e-4])
+    alphas = np.logspace(-6, 1, 8)
+    pruned, off, mse, alpha = prune_inputs(X, y[:, None], rows, gamma, 1e-3, [5, 4, 3, 2, 1, 0], alphas=alphas)
+    # brute force: the LOO error of the fitted model at each alpha, the searched one included
+    model = SparseLSSVR(kernel="ard", gamma=pruned, alpha=1e-3, basis=rows, rcond=1e-14).fit(X, y)
+    path = [np.mean(model.loo_residuals(a) ** 2) for a in np.append(alphas, 1e-3)]
+    assert mse == pytest.approx(min(path), rel=1e-9)
+    assert alpha == np.append(alphas, 1e-3)[int(np.argmin(path))]

@@ -63,7 +63,7 @@ def loo_squared_residuals(X, Y, rows, gamma, alpha, rcond):
     return (np.asarray(r) ** 2).reshape(X.shape[0], -1).sum(axis=1)
 
 
-def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=PRUNE_RTOL):
+def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=PRUNE_RTOL, alphas=None):
     """Switch inputs off while the exact LOO error does not rise significantly.
 
     Parameters
@@ -86,6 +86,10 @@ def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=P
         of the per-row squared LOO residuals, against the searched point.
     rtol : float
         Allowed rise as a fraction of the searched point's LOO error.
+    alphas : array-like, optional
+        Where inputs were switched off, alpha is then re-chosen from these
+        and ``alpha`` by the exact LOO error at the new widths (one
+        factorisation).
 
     Returns
     -------
@@ -95,6 +99,8 @@ def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=P
         The inputs switched off, in the order tried.
     mse : float
         The LOO MSE (sum of squared residuals / (m v)) at the returned widths.
+    alpha : float
+        ``alpha``, or the better one of ``alphas``.
     """
     gamma = np.array(gamma, dtype=float)
     m, v = X.shape[0], Y.reshape(X.shape[0], -1).shape[1]
@@ -111,4 +117,24 @@ def prune_inputs(X, Y, rows, gamma, alpha, order, rcond=1e-14, z=PRUNE_Z, rtol=P
         if np.isfinite(d).all() and d.mean() <= min(z * d.std(ddof=1) / np.sqrt(m), rtol * r0.mean()):
             gamma, r_cur = trial, r
             off.append(int(j))
-    return gamma, off, float(r_cur.sum() / (m * v))
+    mse = float(r_cur.sum() / (m * v))
+    if off and alphas is not None:
+        try:
+            path = _loo_path(X, Y, rows, gamma, np.append(np.asarray(alphas, dtype=float), alpha), rcond)
+        except (NumericalWarning, np.linalg.LinAlgError):
+            path = None
+        if path is not None and np.isfinite(path).any() and np.nanmin(path) < mse:
+            k = int(np.nanargmin(path))
+            alpha, mse = float(np.append(alphas, alpha)[k]), float(path[k])
+    return gamma, off, mse, alpha
+
+
+def _loo_path(X, Y, rows, gamma, alphas, rcond):
+    """LOO MSE per alpha at ``gamma``: one factorisation, O(m n) per alpha."""
+    K_mn = ARD(gamma)(X, X[rows])
+    K_BB = K_mn[rows]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=rcond, overwrite_k=True)
+        r = np.asarray(fac.loo_residuals(alphas)).reshape(len(alphas), -1)
+    return (r**2).mean(axis=1)

@@ -18,7 +18,11 @@ The search
    is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
    left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
    session 26);
-4. keeps the point of the lowest criterion, refits there.
+4. keeps the point of the lowest criterion, refits there at the estimator's
+   ``rcond`` (the search itself evaluates down to ``SEARCH_RCOND``);
+5. with ``PRUNE`` set (off by default; ARD, regression, LOO), switches off
+   the inputs whose width does not lower the LOO error by more than its
+   noise (:mod:`lssvm.estimators.gradient_prune`) and refits.
 
 L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
 minimiser; its gradient does not depend on the scale of the targets).  With
@@ -422,13 +426,14 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             and starts:
         order = np.argsort(feature_relevance(model, X), kind="stable")  # the least relevant first
         try:
-            pruned, off, mse = prune_inputs(X, criterion.Y, rows, gamma, float(np.exp(theta[-1])), order, search_rcond)
+            pruned, off, mse, alpha = prune_inputs(X, criterion.Y, rows, gamma, float(np.exp(theta[-1])), order,
+                                                   search_rcond, alphas=np.exp(theta[-1]) * 4.0 ** np.arange(-4, 5))
         except (NumericalWarning, np.linalg.LinAlgError):  # the searched point itself singular: keep it
-            pruned, off = gamma, []
-        est.n_evaluations_ += p + 1
+            pruned, off, alpha = gamma, [], float(np.exp(theta[-1]))
+        est.n_evaluations_ += p + 2
         est.pruned_features_ = np.array(sorted(off), dtype=int)
         if np.any(pruned != gamma):
-            theta, gamma = np.r_[np.log(pruned), theta[-1]], pruned
+            theta, gamma = np.r_[np.log(pruned), np.log(alpha)], pruned
             model, est.best_score_ = refit_at(theta, -mse)
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
