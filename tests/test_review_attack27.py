@@ -2,16 +2,24 @@
 
 Each test pins a defect found by attacking the new code: a BLAS thread
 limit left at one thread for good when a fit's thread scope starts while
-another thread's CV+ holds BLAS at one thread.
+another thread's CV+ holds BLAS at one thread; ``predict_interval`` of the
+fixed-size and Nyström searches failing at its default method; the
+fixed-size search's CV+ bounds differing between a Dask and an in-memory
+fit (the in-memory best model kept the search's folds as explicit pairs,
+the Dask one the int, so the fold refits chose their model sizes on other
+inner folds).
 """
 
 import threading
 
+import warnings
+
 import numpy as np
+import pytest
 from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_info
 
-from lssvm import SparseLSSVR
+from lssvm import FixedSizeLSSVR, FixedSizeLSSVRCV, NystromLSSVRCV, SearchEdgeWarning, SparseLSSVR
 from lssvm._parallel import single_threaded_blas
 from lssvm._threads import thread_scope
 
@@ -67,3 +75,43 @@ def test_cv_plus_from_threads_beside_fits_leaves_blas_as_found():
         t.join(60)
     assert max(errs) == 0.0
     assert _blas_limits() == before
+
+
+@pytest.mark.parametrize("search", [NystromLSSVRCV, FixedSizeLSSVRCV])
+def test_family_search_interval_at_its_default_method(search):
+    """The searches' ``predict_interval`` passed "jackknife+" to a best model
+    that offers "cv+" only: every call without ``method=`` raised."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchEdgeWarning)
+        s = search(basis="random", n_basis=15, random_state=3, param_space={"gamma": [0.5]}, alphas=[0.1]).fit(X, y)
+    Xt = rng.normal(size=(4, 3))
+    np.testing.assert_array_equal(s.predict_interval(Xt, 0.8, cv=4),
+                                  s.best_estimator_.predict_interval(Xt, 0.8, method="cv+", cv=4))
+    with pytest.raises(ValueError, match="cv\\+' only"):
+        s.predict_interval(Xt, 0.8, method="jackknife+")
+
+
+def test_fixed_size_search_cv_plus_on_dask_equals_in_memory():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    rng = np.random.default_rng(1)
+    m = 240
+    X = rng.normal(size=(m, 3))
+    y = np.sin(X[:, 0]) + 0.2 * rng.normal(size=m)
+    Xt = rng.normal(size=(9, 3))
+    kw = dict(basis="random", n_basis=20, random_state=5, cv=3, param_space={"gamma": [0.3, 1.0]},
+              alphas=[0.01, 0.1])
+    with warnings.catch_warnings(), dask.config.set(scheduler="synchronous"):
+        warnings.simplefilter("ignore", SearchEdgeWarning)
+        mem = FixedSizeLSSVRCV(**kw).fit(X, y)
+        dsk = FixedSizeLSSVRCV(**kw).fit(da.from_array(X, chunks=(37, 3)), da.from_array(y, chunks=37))
+        got = dsk.predict_interval(Xt, 0.7, cv=5)
+    ref = mem.predict_interval(Xt, 0.7, cv=5)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10)
+    # and both are the intervals of a fresh fixed-size model with the chosen parameters
+    fresh = FixedSizeLSSVR(**{**mem.best_estimator_.get_params()}).fit(X, y)
+    np.testing.assert_allclose(fresh.predict_interval(Xt, 0.7, cv=5), ref, rtol=1e-12, atol=1e-12)

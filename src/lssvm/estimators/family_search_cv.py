@@ -6,6 +6,8 @@ each family's criterion, model parameters and refit rows.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
@@ -85,9 +87,11 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
-        if criterion.folds is None:  # Dask input: the same splitter, assigned by passes
-            return {"basis": rows, "cv": criterion.cv, "random_state": criterion.refit_random_state,
-                    "scoring": scoring}
+        # Dask input: the same splitter, assigned by passes; an int names the same folds on any rows, and
+        # kept as one the refits of CV+ folds (predict_interval) split their own rows as on Dask (review27)
+        if criterion.folds is None or isinstance(self.cv, Integral):
+            cv = self.cv if criterion.folds is not None else criterion.cv
+            return {"basis": rows, "cv": cv, "random_state": criterion.refit_random_state, "scoring": scoring}
         n = criterion.X.shape[0]
         folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
         return {"basis": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
