@@ -11,7 +11,6 @@ inner folds).
 """
 
 import threading
-
 import warnings
 
 import numpy as np
@@ -94,7 +93,8 @@ def test_family_search_interval_at_its_default_method(search):
         s.predict_interval(Xt, 0.8, method="jackknife+")
 
 
-def test_fixed_size_search_cv_plus_on_dask_equals_in_memory():
+@pytest.mark.parametrize("cv", [3, KFold(3, shuffle=True, random_state=0)], ids=["int", "seeded-kfold"])
+def test_fixed_size_search_cv_plus_on_dask_equals_in_memory(cv):
     da = pytest.importorskip("dask.array")
     import dask
 
@@ -103,7 +103,7 @@ def test_fixed_size_search_cv_plus_on_dask_equals_in_memory():
     X = rng.normal(size=(m, 3))
     y = np.sin(X[:, 0]) + 0.2 * rng.normal(size=m)
     Xt = rng.normal(size=(9, 3))
-    kw = dict(basis="random", n_basis=20, random_state=5, cv=3, param_space={"gamma": [0.3, 1.0]},
+    kw = dict(basis="random", n_basis=20, random_state=5, cv=cv, param_space={"gamma": [0.3, 1.0]},
               alphas=[0.01, 0.1])
     with warnings.catch_warnings(), dask.config.set(scheduler="synchronous"):
         warnings.simplefilter("ignore", SearchEdgeWarning)
