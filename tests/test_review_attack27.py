@@ -18,7 +18,14 @@ import pytest
 from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_info
 
-from lssvm import FixedSizeLSSVR, FixedSizeLSSVRCV, NystromLSSVRCV, SearchEdgeWarning, SparseLSSVR
+from lssvm import (
+    FixedSizeLSSVR,
+    FixedSizeLSSVRCV,
+    NystromLSSVRCV,
+    SearchEdgeWarning,
+    SparseLSSVR,
+    SparseLSSVRCV,
+)
 from lssvm._parallel import single_threaded_blas
 from lssvm._threads import thread_scope
 
@@ -139,3 +146,16 @@ def test_fixed_size_search_on_dask_with_a_group_splitter():
                                          groups=groups)
     Xt = rng.normal(size=(5, 3))
     np.testing.assert_allclose(dsk.predict(Xt), mem.predict(Xt), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("search", [SparseLSSVRCV, NystromLSSVRCV, FixedSizeLSSVRCV])
+def test_regression_search_with_a_stratified_splitter_is_a_clear_error(search):
+    """The regression searches score folds without targets for the splitter:
+    StratifiedKFold failed inside scikit-learn with a TypeError about a scalar."""
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.sin(X[:, 0])
+    with pytest.raises(ValueError, match="StratifiedKFold splits by class labels"):
+        search(cv=StratifiedKFold(3), param_space={"gamma": [0.5]}, alphas=[0.1]).fit(X, y)
