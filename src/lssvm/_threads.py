@@ -279,6 +279,14 @@ _scopes = 0
 _limits = None
 
 
+def _one_thread_section():
+    """Whether some thread is inside :func:`lssvm._parallel.single_threaded_blas`
+    (or a Dask task's serial region)."""
+    from ._parallel import in_parallel_region  # imported here: _parallel imports this module
+
+    return in_parallel_region()
+
+
 @contextmanager
 def thread_scope(n_jobs=None):
     """Decide the threads once for a whole call and set the BLAS limit once.
@@ -296,7 +304,10 @@ def thread_scope(n_jobs=None):
     token = _active.set(plan)
     with _lock:
         _scopes += 1
-        if _scopes == 1 and _blas_threads_now() != plan.threads:
+        # not while another thread holds BLAS at one thread (lssvm._parallel.single_threaded_blas, outside
+        # any scope): it restores its saved limit when it leaves, and this scope, leaving later, would
+        # restore that one-thread limit for good (review27)
+        if _scopes == 1 and _blas_threads_now() != plan.threads and not _one_thread_section():
             _limits = _controller().limit(limits=plan.threads, user_api="blas")
     try:
         yield plan

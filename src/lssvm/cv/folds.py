@@ -88,7 +88,14 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
         # the one fold rule of an int (everywhere in lssvm, in memory and on Dask)
         splits = check_cv(int(cv), y, classifier=classifier and stratifiable(y, int(cv))).split(dummy, y)
     elif hasattr(cv, "split"):
-        splits = cv.split(dummy, y, groups)
+        try:
+            splits = cv.split(dummy, y, groups)
+        except TypeError as exc:
+            if y is not None:
+                raise
+            # a splitter that reads the targets (StratifiedKFold) and got none: a regression's search
+            raise ValueError(f"{type(cv).__name__} splits by class labels and a regression has none: pass KFold, "
+                             "an int or a group splitter") from exc
     else:
         try:
             splits = iter(cv)

@@ -255,9 +255,13 @@ class SearchIntervalMixin:
         return ("gcv", "evidence") if hasattr(self._estimator_class, "log_evidence") else ()
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_interval"))
-    def predict_interval(self, X, coverage=0.9, method="jackknife+", **kwargs):
-        """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``)."""
-        return self._best().predict_interval(X, coverage, method, **kwargs)
+    def predict_interval(self, X, coverage=0.9, method=None, **kwargs):
+        """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``;
+        ``method=None``: its default, "jackknife+" for the sparse models, "cv+"
+        for the fixed-size and Nyström ones, which offer no other)."""
+        if method is not None:
+            kwargs["method"] = method
+        return self._best().predict_interval(X, coverage, **kwargs)
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_std"))
     def predict_std(self, X, noise=True):

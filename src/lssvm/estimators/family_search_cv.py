@@ -6,8 +6,11 @@ each family's criterion, model parameters and refit rows.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.model_selection import KFold, StratifiedKFold
 
 from .._labels import encode_classes
 from ..backends import is_dask_collection
@@ -85,12 +88,25 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
-        if criterion.folds is None:  # Dask input: the same splitter, assigned by passes
-            return {"basis": rows, "cv": criterion.cv, "random_state": criterion.refit_random_state,
-                    "scoring": scoring}
+        # Dask input: the same splitter, assigned by passes.  An int or a (Stratified)KFold that splits the
+        # same way every time names the same folds on the full rows; kept as such, the refits of CV+ folds
+        # (predict_interval) split their own rows as the Dask fit's do (review27)
+        if criterion.folds is None or _same_folds_every_time(self.cv):
+            cv = self.cv if criterion.folds is not None else criterion.cv
+            return {"basis": rows, "cv": cv, "random_state": criterion.refit_random_state, "scoring": scoring}
         n = criterion.X.shape[0]
         folds = [(np.setdiff1d(np.arange(n), t), t) for t in criterion.folds]
         return {"basis": rows, "cv": folds, "random_state": criterion.refit_random_state, "scoring": scoring}
+
+
+def _same_folds_every_time(cv):
+    """Whether ``cv`` splits the same rows into the same folds at every call
+    (an int, or an unshuffled or seeded KFold / StratifiedKFold: no groups)."""
+    if isinstance(cv, Integral):
+        return True
+    if type(cv) not in (KFold, StratifiedKFold):
+        return False
+    return not cv.shuffle or isinstance(cv.random_state, Integral)
 
 
 _FIXED_DOC = """
