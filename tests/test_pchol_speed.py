@@ -10,7 +10,7 @@ import pytest
 from scipy import linalg
 from scipy.linalg import lapack
 
-from lssvm._threads import blas_threads, blas_threads_now, cholesky_threads
+from lssvm._threads import blas_threads_now, cholesky_threads
 from lssvm.basis import pivoted_cholesky
 from lssvm.kernels import RBF, Laplacian
 
@@ -93,15 +93,37 @@ def test_pivots_and_curve_match_a_dense_reference(rng, kern):
 
 def test_blas_thread_limits_are_restored():
     before = blas_threads_now()
-    with blas_threads(1):
-        assert blas_threads_now() in (None, 1)
     with cholesky_threads(100):
         assert blas_threads_now() in (None, 1)
     with cholesky_threads(5000):
         assert blas_threads_now() == before
     assert blas_threads_now() == before
-    X = np.random.default_rng(0).standard_normal((200, 2))
-    pivoted_cholesky(X, RBF(gamma=1.0), n_basis=20)
+    X = np.random.default_rng(0).standard_normal((6000, 2))  # m n >= 2^20: the thread sections are used
+    pivoted_cholesky(X, RBF(gamma=1.0), n_basis=200, random_state=0)
+    assert blas_threads_now() == before
+
+
+def test_one_thread_section_beside_a_scope_leaves_the_limit_as_found():
+    """Thread B in a small Cholesky's one-thread section while thread A's fit scope starts and ends
+    around B's exit: the limit must end as it began (not at one thread for good)."""
+    import threading
+
+    from lssvm._threads import thread_scope
+
+    before = blas_threads_now()
+    entered, leave = threading.Event(), threading.Event()
+
+    def hold():
+        with cholesky_threads(100):
+            entered.set()
+            leave.wait(10)
+
+    b = threading.Thread(target=hold)
+    b.start()
+    entered.wait(10)
+    with thread_scope(2):
+        leave.set()
+        b.join(10)
     assert blas_threads_now() == before
 
 

@@ -342,25 +342,6 @@ def eigh_threads(n):
         yield
 
 
-@contextmanager
-def blas_threads(n):
-    """BLAS limited to ``n`` threads inside (restored after; nothing is
-    changed when that limit is already in force).
-
-    For the steps whose thread count differs from the call's plan: the
-    small LAPACK calls (a Cholesky of a few hundred) and the memory-bound
-    BLAS-2 loops run on one thread, where OpenBLAS's hand-off to a second
-    costs more than the work (issue 17, session 27: a 700 x 700 Cholesky
-    took 4 ms on one thread, and about 80 ms a call on two in a profile of
-    the default search).  A switch costs about 30 microseconds.
-    """
-    if _blas_threads_now() in (None, n):
-        yield
-        return
-    with _controller().limit(limits=n, user_api="blas"):
-        yield
-
-
 #: A Cholesky factorisation (with its condition estimate) of order below this
 #: runs on one BLAS thread: at n = 700 it takes 4 ms there, and in a profile
 #: of the default search on two threads about 80 ms (issue 17, session 27).
@@ -369,8 +350,16 @@ CHOLESKY_SERIAL_BELOW = 2000
 
 def cholesky_threads(n):
     """One BLAS thread for a Cholesky of order ``n`` below
-    :data:`CHOLESKY_SERIAL_BELOW`; else the limit in force (a context manager)."""
-    return blas_threads(1) if n < CHOLESKY_SERIAL_BELOW else contextlib.nullcontext()
+    :data:`CHOLESKY_SERIAL_BELOW` (:func:`lssvm._parallel.single_threaded_blas`:
+    reference-counted with the other one-thread sections, which thread scopes
+    respect); else the limit in force.  A context manager.
+
+    OpenBLAS's hand-off to a second thread costs more than a small Cholesky:
+    at n = 700 it took 4 ms on one thread, and about 80 ms a call on two in a
+    profile of the default search (issue 17, session 27)."""
+    from ._parallel import single_threaded_blas  # imported here: _parallel imports this module
+
+    return single_threaded_blas() if n < CHOLESKY_SERIAL_BELOW else contextlib.nullcontext()
 
 
 def blas_threads_now():

@@ -22,7 +22,8 @@ import numpy as np
 from scipy.linalg import blas, lapack
 from sklearn.utils import check_random_state
 
-from .._threads import blas_threads, thread_scope
+from .._parallel import single_threaded_blas
+from .._threads import thread_scope
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 
@@ -190,7 +191,8 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
     # The per-point steps are small or memory-bound: BLAS on one thread for them (issue 17), the block
-    # GEMM on the call's threads.  Only ever lowered and restored, never raised: the limit is process-wide.
+    # GEMM and the kernel columns on the call's threads.  The one-thread sections are lssvm's
+    # reference-counted ones (single_threaded_blas): the limit is process-wide, and they never raise it.
     # Small problems are left alone (their BLAS calls are below OpenBLAS's threading thresholds anyway,
     # and the scope's plan costs about a millisecond).
     manage = m * n_max >= 1 << 20
@@ -215,10 +217,8 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
                     cand = np.append(cand, j)
                 slot = np.full(m, -1, dtype=np.intp)
                 slot[cand] = np.arange(cand.size)
-                one_thread.close()
+                one_thread.close()  # the block GEMM and the kernel batch on the call's threads
                 P = Gt[:k, cand].T @ Gt[:k] if k else np.zeros((cand.size, m))  # one GEMM: (c x k) (k x m)
-                if manage:
-                    one_thread.enter_context(blas_threads(1))
                 # the kernel columns of the candidates of largest residual (the pivot's included), as many
                 # as the last block served, in one call: one pass over X per block, not per pivot (at
                 # m = 30,000, d = 104 a column alone took 20 ms); never more than two columns computed per
@@ -227,9 +227,14 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
                 size = max(1, min(k - k_prev if k else 1, _MAX_BATCH, 2 * (k + 1) - computed, cand.size))
                 computed += _fill_columns(KC, have, kern, X, cand, rel, slot[j], size)
                 k_prev = k
+                if manage:
+                    one_thread.enter_context(single_threaded_blas())
             if not have[slot[j]]:  # a candidate outside the batch: it and the next ones by residual
+                one_thread.close()
                 size = max(1, min(_MAX_BATCH, 2 * (k + 1) - computed))
                 computed += _fill_columns(KC, have, kern, X, cand, rel, slot[j], size)
+                if manage:
+                    one_thread.enter_context(single_threaded_blas())
             col = KC[slot[j]]  # the only kernel values: m per point (and the batch's unused ones)
             k_SS = col[selected + [j]]
             norms_new = np.append(col_norms + np.abs(k_SS[:-1]), np.abs(k_SS).sum())
