@@ -65,7 +65,11 @@ __all__ = [
 
 #: ``eigh`` of an n x n matrix runs on one BLAS thread below this n (the
 #: tridiagonalisation is memory-bound; measured in ``docs/benchmarks.md``).
-EIGH_SERIAL_BELOW = 700
+#: Right after a NumPy product (as in the factorisation) two threads lose up to
+#: n = 1000: NumPy's and SciPy's OpenBLAS each keep their own threads, which
+#: spin after a call; at n = 700 one thread took 0.05 s and two 0.08-0.15 s
+#: inside the default search (issue 17, session 27, coordinator).
+EIGH_SERIAL_BELOW = 1000
 
 
 @dataclass(frozen=True)
@@ -334,11 +338,15 @@ def uses_threads(method):
 @contextmanager
 def eigh_threads(n):
     """One BLAS thread for an ``eigh`` of order ``n`` below
-    :data:`EIGH_SERIAL_BELOW`; else leave the limit (the call's plan) alone."""
+    :data:`EIGH_SERIAL_BELOW` (:func:`lssvm._parallel.single_threaded_blas`,
+    reference-counted with the other one-thread sections, which thread scopes
+    respect); else leave the limit (the call's plan) alone."""
+    from ._parallel import single_threaded_blas  # imported here: _parallel imports this module
+
     if n >= EIGH_SERIAL_BELOW or _blas_threads_now() == 1:
         yield
         return
-    with _controller().limit(limits=1, user_api="blas"):
+    with single_threaded_blas():
         yield
 
 

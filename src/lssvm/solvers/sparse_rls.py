@@ -476,7 +476,8 @@ def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
         ok = False
     if ok:
         return L, "cholesky"
-    s, U = linalg.eigh(K_BB, check_finite=False)
+    with eigh_threads(n):
+        s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if warn and keep.sum() < n:
         warnings.warn(
