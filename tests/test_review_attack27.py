@@ -124,11 +124,8 @@ def test_fixed_size_search_cv_plus_on_dask_equals_in_memory(cv):
     np.testing.assert_allclose(fresh.predict_interval(Xt, 0.7, cv=5), ref, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="the Dask fixed-size search refits its best model with the group splitter but without "
-                          "the groups ('GroupKFold needs groups'); passing them needs the search's refit to carry "
-                          "groups (not a local fix; also before session 27)")
 def test_fixed_size_search_on_dask_with_a_group_splitter():
+    # the refit of the best model once lost the groups its group splitter needs ('GroupKFold needs groups')
     da = pytest.importorskip("dask.array")
     import dask
     from sklearn.model_selection import GroupKFold

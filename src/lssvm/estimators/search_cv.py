@@ -282,9 +282,9 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}
             kept = getattr(criterion, "kept_factorization", None)  # the sparse criterion keeps the best's
-            est = self._fit_one(params, X, y, None if kept is None else kept(**kernel_params))
+            est = self._fit_one(params, X, y, None if kept is None else kept(**kernel_params), groups)
             if not self._check_refit(est, rows):  # defensive: the refit must be on the rows scored
-                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y)
+                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y, groups=groups)
             self.best_estimator_ = est
             self.refit_time_ = time.perf_counter() - t0
             if self._classification:
@@ -299,12 +299,13 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         raise ValueError(f"search='gradient' is available in SparseLSSVRCV and SparseLSSVCCV only, not in "
                          f"{type(self).__name__} (see lssvm.estimators.gradient_search)")
 
-    def _fit_one(self, params, X, y, kept=None):
-        # no groups: a refit that cross-validates (fixed-size) is given the criterion's folds
+    def _fit_one(self, params, X, y, kept=None, groups=None):
+        # a refit that cross-validates (fixed size): the criterion's folds, or a splitter (with any groups)
         est = self._estimator_class(**params, n_jobs=self.n_jobs)
         if kept is not None:  # the factorisation scored at these parameters; used if data, kernel and rows match
             est._kept_factorization = kept
-        return est.fit(X, y)
+        return est.fit(X, y, groups=groups) if hasattr(params.get("cv"), "split") and groups is not None \
+            else est.fit(X, y)
 
     def _check_refit(self, est, rows):
         return True
