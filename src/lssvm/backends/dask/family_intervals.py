@@ -34,8 +34,7 @@ import numpy as np
 
 from ..._parallel import serial_region
 from ...cv.conformal import conformal_ranks
-from ...solvers.row_blocks import code_targets
-from .intervals import TEST_GROUP, _bounds, _sub_rows
+from .intervals import TEST_GROUP, _bounds, block_sub_rows
 from .passes import run_pass
 from .selection import select_kth
 
@@ -146,22 +145,14 @@ class _RefitValues:
         self.n_problems = 2 * t * v
 
     def block_values(self, x, y, g, row0, rows=None):
-        with serial_region():
-            X = np.asarray(x, dtype=float)
-            folds = np.asarray(self.spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
-            Y = code_targets(y, None, row0)
-            if rows is not None:
-                X, Y, folds = X[rows], Y[rows], folds[rows]
-            step = _sub_rows(self.n_problems)  # as the sparse CV+ values
-            for lo in range(0, X.shape[0], step):
-                sl = slice(lo, lo + step)
-                fs = folds[sl]
-                F = np.empty(Y[sl].shape)
+        with serial_region():  # the sub-blocks of the sparse CV+ values
+            for X, Y, fs in block_sub_rows(self.spec, x, y, g, row0, rows, None, self.n_problems):
+                F = np.empty(Y.shape)
                 for f in np.unique(fs):
                     sel = fs == f
                     kernel, Z, W, b = self.expansions[f]
-                    F[sel] = kernel(X[sl][sel], Z) @ W + b
-                S = np.abs(Y[sl] - F)
+                    F[sel] = kernel(X[sel], Z) @ W + b
+                S = np.abs(Y - F)
                 yield _bounds(self.centres_at[:, :, fs], S.T[None]), 0
 
 

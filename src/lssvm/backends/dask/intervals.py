@@ -109,18 +109,26 @@ class _CvPlusValues:
 
     def block_values(self, x, y, g, row0, rows=None):
         with serial_region():
-            X = np.asarray(x, dtype=float)
-            folds = np.asarray(self.spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
-            Y = code_targets(y, self.ctx.classes, row0)
-            if rows is not None:
-                X, Y, folds = X[rows], Y[rows], folds[rows]
-            step = _sub_rows(self.n_problems)
-            for lo in range(0, X.shape[0], step):
-                sl = slice(lo, lo + step)
-                F = block_fold_outputs(X[sl], None, folds[sl], row0, self.ctx, self.models, 1)[0]  # (b, v)
-                S = np.abs(Y[sl] - F)
-                c = self.centres[:, :, np.clip(folds[sl], 0, self.centres.shape[2] - 1)]  # (t, v, b)
+            for X, Y, folds in block_sub_rows(self.spec, x, y, g, row0, rows, self.ctx.classes, self.n_problems):
+                F = block_fold_outputs(X, None, folds, row0, self.ctx, self.models, 1)[0]  # (b, v)
+                S = np.abs(Y - F)
+                c = self.centres[:, :, np.clip(folds, 0, self.centres.shape[2] - 1)]  # (t, v, b)
                 yield _bounds(c, S.T[None]), 0
+
+
+def block_sub_rows(spec, x, y, g, row0, rows, classes, n_problems):
+    """A block's inputs, coded targets and fold numbers (the rows ``rows``
+    of it when given), in sub-blocks of :func:`_sub_rows` rows: yields
+    ``(X (b, d), Y (b, v), folds (b,))`` for the CV+ values of one block."""
+    X = np.asarray(x, dtype=float)
+    folds = np.asarray(spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
+    Y = code_targets(y, classes, row0)
+    if rows is not None:
+        X, Y, folds = X[rows], Y[rows], folds[rows]
+    step = _sub_rows(n_problems)
+    for lo in range(0, X.shape[0], step):
+        sl = slice(lo, lo + step)
+        yield X[sl], Y[sl], folds[sl]
 
 
 def _bounds(centres, scores):
