@@ -290,7 +290,7 @@ def paired(args):
         cols["new GP"] = new.test_mse
         table = pd.DataFrame(cols).loc[lambda t: t.index.isin(new.index)]
         print(f"\n{name}: test MSE / test variance per split")
-        print(markdown(table.round(5).reset_index()))
+        print(markdown(table.round(6).reset_index()))
         stats = []
         for gp_col in ("old GP", "new GP"):
             for col in [c for c in table.columns if not c.endswith("GP")] + (["old GP"] if gp_col == "new GP" else []):
