@@ -22,6 +22,7 @@ Parts (``--part``):
   ``--m`` rows, at most ``--maxiter`` iterations, scipy's default tolerances.  Each stage appends one row to
   ``--out-dir/gp_<set>.csv`` in the columns of ``results/issue20_ard20b/gp_friedman.csv`` (which ``ard.py
   --part splits/paired --gp-results`` reads), then its own columns.
+* ``continue``: stage 2 continued from its capped optimum (``--maxiter`` more iterations), to a separate file.
 * ``transfer``: the puma32H GP of sessions 26–27 (``--gp-theta``, tuned on split 0 in session 25) scored on each
   split: log marginal likelihood on the split's training rows and test MSE, against the per-split tuned row.
 * ``old``: re-score the old Friedman GP rows (``--old-gp``) through this script's scoring path (same test MSE?).
@@ -229,6 +230,38 @@ def tune(args):
             append(out, row)
 
 
+def continue_(args):
+    """Stage 2 continued for ``--maxiter`` more iterations from each split's stage-2 optimum (``--sets`` first
+    name, ``--split-seeds``): is the capped optimum converged, and does the test MSE move?  Rows go to
+    ``--out-dir/gp_<set>_continued.csv`` (not the contender's file), with the -lml every 25 evaluations."""
+    name = args.sets[0]
+    tuned = pd.read_csv(os.path.join(args.out_dir, f"gp_{name}.csv"))
+    for split in args.split_seeds:
+        prev = tuned[(tuned.split == split) & (tuned.m == args.m)].iloc[-1]
+        Xtr, ytr, Xte, yte = split_data(name, args.m, split)
+        d = Xtr.shape[1]
+        obj = GPObjective(Xtr, ytr)
+        trace = []
+
+        def traced(theta, obj=obj, trace=trace):
+            out = obj(theta)
+            if obj.evaluations % 25 == 0:
+                trace.append(f"{obj.evaluations}:{out[0]:.4f}")
+            return out
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = optimise(traced, np.array(prev.theta.split(), dtype=float), make_kernel(d).bounds, args.maxiter)
+        t_opt, c_opt = time.perf_counter() - t0, time.process_time() - c0
+        t, c, mse, lml = score(res.x, d, Xtr, ytr, Xte, yte)
+        row = dict(data=name, split=split, m=args.m, test_mse=mse, lml=lml, evaluations=obj.evaluations,
+                   fit_s=t_opt + t, cpu_s=c_opt + c, theta=" ".join(f"{v:.6g}" for v in res.x), stage=3,
+                   iterations=res.nit, converged=bool(res.success), message=str(res.message),
+                   previous_lml=prev.lml, previous_test_mse=prev.test_mse, trace=" ".join(trace),
+                   load=os.getloadavg()[0])
+        print(row, flush=True)
+        append(os.path.join(args.out_dir, f"gp_{name}_continued.csv"), row)
+
+
 def transfer(args):
     """The transferred puma32H theta (tuned on split 0's rows in session 25) on each split's training rows."""
     theta = np.load(args.gp_theta)
@@ -303,7 +336,7 @@ def paired(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["check", "tune", "transfer", "old", "paired"], default="check")
+    p.add_argument("--part", choices=["check", "tune", "continue", "transfer", "old", "paired"], default="check")
     p.add_argument("--sets", default="puma32H,friedman")
     p.add_argument("--split-seeds", default="0,1,2,3,4")
     p.add_argument("--m", type=int, default=4000, help="training rows of the split (stage 2)")
@@ -323,7 +356,7 @@ def main():
         warnings.simplefilter("ignore")  # L-BFGS-B's and the GP's convergence warnings: recorded in the rows
         if args.part == "check":
             sys.exit(0 if check(args) else 1)
-        {"tune": tune, "transfer": transfer, "old": old, "paired": paired}[args.part](args)
+        {"tune": tune, "continue": continue_, "transfer": transfer, "old": old, "paired": paired}[args.part](args)
 
 
 if __name__ == "__main__":
