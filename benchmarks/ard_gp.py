@@ -319,7 +319,7 @@ def paired(args):
             g = pd.read_csv(old_csv).sort_values("m").drop_duplicates("split", keep="last").set_index("split")
             cols["old GP"] = g.test_mse
         new = pd.read_csv(os.path.join(args.out_dir, f"gp_{name}.csv"))
-        new = new.sort_values("m").drop_duplicates("split", keep="last").set_index("split")
+        new = new[new.m == new.m.max()].drop_duplicates("split", keep="last").set_index("split")  # stage 2
         cols["new GP"] = new.test_mse
         table = pd.DataFrame(cols).loc[lambda t: t.index.isin(new.index)]
         print(f"\n{name}: test MSE / test variance per split")
