@@ -15,7 +15,11 @@ residuals, log evidence and effective degrees of freedom, and the candidates pic
   ``B+ev``: the same, the points of a short evidence search (L-BFGS-B from the same start, at most 60
   evaluations) added;
 * ``C df``: within one standard error, the fewest effective degrees of freedom (trace of the hat matrix);
-* ``A z=1 + prune``: A, then ``gradient_prune.prune_inputs`` from there.
+* ``... + prune``: A, A', B' or B+ev', then ``gradient_prune.prune_inputs`` (inputs switched off by a
+  per-input one-standard-error rule, session 27) from there.  That module was removed after these runs (the
+  rows with "prune" in ``benchmarks/results/issue20_crit20/crit*_.csv`` come from commit 4dc5847 and its
+  successors up to the removal); the candidate is skipped where the module is gone.
+* ``... cap=c`` (``--caps``): the band ``z se`` capped at ``c`` times the best point's LOO MSE.
 
 Each chosen point is refitted (``SparseLSSVR`` at the estimator's default rcond, 1e-10, as the search's
 refit) and scored on the split's test rows (MSE / variance).  Rows go to ``--csv``; part "summary" prints
@@ -40,12 +44,21 @@ from ard import load, markdown, standardise
 from scipy.optimize import minimize
 
 from lssvm import NumericalWarning, SparseLSSVR, SparseLSSVRCV
-from lssvm.estimators.gradient_prune import _loo_path, prune_inputs
 from lssvm.estimators.gradient_search import feature_relevance
 from lssvm.kernels import ARD
 from lssvm.selection.evidence import log_evidence_path
 from lssvm.selection.gradient import evidence_and_gradient
 from lssvm.solvers import factorize_sparse_rls
+
+
+def _loo_path(X, Y, rows, gamma, alphas, rcond):
+    """LOO MSE per alpha at ``gamma``: one factorisation, O(m n) per alpha."""
+    K_mn = ARD(gamma)(X, X[rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        fac = factorize_sparse_rls(K_mn, K_mn[rows], Y, rcond=rcond, overwrite_k=True)
+        r = np.asarray(fac.loo_residuals(alphas)).reshape(len(alphas), -1)
+    return (r**2).mean(axis=1)
 
 
 def point_stats(X, Y, rows, theta, rcond=1e-14):
@@ -189,7 +202,11 @@ def candidates(args):
                 out["B+ev" + ("" if paired else "'") + ("" if z == 1 else f" z={z:g}")
                     + ("" if cap is None else f" cap={cap:g}")] = (thB, ev_cpu)
             # A + prune
-            for tagA in ("A z=1", "A' z=1", "B+ev'", "B'"):
+            try:
+                from lssvm.estimators.gradient_prune import prune_inputs
+            except ImportError:  # removed in session 28 (crit20)
+                prune_inputs = None
+            for tagA in ("A z=1", "A' z=1", "B+ev'", "B'") if prune_inputs else ():
                 thA = out[tagA][0]
                 try:
                     with warnings.catch_warnings():
