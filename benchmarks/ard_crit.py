@@ -28,6 +28,8 @@ against ``--baseline`` (a method name in the same file).
 
 Splits as ``ard.py --part splits``: ``load(name, m, default_rng(split), seed=split)``.
 
+Part "classifiers": ``SparseLSSVCCV`` with ``selection_rule`` "min" and "one-se" on IDA benchmark sets.
+
 Run: OPENBLAS_NUM_THREADS=1 python benchmarks/ard_crit.py --sets friedman --m 2000 --csv FILE
 """
 
@@ -238,6 +240,41 @@ def candidates(args):
                     pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
 
 
+def classifiers(args):
+    """``SparseLSSVCCV`` ARD gradient search, ``selection_rule`` "min" against "one-se", on IDA realisations
+    1..``--realisations`` of ``--sets`` (the original partitions; test error rate), basis min(100, distinct
+    rows / 2) random rows."""
+    from ard import load_ida
+
+    from lssvm import SparseLSSVCCV
+
+    rows = []
+    for name in args.sets:
+        for k in range(1, args.realisations + 1):
+            Xtr, ytr, Xte, yte = load_ida(name, k)
+            nb = min(100, len(np.unique(Xtr, axis=0)) // 2)
+            for rule in ("min", "one-se"):
+                est = SparseLSSVCCV(kernel="ard", search="gradient", basis="random", n_basis=nb, random_state=k,
+                                    max_evaluations=60, n_restarts=1, selection_rule=rule)
+                c0 = time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est.fit(Xtr, ytr)
+                rows.append(dict(data=name, realisation=k, m=len(ytr), rule=rule,
+                                 error=float(np.mean(est.predict(Xte) != yte)), cpu_s=time.process_time() - c0))
+                print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    t = pd.DataFrame(rows)
+    if args.csv:
+        t.to_csv(args.csv, index=False)
+    w = t.pivot_table(index=["data", "realisation"], columns="rule", values="error")
+    d = (w["one-se"] - w["min"]).groupby(level=0)
+    print(markdown(pd.DataFrame({"min": w["min"].groupby(level=0).mean(), "one-se": w["one-se"].groupby(level=0).mean(),
+                                 "one-se - min": d.mean(), "se": d.std(ddof=1) / np.sqrt(d.size()),
+                                 "better": (w["one-se"] < w["min"]).groupby(level=0).sum(),
+                                 "worse": (w["one-se"] > w["min"]).groupby(level=0).sum()}).round(4).reset_index()))
+    print(t.groupby("rule").cpu_s.mean())
+
+
 def summary(args):
     ours = pd.read_csv(args.csv)
     ours = ours[~ours.method.str.endswith("pick")]
@@ -265,7 +302,8 @@ def summary(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["candidates", "summary"], default="candidates")
+    p.add_argument("--part", choices=["candidates", "summary", "classifiers"], default="candidates")
+    p.add_argument("--realisations", type=int, default=5, help="part classifiers: IDA realisations")
     p.add_argument("--sets", default="friedman")
     p.add_argument("--m", type=int, default=2000)
     p.add_argument("--split-seeds", default="0,1,2,3,4")
@@ -284,7 +322,7 @@ def main():
     args.zb = [float(s) for s in args.zb.split(",") if s]
     args.caps = [float(s) for s in args.caps.split(",") if s]
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}", flush=True)
-    candidates(args) if args.part == "candidates" else summary(args)
+    {"candidates": candidates, "summary": summary, "classifiers": classifiers}[args.part](args)
 
 
 if __name__ == "__main__":

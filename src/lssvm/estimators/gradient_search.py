@@ -21,8 +21,8 @@ The search
 4. with ``selection_rule="one-se"`` (the default; exact LOO, ``scoring``
    "mse", no ``hyper_penalty``), runs a short L-BFGS-B search of the log
    evidence from the same isotropic start, then keeps, among all the points
-   evaluated whose LOO error lies within one standard error of the lowest,
-   the one of highest log evidence (:mod:`lssvm.estimators.gradient_select`:
+   evaluated whose LOO error lies within one standard error (at most 2 %)
+   of the lowest, the one of highest log evidence (:mod:`lssvm.estimators.gradient_select`:
    the lowest LOO error over-fits with d + 1 hyper-parameters); with "min"
    (and for the other criteria) it keeps the point of the lowest criterion;
 5. refits there at the estimator's ``rcond`` (the search itself evaluates

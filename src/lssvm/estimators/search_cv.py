@@ -455,8 +455,8 @@ _SPARSE_DOC = """
     n_restarts, hyper_penalty, selection_rule : int (default 2), bool (default False), {"one-se", "min"}
         ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random", "kcenter" or rows): restarts,
         Cawley-Talbot penalty, and the point kept: "one-se" (default; exact LOO, no penalty): of all points
-        evaluated (+ a short evidence search, ~1.5x the time) within one standard error of the lowest LOO error,
-        the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
+        evaluated (+ a short evidence search, ~1.3x the time) within one standard error (at most 2 %) of the lowest
+        LOO error, the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
         ``feature_relevance_``, ``gradient_trace_``, ``gradient_selection_``; :mod:`lssvm.estimators.gradient_search`.
 """ + _SEARCH_DOC + _RESULT_DOC
 
