@@ -40,7 +40,7 @@ def gradient_figures(plt, search, folder, feature_names=None):
             ax.plot(idx, trace["mse"][idx], ".-", label=label)
         chosen = getattr(search, "gradient_selection_", None)
         if chosen is not None:  # the one-standard-error band and the point kept in it
-            ax.axhline(chosen["threshold"], color="0.5", lw=0.8, ls="--", label="lowest LOO + 1 se")
+            ax.axhline(chosen["threshold"], color="0.5", lw=0.8, ls="--", label="lowest LOO + min(1 se, 2 %)")
             ax.plot([chosen["chosen_index"]], [chosen["chosen_loo"]], "k*", ms=10, label="kept (highest evidence)")
         evidence = getattr(search, "scoring_", "mse") == "evidence"  # -log evidence per value: may be < 0
         if not evidence:
