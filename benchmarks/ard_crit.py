@@ -29,6 +29,7 @@ against ``--baseline`` (a method name in the same file).
 Splits as ``ard.py --part splits``: ``load(name, m, default_rng(split), seed=split)``.
 
 Part "classifiers": ``SparseLSSVCCV`` with ``selection_rule`` "min" and "one-se" on IDA benchmark sets.
+Part "defaults": both rules at the library's default ``n_restarts`` and ``max_evaluations``.
 
 Run: OPENBLAS_NUM_THREADS=1 python benchmarks/ard_crit.py --sets friedman --m 2000 --csv FILE
 """
@@ -275,6 +276,30 @@ def classifiers(args):
     print(t.groupby("rule").cpu_s.mean())
 
 
+def defaults(args):
+    """The library's own defaults (``n_restarts=2``, ``max_evaluations=30``) with ``selection_rule`` "min" and
+    "one-se", per split of ``--sets`` at ``--m`` rows (``n_basis=300`` random, ``random_state=0``)."""
+    for name in args.sets:
+        res = {"min": [], "one-se": []}
+        for split in args.split_seeds:
+            Xtr, ytr, Xte, yte = standardise(*load(name, args.m, np.random.default_rng(split), seed=split))
+            for rule in res:
+                est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=300, random_state=0,
+                                    selection_rule=rule)
+                c0 = time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est.fit(Xtr, ytr)
+                t = float(np.mean((est.predict(Xte) - yte) ** 2) / yte.var())
+                res[rule].append(t)
+                row = dict(data=name, m=args.m, split=split, rule=rule, test_mse=t, cpu_s=time.process_time() - c0,
+                           load=os.getloadavg()[0])
+                print(row, flush=True)
+                if args.csv:
+                    pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
+        print(name, {k: round(float(np.mean(v)), 5) for k, v in res.items()}, flush=True)
+
+
 def summary(args):
     ours = pd.read_csv(args.csv)
     ours = ours[~ours.method.str.endswith("pick")]
@@ -302,7 +327,7 @@ def summary(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=["candidates", "summary", "classifiers"], default="candidates")
+    p.add_argument("--part", choices=["candidates", "summary", "classifiers", "defaults"], default="candidates")
     p.add_argument("--realisations", type=int, default=5, help="part classifiers: IDA realisations")
     p.add_argument("--sets", default="friedman")
     p.add_argument("--m", type=int, default=2000)
@@ -322,7 +347,7 @@ def main():
     args.zb = [float(s) for s in args.zb.split(",") if s]
     args.caps = [float(s) for s in args.caps.split(",") if s]
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, load {os.getloadavg()}", flush=True)
-    {"candidates": candidates, "summary": summary, "classifiers": classifiers}[args.part](args)
+    {"candidates": candidates, "summary": summary, "classifiers": classifiers, "defaults": defaults}[args.part](args)
 
 
 if __name__ == "__main__":
