@@ -100,13 +100,14 @@ def block_folds_fit(fac, folds, alpha):
     # right-hand sides: the training rows' cross products plus the intercept's share
     rhs = blocks.cross.sum(axis=0) - blocks.cross
     rhs += blocks.sums[:, :, None] * (c / mr[:, None])[:, None, :]
-    A = np.empty_like(blocks.grams)  # (r, r, K), each training Gram F-contiguous
-    np.subtract(blocks.total[:, :, None], blocks.grams, out=A)
-    A.reshape(r * r, K, order="F")[:: r + 1] += alpha  # every fold's diagonal (a view)
+    shifted = blocks.total.copy(order="F")
+    shifted.flat[:: r + 1] += alpha  # G + alpha I
+    A = np.empty((r, r), order="F")  # one fold's matrix at a time: it stays in cache (K of them would not)
     w = np.zeros((K, r, v))
     failed = []
     for k in range(K):
-        C = blas.dsyr(-1.0 / mr[k], blocks.sums[k], a=A[:, :, k], lower=1, overwrite_a=1)
+        np.subtract(shifted, blocks.grams[:, :, k], out=A)
+        C = blas.dsyr(-1.0 / mr[k], blocks.sums[k], a=A, lower=1, overwrite_a=1)
         L, info = lapack.dpotrf(C, lower=1, clean=0, overwrite_a=1)
         if info != 0:
             failed.append(k)
