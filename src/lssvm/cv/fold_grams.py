@@ -35,9 +35,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import blas, lapack
 
+from .fold_values import FoldValues
 from .holdout_guard import EPS, GUARD_RTOL
 
-__all__ = ["block_folds_fit", "matches_blocks"]
+__all__ = ["block_cv_plus", "block_folds_fit", "matches_blocks"]
 
 
 def matches_blocks(fac, folds):
@@ -122,3 +123,21 @@ def block_folds_fit(fac, folds, alpha):
         N = fac.M[lo:hi].reshape(ks.size, size, r)
         oof[lo:hi] = (np.matmul(N, beta[:, ks].transpose(1, 0, 2)) + b0[ks, None, :]).reshape(-1, v)
     return beta, b0, oof, failed
+
+
+def block_cv_plus(fac, folds, alpha):
+    """:func:`lssvm.cv.conformal.cv_plus_folds` for ``basis_in_holdout="keep"``
+    when every fold takes the block route: ``(oof, models)``, or None (then
+    ask ``cv_plus_folds``, which also refits folds whose Cholesky failed).
+
+    ``folds`` must come from :func:`lssvm.cv.resolve_folds` or
+    :func:`lssvm.cv.contiguous.contiguous_folds` (a partition; only the fit's
+    blocks are accepted here anyway).  Skips the hold-out engine, the
+    partition check and the per-fold plans: on a cold call each small step
+    costs tens of microseconds (``docs/notes.md``, issue 19, session 28).
+    """
+    got = block_folds_fit(fac, folds, alpha)
+    if got is None or got[3]:
+        return None
+    beta, b0, oof, _ = got
+    return oof, FoldValues(fac, beta, b0)

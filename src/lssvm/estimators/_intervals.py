@@ -22,6 +22,7 @@ from ..cv.conformal import (
 )
 from ..cv.conformal_select import SortedFoldScores
 from ..cv.contiguous import contiguous_folds
+from ..cv.fold_grams import block_cv_plus
 from ..cv.fold_threads import fold_threads
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
@@ -205,9 +206,12 @@ class SparseIntervalMixin:
         folds = contiguous_folds(cv, m, groups)
         if folds is None:
             folds = engine.resolve_cv(cv, groups, classifier=False)
-        # "keep" never removes a basis point: no need to find the rows that hold them
-        holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
-        oof, models = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
+        # "keep" on the fit's blocks: straight from its block Grams (no engine, plans or checks)
+        got = block_cv_plus(fac, folds, a) if basis_in_holdout == "keep" else None
+        if got is None:  # "keep" never removes a basis point: no need to find the rows that hold them
+            holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
+            got = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
+        oof, models = got
         sorted_scores = SortedFoldScores(np.abs(fac.y_centered + fac.y_mean - oof), folds)
         ranks = conformal_ranks(coverage, m)
         out = np.empty((X.shape[0], 2, v))
