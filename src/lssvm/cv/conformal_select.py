@@ -41,7 +41,6 @@ NumPy selects along an axis, not across shifted sorted blocks.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["CountGrid", "SortedFoldScores", "ShiftedBlocks", "kth_of_shifted_blocks"]
 
@@ -83,7 +82,7 @@ class ShiftedBlocks:
         self.S = np.asarray(S, dtype=float)
         self.offsets = np.asarray(offsets, dtype=np.intp)
         self.starts = self.offsets[:-1]
-        self.sizes = np.diff(self.offsets)
+        self.sizes = self.offsets[1:] - self.offsets[:-1]
         self.pooled = np.sort(self.S)
         self.finite = bool(np.isfinite(self.S).all())
         self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
@@ -156,17 +155,22 @@ class ShiftedBlocks:
         bit for bit.  (A window running past its block reads +inf padding;
         a ``q`` of +inf would need nothing cut above, so it cannot pass.)"""
         t, K = mu.shape
-        pos = np.clip(near - _AT // 2, 0, self.sizes - 1)
+        # (NumPy's ufuncs and methods here, not np.clip / np.take: their Python wrappers cost more than the
+        # work at these sizes, the more so on a cold call)
+        pos = np.minimum(np.maximum(near - _AT // 2, 0), self.sizes - 1)
         base = self.pad_starts + pos
-        # the _AT values from each base: rows of a sliding-window view, gathered whole (half the time of an
-        # element-wise fancy index), then shifted in place
-        vals = np.take(sliding_window_view(self.padded, _AT), base, axis=0)
+        # the _AT values from each base: rows of a sliding-window view of the padded scores (a strided
+        # ndarray over the same buffer), gathered whole (half the time of an element-wise fancy index),
+        # then shifted in place
+        pad = self.padded
+        windows = np.ndarray((pad.size - _AT + 1, _AT), dtype=pad.dtype, buffer=pad, strides=(pad.itemsize,) * 2)
+        vals = windows.take(base, axis=0)
         vals += mu[:, :, None]
         vals = vals.reshape(t, K * _AT)
         vals.sort(axis=1)
         rank = k - pos.sum(axis=1)
         ok = (rank >= 1) & (rank <= K * _AT)
-        q = vals[np.arange(t), np.clip(rank, 1, K * _AT) - 1]
+        q = vals[np.arange(t), np.minimum(np.maximum(rank, 1), K * _AT) - 1]
         ok &= ((mu + self.padded[base - 1]).max(axis=1) <= q) & (q <= (mu + self.padded[base + _AT]).min(axis=1))
         return q, ok
 
@@ -337,7 +341,7 @@ class CountGrid:
 
     def _cell(self, x):
         """floor((x - lo) / cell), clipped to [-1, G + 1] (finite x)."""
-        return np.clip(np.floor((x - self.lo) / self.cell), -1, self.G + 1).astype(np.intp)
+        return np.minimum(np.maximum(np.floor((x - self.lo) / self.cell), -1), self.G + 1).astype(np.intp)
 
     def covers(self, mu, L, U):
         """Rows (t,) whose window thresholds for ``[L, U]`` lie inside the

@@ -95,7 +95,7 @@ def block_folds_fit(fac, folds, alpha):
     r = lam.size
     K = len(folds)
     off = blocks.offsets
-    sizes = np.diff(off)
+    sizes = off[1:] - off[:-1]
     mr = (m - sizes).astype(float)
     c = -np.add.reduceat(fac.y_centered, off[:-1], axis=0)  # (K, v)
     # right-hand sides: the training rows' cross products plus the intercept's share
@@ -117,8 +117,11 @@ def block_folds_fit(fac, folds, alpha):
     b0 = fac.y_mean + (c + np.einsum("kr,krv->kv", blocks.sums, w)) / mr[:, None]
     beta = (fac.V.T @ w.transpose(1, 0, 2).reshape(r, K * v)).reshape(r, K, v)
     oof = np.empty((m, v))
-    for size in np.unique(sizes):  # one stacked product per fold size (an unshuffled KFold has at most two)
-        ks = np.flatnonzero(sizes == size)
+    longer = int((sizes > sizes[-1]).sum())  # an unshuffled KFold's first m % K folds are one row longer
+    for ks in (np.arange(longer), np.arange(longer, K)):  # one stacked product per fold size
+        if not ks.size:
+            continue
+        size = sizes[ks[0]]
         lo, hi = off[ks[0]], off[ks[-1] + 1]  # equal folds are adjacent
         N = fac.M[lo:hi].reshape(ks.size, size, r)
         oof[lo:hi] = (np.matmul(N, beta[:, ks].transpose(1, 0, 2)) + b0[ks, None, :]).reshape(-1, v)
