@@ -168,10 +168,11 @@ class ShiftedBlocks:
         vals += mu[:, :, None]
         vals = vals.reshape(t, K * _AT)
         vals.sort(axis=1)
-        rank = k - pos.sum(axis=1)
+        rank = k - np.add.reduce(pos, axis=1)
         ok = (rank >= 1) & (rank <= K * _AT)
         q = vals[np.arange(t), np.minimum(np.maximum(rank, 1), K * _AT) - 1]
-        ok &= ((mu + self.padded[base - 1]).max(axis=1) <= q) & (q <= (mu + self.padded[base + _AT]).min(axis=1))
+        ok &= np.maximum.reduce(mu + pad[base - 1], axis=1) <= q
+        ok &= q <= np.minimum.reduce(mu + pad[base + _AT], axis=1)
         return q, ok
 
     def full_kth(self, mu, k):
@@ -210,7 +211,7 @@ def kth_of_shifted_blocks(mu, blocks, k):
         return np.full(t, -np.inf)
     if k > m:
         return np.full(t, np.inf)
-    if m < _MIN_FOLD_ROWS * K or not blocks.finite or not np.isfinite(mu).all():
+    if m < _MIN_FOLD_ROWS * K or not blocks.finite or not np.logical_and.reduce(np.isfinite(mu), axis=None):
         return blocks.full_kth(mu, k)
     P = blocks.pooled
     g = max(2, int(np.sqrt(m)) // 2)
@@ -222,18 +223,16 @@ def kth_of_shifted_blocks(mu, blocks, k):
         grid = _count_grid(blocks, q[:, None] - mu, spacing)
         for _ in range(_NEWTON_STEPS):
             below = (blocks.count_below if grid is None else grid.count_about)(q[:, None] - mu)
-            q = q - (below.sum(axis=1) - k + 0.5) * spacing
-        half = np.full(t, _WINDOW_VALUES * spacing)
-    else:
-        half = 64 * _EPS * np.abs(q) + 4 * _TINY
+            q = q - (np.add.reduce(below, axis=1) - k + 0.5) * spacing
     out = np.empty(t)
     todo = np.arange(t)
     if grid is not None:  # first, windows around each block's guessed position, certified by their neighbours
         got, ok = blocks.select_at(mu, k, grid.count_about(q[:, None] - mu))
-        if ok.all():
+        if np.logical_and.reduce(ok):
             return got
         out[ok] = got[ok]
         todo = np.flatnonzero(~ok)
+    half = np.full(t, _WINDOW_VALUES * spacing) if spacing > 0 else 64 * _EPS * np.abs(q) + 4 * _TINY
     for attempt in range(_TRIES):
         L, U = q[todo] - half[todo], q[todo] + half[todo]
         if not (np.isfinite(L).all() and np.isfinite(U).all()):

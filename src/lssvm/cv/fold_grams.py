@@ -114,7 +114,7 @@ def block_folds_fit(fac, folds, alpha):
             failed.append(k)
             continue
         w[k] = lapack.dpotrs(L, rhs[k], lower=1)[0]
-    b0 = fac.y_mean + (c + np.einsum("kr,krv->kv", blocks.sums, w)) / mr[:, None]
+    b0 = fac.y_mean + (c + np.matmul(blocks.sums[:, None, :], w)[:, 0, :]) / mr[:, None]
     beta = (fac.V.T @ w.transpose(1, 0, 2).reshape(r, K * v)).reshape(r, K, v)
     oof = np.empty((m, v))
     longer = int((sizes > sizes[-1]).sum())  # an unshuffled KFold's first m % K folds are one row longer

@@ -140,9 +140,12 @@ class SparseIntervalMixin:
         m = fac.n_samples
         coverage = check_interval_request(coverage, method, m)
         alpha = self.alpha if alpha is None else alpha
-        if np.ndim(alpha) != 0:
-            raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
-        a = float(check_alphas(alpha)[0][0])
+        if type(alpha) is float and 0.0 < alpha < np.inf:  # what check_alphas accepts, without its calls
+            a = alpha
+        else:
+            if np.ndim(alpha) != 0:
+                raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
+            a = float(check_alphas(alpha)[0][0])
         X = _new_points(self, X)
         if method == "cv+":
             out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
