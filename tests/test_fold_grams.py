@@ -194,3 +194,32 @@ def test_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch, routes):
     # the "keep" shortcut declines (a fold failed); the general route takes the blocks and refits that fold
     assert routes == ["blocks", "blocks"] and len(refits) == 1 and refits[0][0] == block_offsets(220, 10)[2]
     assert rel(fast, ref) < 1e-8
+
+
+def test_a_singular_basis_kernel_keeps_the_block_route_on_its_range(rng, routes):
+    # a very wide kernel makes K_BB numerically singular: the fit whitens on its range (r < n columns of
+    # Phi), the blocks are r x r, and each fold equals a refit on the same range
+    import warnings
+
+    from lssvm import NumericalWarning
+
+    X, Y, Xt = data(rng, 300)
+    with pytest.warns(NumericalWarning):
+        est = SparseLSSVR(gamma=1e-4, alpha=1e-2, basis="random", n_basis=20, random_state=0).fit(X, Y[:, 0])
+    fac = est.factorization_
+    assert fac.method == "eigh" and fac.rank < 20 and fac.block_grams.grams.shape[0] == fac.rank
+    fast = est.predict_interval(Xt, 0.8, "cv+", cv=10, basis_in_holdout="keep")
+    assert routes == ["blocks"]
+    Z = est.basis_vectors_
+    cent, scores = np.empty((Xt.shape[0], 300)), np.empty(300)
+    for H in contiguous_folds(10, 300):
+        train = np.setdiff1d(np.arange(300), H)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            refit = factorize_sparse_rls(est.kernel_(X[train], Z), est.kernel_(Z, Z), Y[train], rcond=est.rcond)
+        a, b = refit.coef(1e-2)
+        cent[:, H] = (est.kernel_(Xt, Z) @ a + b)[:, :1]
+        scores[H] = np.abs(Y[H, 0] - (est.kernel_(X[H], Z) @ a + b)[:, 0])
+    k_lo, k_hi = conformal_ranks(0.8, 300)
+    ref = np.column_stack([np.sort(cent - scores, axis=1)[:, k_lo - 1], np.sort(cent + scores, axis=1)[:, k_hi - 1]])
+    assert rel(fast, ref) < 1e-8
