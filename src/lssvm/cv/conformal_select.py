@@ -83,15 +83,19 @@ class ShiftedBlocks:
         self.offsets = np.asarray(offsets, dtype=np.intp)
         self.starts = self.offsets[:-1]
         self.sizes = self.offsets[1:] - self.offsets[:-1]
-        self.pooled = np.sort(self.S)
-        self.finite = bool(np.isfinite(self.S).all())
-        self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
+        # (array methods and ufuncs, not np.sort / np.repeat / np.full: their Python wrappers are a good part
+        # of a cold call's cost at these sizes)
+        self.pooled = self.S.copy()
+        self.pooled.sort()
+        self.finite = bool(np.logical_and.reduce(np.isfinite(self.S)))
+        self.block_of = np.arange(self.sizes.size).repeat(self.sizes)
         # the blocks each between one -inf and _PAD values +inf: a window of up to _PAD positions read from
         # here holds its block's values from lo on and nothing of the next block (see select, select_at)
         self.pad_starts = self.starts + (_PAD + 1) * np.arange(self.sizes.size) + 1
-        self.padded = np.full(self.S.size + (_PAD + 1) * self.sizes.size, np.inf)
+        self.padded = np.empty(self.S.size + (_PAD + 1) * self.sizes.size)
+        self.padded.fill(np.inf)
         self.padded[self.pad_starts - 1] = -np.inf
-        self.padded[np.repeat(self.pad_starts - self.starts, self.sizes) + np.arange(self.S.size)] = self.S
+        self.padded[(self.pad_starts - self.starts).repeat(self.sizes) + np.arange(self.S.size)] = self.S
 
     def count_below(self, x):
         """How many values of each block are ``< x`` (..., K), for thresholds
@@ -279,8 +283,8 @@ def _count_grid(blocks, x, spacing):
     where it would need more than ``_GRID_MAX_CELLS`` cells per score or
     ``_GRID_MAX_TOTAL`` in all."""
     cell = _GRID_CELL * spacing
-    lo = float(x.min()) - _GRID_MARGIN * spacing
-    span = float(x.max()) + _GRID_MARGIN * spacing - lo
+    lo = float(np.minimum.reduce(x, axis=None)) - _GRID_MARGIN * spacing
+    span = float(np.maximum.reduce(x, axis=None)) + _GRID_MARGIN * spacing - lo
     if not (np.isfinite(span) and span / cell <= min(_GRID_MAX_CELLS * blocks.S.size, _GRID_MAX_TOTAL)):
         return None
     return CountGrid(blocks, lo, cell, int(np.ceil(span / cell)))
@@ -328,11 +332,14 @@ class CountGrid:
     """
 
     def __init__(self, blocks, lo, cell, G):
-        self.b = lo + cell * np.arange(G + 1)
-        self.b_pad = np.concatenate([[-np.inf], self.b, [np.inf]])
+        self.b_pad = np.empty(G + 3)
+        self.b_pad[0], self.b_pad[-1] = -np.inf, np.inf
+        self.b = self.b_pad[1:-1]
+        np.multiply(np.arange(G + 1), cell, out=self.b)
+        self.b += lo
         self.lo, self.cell, self.G = lo, cell, G
         K = blocks.sizes.size
-        pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
+        pos = self.b.searchsorted(blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
         table = np.zeros((K, G + 3), dtype=np.intp)
         table[:, 1:] = np.bincount(blocks.block_of * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(1)
         self.flat = table.ravel()
@@ -397,10 +404,13 @@ class SortedFoldScores:
     def __init__(self, scores, folds):
         m, v = scores.shape
         sizes = np.array([f.size for f in folds], dtype=np.intp)
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        by_fold = scores[np.concatenate(folds)]  # (m, v), fold blocks
-        if (sizes == sizes[0]).all():  # equal folds: one sort of a (K, h, v) stack
-            up = np.sort(by_fold.reshape(sizes.size, sizes[0], v), axis=1).reshape(m, v)
+        offsets = np.zeros(sizes.size + 1, dtype=np.intp)
+        sizes.cumsum(out=offsets[1:])
+        by_fold = scores[np.concatenate(folds)]  # (m, v), fold blocks (a copy: sorted in place below)
+        if np.logical_and.reduce(sizes == sizes[0]):  # equal folds: one sort of a (K, h, v) stack
+            up = by_fold.reshape(sizes.size, sizes[0], v)
+            up.sort(axis=1)
+            up = up.reshape(m, v)
         else:
             up = np.empty_like(by_fold)
             for j in range(len(folds)):

@@ -53,7 +53,7 @@ def matches_blocks(fac, folds):
             return None
     # right sizes and ends; contiguous too (the partition check found no duplicates, so ascending suffices)
     order = np.concatenate(folds)
-    return blocks if (order[1:] > order[:-1]).all() else None
+    return blocks if np.logical_and.reduce(order[1:] > order[:-1]) else None
 
 
 def block_folds_fit(fac, folds, alpha):
@@ -89,7 +89,7 @@ def block_folds_fit(fac, folds, alpha):
     """
     blocks = matches_blocks(fac, folds)
     lam = fac.eigenvalues
-    if blocks is None or not EPS * (float(lam.max(initial=0.0)) + alpha) / alpha <= GUARD_RTOL:
+    if blocks is None or not EPS * (float(np.maximum.reduce(lam, initial=0.0)) + alpha) / alpha <= GUARD_RTOL:
         return None
     m, v = fac.y_centered.shape
     r = lam.size

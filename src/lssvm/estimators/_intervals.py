@@ -62,7 +62,7 @@ def _new_points(estimator, X):
     CV+ call); anything else takes them (and their errors and warnings)."""
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
             and X.shape[1] == getattr(estimator, "n_features_in_", -1)
-            and not hasattr(estimator, "feature_names_in_") and np.isfinite(X).all()):
+            and not hasattr(estimator, "feature_names_in_") and np.logical_and.reduce(np.isfinite(X), axis=None)):
         return X
     return validate_input(estimator, X, reset=False, dtype=np.float64, accept_sparse="csr")
 
