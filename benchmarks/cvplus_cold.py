@@ -1,7 +1,7 @@
 """What a cold CV+ call pays (issue 19, session 28), and old against new code
 side by side in one process.
 
-    python benchmarks/cvplus_cold.py [--m 2000] [--rounds 15] [--parts pause,counts,ab,fit]
+    python benchmarks/cvplus_cold.py [--m 2000] [--n-basis 100] [--rounds 15] [--parts pause,counts,ab,fit]
                                      [--old-rev c7724e6]
 
 The problem is ``benchmarks/intervals.py mapie``'s: synthetic data (5
@@ -63,10 +63,13 @@ def problem(m):
     return X, y + 0.3 * rng.standard_normal(m), rng.standard_normal((200, 5))
 
 
+N_BASIS = [100]
+
+
 def fit(lib, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return lib.SparseLSSVR(gamma=0.2, alpha=1.0, basis="random", n_basis=100, random_state=0).fit(X, y)
+        return lib.SparseLSSVR(gamma=0.2, alpha=1.0, basis="random", n_basis=N_BASIS[0], random_state=0).fit(X, y)
 
 
 def call(est, Xt):
@@ -215,11 +218,13 @@ def old_package(rev, where):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--m", type=int, default=2000)
+    p.add_argument("--n-basis", type=int, default=100)
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--parts", default="pause,counts,ab,fit")
     p.add_argument("--old-rev", default=None, help="git revision of the old code for counts/ab/fit")
     args = p.parse_args()
     parts = args.parts.split(",")
+    N_BASIS[0] = args.n_basis
     X, y, Xt = problem(args.m)
     print(loadavg())
     with tempfile.TemporaryDirectory() as tmp:
