@@ -11,8 +11,10 @@ cv=KFold(10), basis_in_holdout="keep")``.  Parts:
 
 * ``pause``: the call's wall time right after (a) ``time.sleep(0.15)``, (b) a
   0.15 s busy loop in pure Python, (c) a 0.15 s loop streaming a 64 MiB
-  array, (d) nothing (back to back); then after busy loops of 0.5 ms to
-  0.15 s: how the penalty grows with the pause.  Minor page faults and
+  array, (d) a sleep and then reading the call's big arrays once (its data
+  back in cache), (e) a sleep and then the same call on another model (its
+  code back in cache), (f) nothing (back to back); then after busy loops of
+  0.5 ms to 0.15 s: how the penalty grows with the pause.  Minor page faults and
   involuntary context switches per call are counted.
 * ``counts``: Python-level and C-level function calls of one call (cProfile),
   its tracemalloc peak, minor page faults.
@@ -102,8 +104,18 @@ def part_pause(X, y, Xt, rounds):
         while pc() - t < PAUSE:
             big.sum()
 
+    other = fit(lssvm, X + 0.01, y)  # another model, and other points: the same code on other data
+    fac = est.factorization_
+
+    def reread():  # the call's big arrays, read once
+        for A in (fac.M, getattr(fac.block_grams, "grams", fac.M), fac.y_centered, est.basis_vectors_):
+            A.sum()
+
     kinds = {"sleep 0.15 s": lambda: time.sleep(PAUSE), "busy loop 0.15 s": lambda: busy(PAUSE),
-             "stream 64 MiB for 0.15 s": thrash, "none (back to back)": lambda: None}
+             "stream 64 MiB for 0.15 s": thrash,
+             "sleep, then re-read the call's arrays": lambda: (time.sleep(PAUSE), reread()),
+             "sleep, then the call on another model": lambda: (time.sleep(PAUSE), call(other, Xt + 0.5)),
+             "none (back to back)": lambda: None}
     res = {k: [] for k in kinds}
     durations = [0.0005, 0.002, 0.01, 0.04, 0.15]
     grow = {d: [] for d in durations}
