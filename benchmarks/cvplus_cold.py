@@ -128,12 +128,12 @@ def part_pause(X, y, Xt, rounds):
             busy(d)
             grow[d].append(timed(lambda: call(est, Xt))[0])
     print(f"\nThe call after a pause (m = {X.shape[0]}, {rounds} rounds; {loadavg()})\n")
-    print("| before the call | wall ms, median | best | CPU ms, median | minor faults per call (max) | "
+    print("| before the call | wall ms, median | best | CPU ms, median | minor faults per call, median (max) | "
           "involuntary switches (all rounds) |\n|---|---|---|---|---|---|")
     for name, rows in res.items():
         a = np.array(rows)
         print(f"| {name} | {np.median(a[:, 0]):.2f} | {a[:, 0].min():.2f} | {np.median(a[:, 1]):.2f} | "
-              f"{a[:, 2].max():.0f} | {a[:, 3].sum():.0f} |")
+              f"{np.median(a[:, 2]):.0f} ({a[:, 2].max():.0f}) | {a[:, 3].sum():.0f} |")
     print("\n| busy loop before the call | " + " | ".join(f"{d * 1e3:g} ms" for d in durations) + " |")
     print("|---|" + "---|" * len(durations))
     print("| wall ms, median | " + " | ".join(f"{np.median(grow[d]):.2f}" for d in durations) + " |")
