@@ -51,7 +51,8 @@ def matches_blocks(fac, folds):
     for j, f in enumerate(folds):
         if f.size != off[j + 1] - off[j] or f[0] != off[j] or f[-1] != off[j + 1] - 1:
             return None
-    # right sizes and ends; contiguous too (the partition check found no duplicates, so ascending suffices)
+    # right sizes and ends; strictly ascending too, so the m rows in order are 0 .. m - 1: exactly the blocks
+    # (no partition check needed)
     order = np.concatenate(folds)
     return blocks if np.logical_and.reduce(order[1:] > order[:-1]) else None
 
