@@ -223,3 +223,15 @@ def test_a_singular_basis_kernel_keeps_the_block_route_on_its_range(rng, routes)
     k_lo, k_hi = conformal_ranks(0.8, 300)
     ref = np.column_stack([np.sort(cent - scores, axis=1)[:, k_lo - 1], np.sort(cent + scores, axis=1)[:, k_hi - 1]])
     assert rel(fast, ref) < 1e-8
+
+
+def test_block_shaped_bad_folds_still_get_the_partition_error(rng):
+    # the blocks' sizes and ends, but a row twice and one missing: not the blocks, and refused as before
+    X, Y, Xt = data(rng, 240)
+    est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=12, random_state=0).fit(X, Y[:, 0])
+    folds = [H.copy() for H in contiguous_folds(10, 240)]
+    folds[3][5] = folds[3][4]
+    assert fold_grams.matches_blocks(est.factorization_, folds) is None
+    cv = [(np.setdiff1d(np.arange(240), H), H) for H in folds]
+    with pytest.raises(ValueError):
+        est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep")
