@@ -181,10 +181,10 @@ def test_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch, routes):
         def __getattr__(self, name):
             return getattr(lapack, name)
 
-        def dpotrf(self, *a, **kw):
+        def dposv(self, *a, **kw):
             calls.append(1)
-            L, info = lapack.dpotrf(*a, **kw)
-            return L, (1 if len(calls) % 10 == 3 else info)  # the third fold of each pass
+            L, x, info = lapack.dposv(*a, **kw)
+            return L, x, (1 if len(calls) % 10 == 3 else info)  # the third fold of each pass
 
     monkeypatch.setattr(fold_grams, "lapack", FailThird())
     refits = []

@@ -110,11 +110,11 @@ def block_folds_fit(fac, folds, alpha):
     for k in range(K):
         np.subtract(shifted, blocks.grams[:, :, k], out=A)
         C = blas.dsyr(-1.0 / mr[k], blocks.sums[k], a=A, lower=1, overwrite_a=1)
-        L, info = lapack.dpotrf(C, lower=1, clean=0, overwrite_a=1)
-        if info != 0:
+        _, x, info = lapack.dposv(C, rhs[k], lower=1, overwrite_a=1)  # Cholesky and solve in one call
+        if info != 0:  # not numerically positive definite
             failed.append(k)
             continue
-        w[k] = lapack.dpotrs(L, rhs[k], lower=1)[0]
+        w[k] = x
     b0 = fac.y_mean + (c + np.matmul(blocks.sums[:, None, :], w)[:, 0, :]) / mr[:, None]
     beta = (fac.V.T @ w.transpose(1, 0, 2).reshape(r, K * v)).reshape(r, K, v)
     oof = np.empty((m, v))
