@@ -43,7 +43,8 @@ points make ``K_BB`` singular at the isotropic optimum, where the search
 cannot start); mean and standard error over realisations.
 
 Part "splits": ours (``--variants``: basis size, k-center basis, more
-evaluations, more restarts, 10-fold, 5-fold, Cawley-Talbot, the evidence) and the GP
+evaluations, more restarts, 10-fold, 5-fold, Cawley-Talbot, the evidence; "ARD n=300" keeps the lowest LOO
+error, ``selection_rule="min"``, the default before session 28, and "ARD one-se" is the default since) and the GP
 on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
 GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
 most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
@@ -321,7 +322,8 @@ def splits(args):
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
     variants = {
-        "ARD n=300": dict(n_basis=300),
+        "ARD n=300": dict(n_basis=300, selection_rule="min"),  # the default before session 28
+        "ARD one-se": dict(n_basis=300, selection_rule="one-se"),  # the default since session 28 (crit20)
         "ARD n=300 200 evaluations": dict(n_basis=300, max_evaluations=200),
         "ARD n=500": dict(n_basis=500),
         "ARD n=700": dict(n_basis=700),
@@ -529,41 +531,6 @@ def gp_point(args):
                   f"test MSE / variance {mse:.5f}, load {os.getloadavg()[0]:.1f}", flush=True)
 
 
-def prune(args):
-    """``lssvm.estimators.gradient_prune.prune_inputs`` after the default LOO search (what
-    ``gradient_search.PRUNE = True`` does), per split: test MSE / variance before and after, the LOO MSE, the
-    inputs switched off, and the CPU time of the search and of the pruning."""
-    from lssvm import NumericalWarning, SparseLSSVR
-    from lssvm.estimators.gradient_prune import prune_inputs
-
-    name = args.sets[0]
-    for split in args.split_seeds:
-        m_ours = args.split_m or args.gp_m
-        Xtr, ytr, Xte, yte = standardise(*load(name, max(m_ours, args.gp_m, args.gp_m2), np.random.default_rng(split),
-                                               seed=split))
-        Xtr, ytr = Xtr[:m_ours], ytr[:m_ours]
-        est = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=args.n_basis, random_state=0,
-                            max_evaluations=args.max_evaluations, n_restarts=1)
-        _, c0, before = fit_and_score(est, Xtr, ytr, Xte, yte)
-        t0 = time.process_time()
-        try:
-            gamma, off, loo, alpha = prune_inputs(Xtr, ytr[:, None], est.basis_rows_, est.gamma_, est.alpha_,
-                                                  np.argsort(est.feature_relevance_, kind="stable"),
-                                                  alphas=est.alpha_ * 4.0 ** np.arange(-4, 5) if args.prune_alpha
-                                                  else None)
-        except NumericalWarning:  # the searched point's LOO residuals are unreliable: the search keeps it too
-            gamma, off, loo, alpha = est.gamma_, [], np.nan, est.alpha_
-        c1 = time.process_time() - t0
-        model = SparseLSSVR(kernel="ard", gamma=gamma, alpha=alpha, basis=est.basis_rows_)  # the search's rcond
-        _, _, after = fit_and_score(model, Xtr, ytr, Xte, yte)
-        row = dict(data=name, m=len(ytr), split=split, test_before=before, test_after=after,
-                   loo_before=-est.best_score_, loo_after=loo, n_off=len(off), off=" ".join(map(str, sorted(off))),
-                   alpha_before=est.alpha_, alpha_after=alpha, search_cpu_s=c0, prune_cpu_s=c1)
-        print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
-        if args.csv:
-            pd.DataFrame([row]).to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
-
-
 def cost(args):
     rng = np.random.default_rng(0)
     m, n, d = 5000, 500, 32
@@ -581,7 +548,7 @@ def cost(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--part", choices=["cost", "accuracy", "gp", "ct", "splits", "gp-splits", "trajectory", "paired",
-                                       "gp-point", "prune", "all"], default="all")
+                                       "gp-point", "all"], default="all")
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     p.add_argument("--m", type=int, default=2000)
@@ -601,7 +568,6 @@ def main():
     p.add_argument("--gp-results", default="", help="part gp-splits: append the GP's rows here; part splits: "
                    "read the GP's test MSE from here instead of fitting it")
     p.add_argument("--scoring", default="", help="part trajectory: the search's scoring (default: LOO MSE)")
-    p.add_argument("--prune-alpha", action="store_true", help="part prune: then re-choose alpha on the path")
     p.add_argument("--csv", default="", help="part splits: append each of ours' rows to this CSV file")
     p.add_argument("--gp-m2", type=int, default=0, help="part gp-splits: re-optimise the GP on this many rows")
     p.add_argument("--gp-maxiter2", type=int, default=20, help="part gp-splits: iterations at --gp-m2")
@@ -631,8 +597,6 @@ def main():
         paired(args)
     if args.part == "gp-point":
         gp_point(args)
-    if args.part == "prune":
-        prune(args)
 
 
 if __name__ == "__main__":

@@ -159,14 +159,17 @@ def cv_plus_parts(est, Xt, cv):
     from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
     from lssvm.cv.conformal_select import SortedFoldScores
     from lssvm.cv.contiguous import contiguous_folds
+    from lssvm.cv.fold_grams import block_cv_plus
 
     engine = est._fitted_engine()
     fac = engine.fac
     Y = fac.y_centered + fac.y_mean
     parts = {}
     parts["folds"], folds = best_of(lambda: contiguous_folds(cv, fac.n_samples) or engine.resolve_cv(cv), 5)
+    # the call's route: the fit's block Grams when the folds are its blocks (session 28), else cv_plus_folds
     parts["fold models + residuals"], (oof, models) = best_of(
-        lambda: cv_plus_folds(engine.holdout_engine(holders=False), folds, est.alpha, "keep"), 5)
+        lambda: block_cv_plus(fac, folds, est.alpha)
+        or cv_plus_folds(engine.holdout_engine(holders=False), folds, est.alpha, "keep"), 5)
     parts["sorted scores"], scores = best_of(lambda: SortedFoldScores(np.abs(Y - oof), folds), 5)
     parts["kernel"], K_x = best_of(lambda: est.kernel_(Xt, est.basis_vectors_), 5)
     parts["fold values"], values = best_of(lambda: models(K_x), 5)

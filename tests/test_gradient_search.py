@@ -23,15 +23,18 @@ def _search(**kw):
     return SparseLSSVRCV(**{**params, **kw})
 
 
-def test_ard_search_finds_the_relevant_features_and_beats_its_start():
+@pytest.mark.parametrize("rule", ["one-se", "min"])
+def test_ard_search_finds_the_relevant_features_and_beats_its_start(rule):
     X, y = _data()
-    est = _search().fit(X, y)
+    est = _search(selection_rule=rule).fit(X, y)
     assert est.gamma_.shape == (5,) and np.all((est.gamma_ >= GAMMA_BOUNDS[0]) & (est.gamma_ <= GAMMA_BOUNDS[1]))
     assert est.feature_relevance_.sum() == pytest.approx(1.0)
     assert set(np.argsort(est.feature_relevance_)[-2:]) == {0, 1}
     grid_best = -est.cv_results_["mean_test_score"].max()
     assert -est.best_score_ < 0.8 * grid_best  # the widths improve on the best isotropic point
-    assert est.gradient_trace_["mse"].min() == pytest.approx(-est.best_score_)
+    kept = est.gradient_trace_["mse"].min() if rule == "min" else \
+        est.gradient_trace_["mse"][est.gradient_selection_["chosen_index"]]
+    assert kept == pytest.approx(-est.best_score_)
     # the refitted model is the one scored: its exact LOO error is best_score_
     loo = est.best_estimator_.loo_residuals(est.alpha_)
     assert np.mean(loo**2) == pytest.approx(-est.best_score_, rel=1e-6)
@@ -221,7 +224,7 @@ def test_alpha_refinement_leaves_no_better_alpha_at_the_chosen_widths(monkeypatc
     y = np.sin(2 * X[:, 0]) + np.sin(2 * X[:, 1]) + 0.1 * rng.normal(size=300)
     alphas = np.logspace(-6, 4, 21)
     kw = dict(kernel="ard", search="gradient", basis="random", n_basis=40, random_state=0, max_evaluations=30,
-              n_restarts=0, gamma=1.0, alphas=alphas)
+              n_restarts=0, gamma=1.0, alphas=alphas, selection_rule="min")  # one-se keeps a point near the lowest
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
         est = SparseLSSVRCV(**kw).fit(X, y)

@@ -51,7 +51,11 @@ def test_refit_at_the_search_rcond_is_the_searched_model():
     est = _search(rcond=gs.SEARCH_RCOND).fit(X, y)
     assert est.best_estimator_.rcond == gs.SEARCH_RCOND
     assert est.best_estimator_.factorization_.method == "cholesky"
-    assert -est.best_score_ == pytest.approx(est.gradient_trace_["mse"].min(), rel=1e-12)
+    # the point the selection rule kept (one-se: within one standard error of the lowest LOO error)
+    assert -est.best_score_ == pytest.approx(est.gradient_trace_["mse"][est.gradient_selection_["chosen_index"]],
+                                             rel=1e-12)
+    low = _search(rcond=gs.SEARCH_RCOND, selection_rule="min").fit(X, y)
+    assert -low.best_score_ == pytest.approx(low.gradient_trace_["mse"].min(), rel=1e-12)
 
 
 def test_truncated_refit_that_scores_worse_is_reported(monkeypatch):

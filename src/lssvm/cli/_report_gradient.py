@@ -32,9 +32,16 @@ def gradient_figures(plt, search, folder, feature_names=None):
         figures.append(("Input relevance (model sensitivity)", "relevance.png"))
     if trace["mse"].size:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        kind = trace.get("search", np.full(trace["mse"].size, "loo"))
         for k in np.unique(trace["start"]):
             idx = np.flatnonzero(trace["start"] == k)
-            ax.plot(idx, trace["mse"][idx], ".-", label=f"start {int(k)}")
+            label = f"start {int(k)}" if kind[idx[0]] == "loo" or search.scoring_ == "evidence" else \
+                "evidence search (its LOO MSE)"
+            ax.plot(idx, trace["mse"][idx], ".-", label=label)
+        chosen = getattr(search, "gradient_selection_", None)
+        if chosen is not None:  # the one-standard-error band and the point kept in it
+            ax.axhline(chosen["threshold"], color="0.5", lw=0.8, ls="--", label="lowest LOO + min(1 se, 2 %)")
+            ax.plot([chosen["chosen_index"]], [chosen["chosen_loo"]], "k*", ms=10, label="kept (highest evidence)")
         evidence = getattr(search, "scoring_", "mse") == "evidence"  # -log evidence per value: may be < 0
         if not evidence:
             ax.set_yscale("log")

@@ -49,6 +49,7 @@ from .._parallel import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
 from .fold_batch import equal_folds_fit
+from .fold_grams import block_folds_fit
 from .fold_moments import fold_fit, hside_cost, moments_cost, rows_of, stable_fold_fit
 from .fold_threads import run_split
 from .fold_values import FoldValues
@@ -365,10 +366,14 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
     todo = list(range(len(folds)))
     if flops < _SERIAL_FLOPS:
         with single_threaded_blas():
-            if all(E.size == 0 and cheap and p.size == H.size == folds[0].size for H, p, E, cheap in plans):
+            got = None
+            if all(E.size == 0 and p.size == H.size for H, p, E, _ in plans):
+                got = block_folds_fit(fac, folds, a)  # the fit's blocks: no SYRK per fold
+            if got is None and all(E.size == 0 and cheap and p.size == H.size == folds[0].size
+                                   for H, p, E, cheap in plans):
                 got = equal_folds_fit(fac, folds, a, threads)  # the small steps over all folds at once
-                if got is not None:
-                    B, b0, oof, todo = got  # folds whose Cholesky failed go the guarded way below
+            if got is not None:
+                B, b0, oof, todo = got  # folds whose Cholesky failed go the guarded way below
             run_split(lambda i: work(todo[i]), len(todo), threads)
     else:
         parallel_map(work, todo)

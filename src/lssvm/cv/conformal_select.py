@@ -82,16 +82,20 @@ class ShiftedBlocks:
         self.S = np.asarray(S, dtype=float)
         self.offsets = np.asarray(offsets, dtype=np.intp)
         self.starts = self.offsets[:-1]
-        self.sizes = np.diff(self.offsets)
-        self.pooled = np.sort(self.S)
-        self.finite = bool(np.isfinite(self.S).all())
-        self.block_of = np.repeat(np.arange(self.sizes.size), self.sizes)
+        self.sizes = self.offsets[1:] - self.offsets[:-1]
+        # (array methods and ufuncs, not np.sort / np.repeat / np.full: their Python wrappers are a good part
+        # of a cold call's cost at these sizes)
+        self.pooled = self.S.copy()
+        self.pooled.sort()
+        self.finite = bool(np.logical_and.reduce(np.isfinite(self.S)))
+        self.block_of = np.arange(self.sizes.size).repeat(self.sizes)
         # the blocks each between one -inf and _PAD values +inf: a window of up to _PAD positions read from
         # here holds its block's values from lo on and nothing of the next block (see select, select_at)
         self.pad_starts = self.starts + (_PAD + 1) * np.arange(self.sizes.size) + 1
-        self.padded = np.full(self.S.size + (_PAD + 1) * self.sizes.size, np.inf)
+        self.padded = np.empty(self.S.size + (_PAD + 1) * self.sizes.size)
+        self.padded.fill(np.inf)
         self.padded[self.pad_starts - 1] = -np.inf
-        self.padded[np.repeat(self.pad_starts - self.starts, self.sizes) + np.arange(self.S.size)] = self.S
+        self.padded[(self.pad_starts - self.starts).repeat(self.sizes) + np.arange(self.S.size)] = self.S
 
     def count_below(self, x):
         """How many values of each block are ``< x`` (..., K), for thresholds
@@ -155,14 +159,24 @@ class ShiftedBlocks:
         bit for bit.  (A window running past its block reads +inf padding;
         a ``q`` of +inf would need nothing cut above, so it cannot pass.)"""
         t, K = mu.shape
-        pos = np.clip(near - _AT // 2, 0, self.sizes - 1)
+        # (NumPy's ufuncs and methods here, not np.clip / np.take: their Python wrappers cost more than the
+        # work at these sizes, the more so on a cold call)
+        pos = np.minimum(np.maximum(near - _AT // 2, 0), self.sizes - 1)
         base = self.pad_starts + pos
-        vals = (mu[:, :, None] + self.padded[base[:, :, None] + np.arange(_AT)]).reshape(t, K * _AT)
+        # the _AT values from each base: rows of a sliding-window view of the padded scores (a strided
+        # ndarray over the same buffer), gathered whole (half the time of an element-wise fancy index),
+        # then shifted in place
+        pad = self.padded
+        windows = np.ndarray((pad.size - _AT + 1, _AT), dtype=pad.dtype, buffer=pad, strides=(pad.itemsize,) * 2)
+        vals = windows.take(base, axis=0)
+        vals += mu[:, :, None]
+        vals = vals.reshape(t, K * _AT)
         vals.sort(axis=1)
-        rank = k - pos.sum(axis=1)
+        rank = k - np.add.reduce(pos, axis=1)
         ok = (rank >= 1) & (rank <= K * _AT)
-        q = vals[np.arange(t), np.clip(rank, 1, K * _AT) - 1]
-        ok &= ((mu + self.padded[base - 1]).max(axis=1) <= q) & (q <= (mu + self.padded[base + _AT]).min(axis=1))
+        q = vals[np.arange(t), np.minimum(np.maximum(rank, 1), K * _AT) - 1]
+        ok &= np.maximum.reduce(mu + pad[base - 1], axis=1) <= q
+        ok &= q <= np.minimum.reduce(mu + pad[base + _AT], axis=1)
         return q, ok
 
     def full_kth(self, mu, k):
@@ -201,7 +215,7 @@ def kth_of_shifted_blocks(mu, blocks, k):
         return np.full(t, -np.inf)
     if k > m:
         return np.full(t, np.inf)
-    if m < _MIN_FOLD_ROWS * K or not blocks.finite or not np.isfinite(mu).all():
+    if m < _MIN_FOLD_ROWS * K or not blocks.finite or not np.logical_and.reduce(np.isfinite(mu), axis=None):
         return blocks.full_kth(mu, k)
     P = blocks.pooled
     g = max(2, int(np.sqrt(m)) // 2)
@@ -213,18 +227,16 @@ def kth_of_shifted_blocks(mu, blocks, k):
         grid = _count_grid(blocks, q[:, None] - mu, spacing)
         for _ in range(_NEWTON_STEPS):
             below = (blocks.count_below if grid is None else grid.count_about)(q[:, None] - mu)
-            q = q - (below.sum(axis=1) - k + 0.5) * spacing
-        half = np.full(t, _WINDOW_VALUES * spacing)
-    else:
-        half = 64 * _EPS * np.abs(q) + 4 * _TINY
+            q = q - (np.add.reduce(below, axis=1) - k + 0.5) * spacing
     out = np.empty(t)
     todo = np.arange(t)
     if grid is not None:  # first, windows around each block's guessed position, certified by their neighbours
         got, ok = blocks.select_at(mu, k, grid.count_about(q[:, None] - mu))
-        if ok.all():
+        if np.logical_and.reduce(ok):
             return got
         out[ok] = got[ok]
         todo = np.flatnonzero(~ok)
+    half = np.full(t, _WINDOW_VALUES * spacing) if spacing > 0 else 64 * _EPS * np.abs(q) + 4 * _TINY
     for attempt in range(_TRIES):
         L, U = q[todo] - half[todo], q[todo] + half[todo]
         if not (np.isfinite(L).all() and np.isfinite(U).all()):
@@ -271,8 +283,8 @@ def _count_grid(blocks, x, spacing):
     where it would need more than ``_GRID_MAX_CELLS`` cells per score or
     ``_GRID_MAX_TOTAL`` in all."""
     cell = _GRID_CELL * spacing
-    lo = float(x.min()) - _GRID_MARGIN * spacing
-    span = float(x.max()) + _GRID_MARGIN * spacing - lo
+    lo = float(np.minimum.reduce(x, axis=None)) - _GRID_MARGIN * spacing
+    span = float(np.maximum.reduce(x, axis=None)) + _GRID_MARGIN * spacing - lo
     if not (np.isfinite(span) and span / cell <= min(_GRID_MAX_CELLS * blocks.S.size, _GRID_MAX_TOTAL)):
         return None
     return CountGrid(blocks, lo, cell, int(np.ceil(span / cell)))
@@ -320,11 +332,14 @@ class CountGrid:
     """
 
     def __init__(self, blocks, lo, cell, G):
-        self.b = lo + cell * np.arange(G + 1)
-        self.b_pad = np.concatenate([[-np.inf], self.b, [np.inf]])
+        self.b_pad = np.empty(G + 3)
+        self.b_pad[0], self.b_pad[-1] = -np.inf, np.inf
+        self.b = self.b_pad[1:-1]
+        np.multiply(np.arange(G + 1), cell, out=self.b)
+        self.b += lo
         self.lo, self.cell, self.G = lo, cell, G
         K = blocks.sizes.size
-        pos = np.searchsorted(self.b, blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
+        pos = self.b.searchsorted(blocks.S, side="right")  # grid points <= s: s < b_g iff g >= pos
         table = np.zeros((K, G + 3), dtype=np.intp)
         table[:, 1:] = np.bincount(blocks.block_of * (G + 2) + pos, minlength=K * (G + 2)).reshape(K, G + 2).cumsum(1)
         self.flat = table.ravel()
@@ -332,7 +347,7 @@ class CountGrid:
 
     def _cell(self, x):
         """floor((x - lo) / cell), clipped to [-1, G + 1] (finite x)."""
-        return np.clip(np.floor((x - self.lo) / self.cell), -1, self.G + 1).astype(np.intp)
+        return np.minimum(np.maximum(np.floor((x - self.lo) / self.cell), -1), self.G + 1).astype(np.intp)
 
     def covers(self, mu, L, U):
         """Rows (t,) whose window thresholds for ``[L, U]`` lie inside the
@@ -389,10 +404,13 @@ class SortedFoldScores:
     def __init__(self, scores, folds):
         m, v = scores.shape
         sizes = np.array([f.size for f in folds], dtype=np.intp)
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        by_fold = scores[np.concatenate(folds)]  # (m, v), fold blocks
-        if (sizes == sizes[0]).all():  # equal folds: one sort of a (K, h, v) stack
-            up = np.sort(by_fold.reshape(sizes.size, sizes[0], v), axis=1).reshape(m, v)
+        offsets = np.zeros(sizes.size + 1, dtype=np.intp)
+        sizes.cumsum(out=offsets[1:])
+        by_fold = scores[np.concatenate(folds)]  # (m, v), fold blocks (a copy: sorted in place below)
+        if np.logical_and.reduce(sizes == sizes[0]):  # equal folds: one sort of a (K, h, v) stack
+            up = by_fold.reshape(sizes.size, sizes[0], v)
+            up.sort(axis=1)
+            up = up.reshape(m, v)
         else:
             up = np.empty_like(by_fold)
             for j in range(len(folds)):

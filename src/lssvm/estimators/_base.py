@@ -18,6 +18,7 @@ from ..cv import MemorySparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers.block_gram import DEFAULT_BLOCKS
 from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
@@ -111,7 +112,8 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         else:
             K_mn = kernel(X, Z, block_size=self.block_size)
             K_BB = K_mn[sel.indices] if sel.indices is not None else kernel(Z, Z)
-            fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True)
+            fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True,  # CV+'s default folds
+                                       fold_blocks=0 if is_classifier(self) else DEFAULT_BLOCKS)
         a, b = fac.coef(self.alpha)
         self.kernel_ = kernel
         self.basis_vectors_ = Z

@@ -104,6 +104,7 @@ SPARSE_SEARCH_PARAMS = {
     "basis_in_holdout": [StrOptions(set(BASIS_IN_HOLDOUT))],
     "n_restarts": [Number(Integral, 0, None, closed="left")],
     "hyper_penalty": ["boolean"],
+    "selection_rule": [StrOptions({"one-se", "min"})],
 }
 
 

@@ -22,6 +22,7 @@ from ..cv.conformal import (
 )
 from ..cv.conformal_select import SortedFoldScores
 from ..cv.contiguous import contiguous_folds
+from ..cv.fold_grams import block_cv_plus
 from ..cv.fold_threads import fold_threads
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
@@ -61,7 +62,7 @@ def _new_points(estimator, X):
     CV+ call); anything else takes them (and their errors and warnings)."""
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
             and X.shape[1] == getattr(estimator, "n_features_in_", -1)
-            and not hasattr(estimator, "feature_names_in_") and np.isfinite(X).all()):
+            and not hasattr(estimator, "feature_names_in_") and np.logical_and.reduce(np.isfinite(X), axis=None)):
         return X
     return validate_input(estimator, X, reset=False, dtype=np.float64, accept_sparse="csr")
 
@@ -139,9 +140,12 @@ class SparseIntervalMixin:
         m = fac.n_samples
         coverage = check_interval_request(coverage, method, m)
         alpha = self.alpha if alpha is None else alpha
-        if np.ndim(alpha) != 0:
-            raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
-        a = float(check_alphas(alpha)[0][0])
+        if type(alpha) is float and 0.0 < alpha < np.inf:  # what check_alphas accepts, without its calls
+            a = alpha
+        else:
+            if np.ndim(alpha) != 0:
+                raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
+            a = float(check_alphas(alpha)[0][0])
         X = _new_points(self, X)
         if method == "cv+":
             out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
@@ -205,9 +209,12 @@ class SparseIntervalMixin:
         folds = contiguous_folds(cv, m, groups)
         if folds is None:
             folds = engine.resolve_cv(cv, groups, classifier=False)
-        # "keep" never removes a basis point: no need to find the rows that hold them
-        holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
-        oof, models = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
+        # "keep" on the fit's blocks: straight from its block Grams (no engine, plans or checks)
+        got = block_cv_plus(fac, folds, a) if basis_in_holdout == "keep" else None
+        if got is None:  # "keep" never removes a basis point: no need to find the rows that hold them
+            holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
+            got = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
+        oof, models = got
         sorted_scores = SortedFoldScores(np.abs(fac.y_centered + fac.y_mean - oof), folds)
         ranks = conformal_ranks(coverage, m)
         out = np.empty((X.shape[0], 2, v))

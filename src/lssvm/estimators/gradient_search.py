@@ -18,11 +18,15 @@ The search
    is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
    left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
    session 26);
-4. keeps the point of the lowest criterion, refits there at the estimator's
-   ``rcond`` (the search itself evaluates down to ``SEARCH_RCOND``);
-5. with ``PRUNE`` set (off by default; ARD, regression, LOO), switches off
-   the inputs whose width does not lower the LOO error by more than its
-   noise (:mod:`lssvm.estimators.gradient_prune`) and refits.
+4. with ``selection_rule="one-se"`` (the default; exact LOO, ``scoring``
+   "mse", no ``hyper_penalty``), runs a short L-BFGS-B search of the log
+   evidence from the same isotropic start, then keeps, among all the points
+   evaluated whose LOO error lies within one standard error (at most 2 %)
+   of the lowest, the one of highest log evidence (:mod:`lssvm.estimators.gradient_select`:
+   the lowest LOO error over-fits with d + 1 hyper-parameters); with "min"
+   (and for the other criteria) it keeps the point of the lowest criterion;
+5. refits there at the estimator's ``rcond`` (the search itself evaluates
+   down to ``SEARCH_RCOND``).
 
 L-BFGS-B minimises ``log`` of the mean squared CV residual (the same
 minimiser; its gradient does not depend on the scale of the targets).  With
@@ -76,7 +80,7 @@ from sklearn.utils import check_random_state
 from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
-from .gradient_prune import prune_inputs
+from .gradient_select import SELECTION_RULES, one_se_choice
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
@@ -104,11 +108,6 @@ ALPHA_REFINE_RTOL = 1e-3
 #: more than ``REFIT_RTOL``.
 SEARCH_RCOND = 1e-14
 REFIT_RTOL = 1e-3
-#: After an ARD search by the exact LOO error (regression), switch off the inputs whose width does not lower it
-#: significantly (:func:`lssvm.estimators.gradient_prune.prune_inputs`).  Off by default: it brings puma32H and
-#: Friedman #1 to the GP's test error but lost 1-2 % on pol and elevators (docs/benchmarks.md, issue 20,
-#: session 27); set ``lssvm.estimators.gradient_search.PRUNE = True`` to use it.
-PRUNE = False
 
 
 class _Stop(Exception):
@@ -141,6 +140,8 @@ def check_gradient_search(est):
     if not isinstance(est.hyper_penalty, (bool, np.bool_)):
         raise ValueError(f"hyper_penalty must be True (Cawley-Talbot regularisation) or False; "
                          f"got {est.hyper_penalty!r}")
+    if est.selection_rule not in SELECTION_RULES:
+        raise ValueError(f"selection_rule must be one of {list(SELECTION_RULES)}; got {est.selection_rule!r}")
 
 
 def feature_relevance(model, X, block_size=2048):
@@ -260,8 +261,7 @@ def _rescore(evaluate, theta, rcond):
     """The criterion at ``theta`` evaluated at ``rcond`` (the model on K_BB's range where it is singular there):
     its value is exact; the gradient, which ignores the truncation, is not used (``evaluate`` drops its warning
     at any rcond but the search's)."""
-    value, _, _ = evaluate(theta, rcond=rcond)
-    return value
+    return evaluate(theta, rcond=rcond)[0]
 
 
 def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
@@ -290,41 +290,52 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     # condition estimate, and stops only below it or where Cholesky fails.
     search_rcond = min(est.rcond, SEARCH_RCOND)
 
-    def evaluate(theta, rcond=search_rcond):
+    # the one-standard-error rule needs each point's LOO residuals and evidence (gradient_select)
+    one_se = est.selection_rule == "one-se" and criterion.loo and not (evidence or est.hyper_penalty)
+    loo_sq = []  # per point: its squared LOO residuals (one_se), else None
+
+    def evaluate(theta, rcond=search_rcond, by_evidence=evidence):
         gamma = np.exp(theta[:p])
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
         with warnings.catch_warnings():
             # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
             warnings.simplefilter("error" if rcond == search_rcond else "ignore", NumericalWarning)
-            if evidence:  # minus the log evidence per target value: minimised as it is
-                value, grad = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
-                                                    classification=classification, rcond=rcond)
-                return value, value, grad
-            value, grad = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])), cv=folds,
-                                                basis_in_holdout=est.basis_in_holdout,
-                                                classification=classification, groups=groups, rcond=rcond)
+            if by_evidence:  # minus the log evidence per target value: minimised as it is
+                value, grad, *det = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
+                                                          classification=classification, rcond=rcond,
+                                                          return_details=one_se)
+                return value, value, grad, (det or [None])[0]
+            value, grad, *det = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
+                                                      cv=folds, basis_in_holdout=est.basis_in_holdout,
+                                                      classification=classification, groups=groups, rcond=rcond,
+                                                      return_details=one_se)
         obj, gobj = search_objective(value, grad, gamma, n_res, est.hyper_penalty)
-        return value, obj, gobj
+        return value, obj, gobj, (det or [None])[0]
 
-    trace = {"objective": [], "mse": [], "start": [], "theta": []}
+    trace = {"objective": [], "mse": [], "start": [], "theta": [], "log_evidence": [], "search": []}
     best = {"obj": np.inf}
 
-    def fun(theta, start):
+    def fun(theta, start, by_evidence=evidence):
         try:
-            value, obj, gobj = evaluate(theta)
+            value, obj, gobj, det = evaluate(theta, by_evidence=by_evidence)
         except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
             raise _Stop(str(exc)) from None
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
-        record(theta, start, value, obj)
+        if by_evidence and not evidence:  # the one-SE rule's evidence search: its points are not LOO iterates
+            value = float(np.mean(det["residuals"] ** 2))
+        record(theta, start, value, obj, det, update_best=by_evidence == evidence)
         return obj, gobj
 
-    def record(theta, start, value, obj):
+    def record(theta, start, value, obj, det=None, update_best=True):
         trace["objective"].append(obj)
         trace["mse"].append(value)
         trace["start"].append(start)
         trace["theta"].append(theta.copy())
-        if obj < best["obj"]:
+        trace["log_evidence"].append(np.nan if det is None else det["log_evidence"])
+        trace["search"].append("loo" if update_best and not evidence else "evidence")
+        loo_sq.append(None if det is None else det["residuals"] ** 2)
+        if update_best and obj < best["obj"]:
             best.update(obj=obj, mse=value, theta=theta.copy())
 
     lo = np.r_[np.full(p, np.log(GAMMA_BOUNDS[0])), np.log(ALPHA_BOUNDS[0])]
@@ -361,7 +372,28 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
                 obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
                                                               est.hyper_penalty)[0]
-                record(start, k, value, obj)
+                try:  # one_se: evaluated, for its residuals and evidence
+                    if not one_se:
+                        raise _Stop
+                    fun(start, k)
+                except _Stop:
+                    record(start, k, value, obj)
+    if one_se and starts:  # a short evidence search from the same isotropic start adds candidates
+        try:
+            minimize(fun, theta0, args=(len(starts), True), jac=True, method="L-BFGS-B",
+                     bounds=list(zip(lo, hi, strict=True)),
+                     options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
+        except _Stop:  # a singular K_BB on the way: its points so far are candidates all the same
+            pass
+    est.gradient_selection_ = None
+    if one_se and any(e is not None for e in loo_sq):
+        try:
+            chosen, chosen_record = one_se_choice(loo_sq, trace["log_evidence"])
+        except ValueError:  # no point with finite LOO residuals: keep the lowest criterion
+            chosen = None
+        if chosen is not None:
+            best.update(theta=trace["theta"][chosen].copy(), mse=trace["mse"][chosen])
+            est.gradient_selection_ = {"rule": "one-se", **chosen_record}
     if stops:
         warnings.warn(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
@@ -421,20 +453,6 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
 
     # evidence: the total log evidence
     model, est.best_score_ = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
-    est.pruned_features_ = None
-    if PRUNE and est.kernel == "ard" and criterion.loo and not (evidence or classification or est.hyper_penalty) \
-            and starts:
-        order = np.argsort(feature_relevance(model, X), kind="stable")  # the least relevant first
-        try:
-            pruned, off, mse, alpha = prune_inputs(X, criterion.Y, rows, gamma, float(np.exp(theta[-1])), order,
-                                                   search_rcond, alphas=np.exp(theta[-1]) * 4.0 ** np.arange(-4, 5))
-        except (NumericalWarning, np.linalg.LinAlgError):  # the searched point itself singular: keep it
-            pruned, off, alpha = gamma, [], float(np.exp(theta[-1]))
-        est.n_evaluations_ += p + 2
-        est.pruned_features_ = np.array(sorted(off), dtype=int)
-        if np.any(pruned != gamma):
-            theta, gamma = np.r_[np.log(pruned), np.log(alpha)], pruned
-            model, est.best_score_ = refit_at(theta, -mse)
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
     est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}

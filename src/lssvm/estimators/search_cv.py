@@ -363,9 +363,8 @@ class _SparseSearchCV(_BaseSearchCV):
                  max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False):
-        self.n_restarts = n_restarts
-        self.hyper_penalty = hyper_penalty
+                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se"):
+        self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -453,11 +452,12 @@ _SPARSE_DOC = """
         The alpha at which ``basis="greedy"`` ranks candidates.
     degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
-    n_restarts, hyper_penalty : int (default 2), bool (default False)
-        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random",
-        "kcenter" or rows): restarts, Cawley-Talbot penalty; it sets
-        ``gamma_`` (widths), ``feature_relevance_``, ``gradient_trace_``.
-        See :mod:`lssvm.estimators.gradient_search`.
+    n_restarts, hyper_penalty, selection_rule : int (default 2), bool (default False), {"one-se", "min"}
+        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random", "kcenter" or rows): restarts,
+        Cawley-Talbot penalty, and the point kept: "one-se" (default; exact LOO, no penalty): of all points
+        evaluated (+ a short evidence search, ~1.3x the time) within one standard error (at most 2 %) of the lowest
+        LOO error, the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
+        ``feature_relevance_``, ``gradient_trace_``, ``gradient_selection_``; :mod:`lssvm.estimators.gradient_search`.
 """ + _SEARCH_DOC + _RESULT_DOC
 
 

@@ -33,7 +33,7 @@ GRADIENT_KERNELS = ("rbf", "ard")
 
 
 def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis_in_holdout="remove",
-                          classification=False, groups=None, rcond=1e-10):
+                          classification=False, groups=None, rcond=1e-10, return_details=False):
     r"""Mean squared CV residual of a sparse LS-SVM and its gradient.
 
     Parameters
@@ -64,6 +64,9 @@ def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis
         For group splitters.
     rcond : float, default=1e-10
         As for :func:`lssvm.solvers.factorize_sparse_rls`.
+    return_details : bool, default=False
+        Also return ``details`` (below), at O(m v) more (LOO: plus O(r v)
+        for the evidence).
 
     Returns
     -------
@@ -75,6 +78,12 @@ def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis
         Partial derivatives with respect to ``log gamma`` ("rbf", p = 1) or
         ``log gamma_1 ... log gamma_d`` ("ard", p = d, feature order), then
         ``log alpha``.
+    details : dict, only with ``return_details``
+        ``"residuals"``: ndarray of shape (m, v), the CV residuals whose
+        squares ``value`` averages (LOO: ``loo_residuals(alpha)``; k-fold:
+        ``y - cv_predict``); ``"log_evidence"``: the full model's log
+        evidence summed over outputs (LOO; None for k-fold, which has no
+        full-model factorisation), as :func:`evidence_and_gradient`.
 
     Raises
     ------
@@ -143,19 +152,22 @@ def cv_error_and_gradient(X, y, basis, kernel, params, alpha, cv="loo", *, basis
     m, v = Y.shape
     scale = 1.0 / (m * v)
     loo = isinstance(cv, str) and cv == "loo"
+    details = {}
     if loo:
-        value, G_K, G_BB, d_alpha = _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond)
+        value, G_K, G_BB, d_alpha = _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond, details)
     else:
         folds = resolve_folds(cv, m, y=None, groups=groups)
         value, G_K, G_BB, d_alpha = _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout,
-                                                   rcond)
+                                                   rcond, details)
     grad_gamma = _width_gradient(G_K * K_mn, X, Z, gamma) + _width_gradient(G_BB * K_BB, Z, Z, gamma)
     if n_params == 1:
         grad_gamma = np.array([grad_gamma.sum()])
-    return float(value), np.append(grad_gamma, alpha * d_alpha)
+    grad = np.append(grad_gamma, alpha * d_alpha)
+    return (float(value), grad, details) if return_details else (float(value), grad)
 
 
-def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=False, rcond=1e-10):
+def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=False, rcond=1e-10,
+                          return_details=False):
     r"""Minus the log evidence of a sparse LS-SVM, per target value, and its
     gradient in the log kernel parameters and log alpha.
 
@@ -166,7 +178,7 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
 
     Parameters
     ----------
-    X, y, basis, kernel, params, alpha, classification, rcond
+    X, y, basis, kernel, params, alpha, classification, rcond, return_details
         As for :func:`cv_error_and_gradient`.
 
     Returns
@@ -174,6 +186,9 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
     value : float
     grad : ndarray of shape (p + 1,)
         As for :func:`cv_error_and_gradient`: log widths, then log alpha.
+    details : dict, only with ``return_details``
+        ``"residuals"``: the exact LOO residuals at this point, ndarray of
+        shape (m, v) (O(m r) more); ``"log_evidence"``: ``-value m v``.
 
     Warns
     -----
@@ -225,7 +240,13 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
     grad_gamma = _width_gradient(G_C * K_mn, X, Z, gamma) + _width_gradient(G_BB * K_BB, Z, Z, gamma)
     if n_params == 1:
         grad_gamma = np.array([grad_gamma.sum()])
-    return value, scale * np.append(grad_gamma, alpha * d_alpha)
+    grad = scale * np.append(grad_gamma, alpha * d_alpha)
+    if not return_details:
+        return value, grad
+    with warnings.catch_warnings():  # rows of leverage ~1 (non-finite residuals): the evidence is still exact
+        warnings.simplefilter("ignore", NumericalWarning)
+        residuals = np.asarray(fac.loo_residuals(alpha)).reshape(m, v)
+    return value, grad, {"residuals": residuals, "log_evidence": -value * m * v}
 
 
 
@@ -299,8 +320,9 @@ def _warn_singular(fac):
         )
 
 
-def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond):
-    """LOO value and ``dJ/dK_mn``, ``dJ/dK_BB``, ``dJ/dalpha`` (see the Notes above)."""
+def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond, details=None):
+    """LOO value and ``dJ/dK_mn``, ``dJ/dK_BB``, ``dJ/dalpha`` (see the Notes above); fills ``details`` (a dict)
+    with the LOO residuals and the log evidence."""
     fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=rcond, warn=False)
     _warn_singular(fac)
     M, Q, m = fac.M, fac.Q, fac.n_samples
@@ -313,6 +335,8 @@ def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond):
         R = e / den[:, None]
         G = (2.0 * scale) * R / den[:, None]
     value = scale * float(np.sum(R * R))
+    if details is not None:
+        details.update(residuals=R, log_evidence=float(log_evidence_path(fac, alpha).sum()))
     q = np.sum(G * R, axis=1)
     T = M * D
     S = _gram(np.sqrt(q)[:, None] * T)  # q >= 0: a SYRK, half the flops of T^T diag(q) T
@@ -323,14 +347,16 @@ def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond):
     return value, Rm @ Q.T, alpha * (Q @ B @ Q.T), float(np.trace(B))
 
 
-def _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout, rcond):
-    """Hold-out value and gradients: one factorisation of each fold's model."""
+def _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout, rcond, details=None):
+    """Hold-out value and gradients: one factorisation of each fold's model; fills ``details`` (a dict) with
+    the hold-out residuals."""
     m, n = K_mn.shape
     row_to_basis = np.full(m, -1, dtype=np.intp)
     row_to_basis[basis] = np.arange(n)
     G_K = np.zeros_like(K_mn)
     G_BB = np.zeros_like(K_BB)
     value, d_alpha = 0.0, 0.0
+    residuals = np.full(Y.shape, np.nan)
     for F in folds:
         in_F = np.zeros(m, dtype=bool)
         in_F[F] = True
@@ -353,6 +379,7 @@ def _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout, 
         C_F = K_mn[np.ix_(F, L)] - fac.kernel_mean
         res = Y[F] - fac.y_mean - C_F @ beta
         value += scale * float(np.sum(res * res))
+        residuals[F] = res
         G_F = (2.0 * scale) * res
         u = D[:, None] * ((C_F @ Q).T @ G_F)
         e = fac.y_centered - M @ b
@@ -364,6 +391,8 @@ def _folds_adjoint(K_mn, K_BB, Y, basis, folds, alpha, scale, basis_in_holdout, 
         B = 0.5 * (b @ u.T + u @ b.T)
         G_BB[np.ix_(L, L)] += alpha * (Q @ B @ Q.T)
         d_alpha += float(np.trace(B))
+    if details is not None:
+        details.update(residuals=residuals, log_evidence=None)
     return value, G_K, G_BB, d_alpha
 
 

@@ -23,6 +23,7 @@ from scipy.linalg import lapack
 
 from .._threads import cholesky_threads, eigh_threads
 from ..exceptions import NumericalWarning
+from .block_gram import gram_by_blocks, times_in_place
 from .whitening import whiten_rows
 
 __all__ = ["PathSolution", "SparseRLSFactorization", "LEVERAGE_TOL", "warn_tiny_leverage", "factorize_sparse_rls", "check_alphas", "basis_whitener", "whiten_rows"]
@@ -260,11 +261,14 @@ class SparseRLSFactorization(PathSolution):
     KcT_y : ndarray of shape (n, v)
         ``Kc^T Yc``, the basis-side right-hand side (used when basis points
         are removed in hold-out computations).
+    block_grams : BlockGrams or None
+        The Gram's shares of K contiguous row blocks (:mod:`lssvm.solvers.block_gram`), if asked for.
     """
 
     M: np.ndarray = None
     y_centered: np.ndarray = None
     KcT_y: np.ndarray = None
+    block_grams: object = None
 
     def residuals(self, alpha):
         """Training residuals ``y - f(x)``, shape (m, v) or (A, m, v); O(m r v) per alpha."""
@@ -324,7 +328,8 @@ class SparseRLSFactorization(PathSolution):
         return R[0] if scalar else R
 
 
-def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False, warn: bool = True):
+def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False, warn: bool = True,
+                         fold_blocks: int = 0):
     """Factorise the sparse RLS problem once for all alphas.
 
     Parameters
@@ -344,6 +349,9 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         Centre ``K_mn`` in place (saves one m x n copy).
     warn : bool, default=True
         Issue the ``NumericalWarning`` about a singular ``K_BB``.
+    fold_blocks : int, default=0
+        Keep the Gram's shares of this many contiguous row blocks (CV+ on them needs no SYRK per fold);
+        if kept, ``M`` is formed in the buffer of ``Phi`` (``K_mn``'s with ``overwrite_k``: not reused after).
 
     Returns
     -------
@@ -372,7 +380,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     4 n^3 (half of it memory-bound tridiagonalisation); ``M`` 2 m n^2.
     ``Q = W V`` (n^3) is only formed if asked for.  Memory: ``Kc`` is
     whitened in place; peak two m x n arrays
-    (``Phi`` and ``M``), ``M`` afterwards.
+    (``Phi`` and ``M``; one with ``fold_blocks``), ``M`` afterwards.
     """
     K_mn = np.asarray(K_mn, dtype=float)
     Y = np.asarray(Y, dtype=float)
@@ -399,13 +407,13 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     KcT_y = Kc.T @ Yc
     Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     del Kc
-    G = Phi.T @ Phi
+    G, blocks = gram_by_blocks(Phi, Yc, fold_blocks)
     with eigh_threads(G.shape[0]):  # memory-bound tridiagonalisation: one thread when small
         lam, V = linalg.eigh(G, driver="evd", check_finite=False)
     del G
-    M = Phi @ V
+    M = times_in_place(Phi, V) if blocks is not None else Phi @ V  # over Phi: no fresh pages (fold_blocks)
     del Phi
-    z = M.T @ Yc
+    z = M.T @ Yc if blocks is None else V.T @ blocks.cross.sum(axis=0)  # M^T Yc = V^T Phi^T Yc
     return SparseRLSFactorization(
         V=V,
         whitener=W,
@@ -418,6 +426,7 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         KcT_y=KcT_y,
         method=method,
         n_samples=K_mn.shape[0],
+        block_grams=blocks,
     )
 
 
