@@ -26,7 +26,8 @@ Parts (``--part``):
 * ``transfer``: the puma32H GP of sessions 26–27 (``--gp-theta``, tuned on split 0 in session 25) scored on each
   split: log marginal likelihood on the split's training rows and test MSE, against the per-split tuned row.
 * ``old``: re-score the old Friedman GP rows (``--old-gp``) through this script's scoring path (same test MSE?).
-* ``paired``: ours (``--ours``, method ``ARD n=300`` and others) against the per-split GP and the old GP.
+* ``paired``: ours (session 27's rows: the "min" search, the evidence, PRUNE; session 28's ``selection_rule="one-se"``
+  rows from ``results/issue20_crit20/lib_*.csv``) against the per-split GP and the old GP.
 
 Run from the repository root:
 ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python benchmarks/ard_gp.py --part tune --sets puma32H --m 4000``.
@@ -53,6 +54,7 @@ from ard import fit_and_score, load, markdown, standardise  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 OLD = os.path.join(HERE, "results", "issue20_ard20b")
 NEW = os.path.join(HERE, "results", "issue20_gp20")
+CRIT = os.path.join(HERE, "results", "issue20_crit20")  # crit20's per-split rows of the one-se rule
 JITTER = 1e-10  # GaussianProcessRegressor's default alpha
 RBF_BOUNDS, NOISE_BOUNDS = (1e-2, 1e4), (1e-6, 1e1)  # as in ard.py
 
@@ -307,12 +309,17 @@ def paired(args):
         ours_csv, old_csv, prune_csv = sets[name]
         ours = pd.read_csv(ours_csv).drop_duplicates(["split", "method"], keep="last")
         wide = ours.pivot_table(index="split", columns="method", values="test_mse")
-        cols = {"ours (ARD n=300, default)": wide["ARD n=300"]}
+        cols = {"ours, min (s27 default)": wide["ARD n=300"]}
+        lib = os.path.join(CRIT, f"lib_{'puma' if name == 'puma32H' else name}.csv")
+        if os.path.exists(lib):  # crit20's rows: selection_rule="one-se", the default since session 28
+            one_se = pd.read_csv(lib)
+            one_se = one_se[one_se.method == "ARD one-se"].drop_duplicates("split", keep="last").set_index("split")
+            cols["ours, one-se (s28 default)"] = one_se.test_mse
         if "ARD evidence" in wide:
             cols["ours, evidence"] = wide["ARD evidence"]
-        if os.path.exists(prune_csv):
+        if os.path.exists(prune_csv):  # PRUNE (session 27) was removed in session 28
             pr = pd.read_csv(prune_csv).drop_duplicates("split", keep="last").set_index("split")
-            cols["ours + PRUNE"] = pr.test_after
+            cols["ours + PRUNE (s27)"] = pr.test_after
         if old_csv is None:  # puma32H: the old GP was refitted at split 0's theta (ours_puma.csv)
             cols["old GP"] = wide["GP (at --gp-theta)"]
         else:
