@@ -3,7 +3,7 @@
 scikit-learn's ``GaussianProcessRegressor`` with ``ConstantKernel(c) * RBF(l_1 .. l_d) + WhiteKernel(s)``,
 ``normalize_y=True`` and its default jitter ``alpha=1e-10``, is the contender of issue 20's target "no worse
 than the GP".  Its own optimiser evaluates the gradient of the log marginal likelihood through an
-m x m x (d + 2) tensor (``RBF.__call__(eval_gradient=True)``): 4.4 GB at m = 4000, d = 32, and about 70 minutes
+m x m x (d + 2) tensor (``RBF.__call__(eval_gradient=True)``): 4.4 GB at m = 4000, d = 32, and over 70 minutes
 per fit here.  :class:`GPObjective` computes the same objective and gradient in O(m^3 + m^2 d) time and
 O(m^2) memory, so the GP can be tuned on each split instead of being refitted at one split's hyper-parameters.
 It is hand-written because scikit-learn has no such route (its gradient is O(m^2 d) in memory); the model,
