@@ -1,0 +1,103 @@
+"""Review 28: session 28's merged changes attacked as a hostile user would.
+
+The CV+ block route (the fit's block Grams, ``block_cv_plus``) against brute
+force (explicit refits per fold with the same basis, ``np.sort`` order
+statistics, ``test_intervals.brute_cv_plus``) on states a user reaches
+between fits; the one-standard-error rule of the ARD gradient search
+(``selection_rule="one-se"``) at extreme target scales.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+from test_intervals import brute_cv_plus
+
+from lssvm import SparseLSSVR, SparseLSSVRCV
+from lssvm.cv.contiguous import contiguous_folds
+from lssvm.estimators.gradient_select import one_se_choice
+
+
+def _data(rng, m, d=3):
+    X = rng.standard_normal((m, d))
+    return X, np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(m), rng.standard_normal((7, d))
+
+
+def _rel(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
+def _sparse(**kw):
+    return SparseLSSVR(**{"gamma": 0.3, "alpha": 0.05, "basis": "random", "n_basis": 12, "random_state": 0, **kw})
+
+
+# ------------------------------------------------------------------ CV+ on the fit's blocks
+def test_blocks_follow_refits_on_other_data_pickling_and_set_params(rng):
+    """No block Gram of an earlier fit survives a refit on other data (other m, not divisible by 10); a
+    pickled model and one whose alpha was changed without a refit still equal brute force."""
+    X, y, Xt = _data(rng, 240)
+    est = _sparse().fit(X, y)
+    est.predict_interval(Xt, 0.8, "cv+", cv=10, basis_in_holdout="keep")
+    X2, y2, _ = _data(rng, 253)
+    est.fit(X2, y2)
+    assert est.factorization_.block_grams.offsets[-1] == 253
+    ref = brute_cv_plus(est, X2, y2, Xt, contiguous_folds(10, 253), "keep", 0.05, 0.8)[:, :, 0]
+    for model in (est, pickle.loads(pickle.dumps(est))):
+        assert _rel(model.predict_interval(Xt, 0.8, "cv+", cv=KFold(10), basis_in_holdout="keep"), ref) < 1e-10
+    est.set_params(alpha=2.0)  # the fitted factorisation is alpha-free; the call's alpha is est.alpha
+    ref = brute_cv_plus(est, X2, y2, Xt, contiguous_folds(10, 253), "keep", 2.0, 0.8)[:, :, 0]
+    assert _rel(est.predict_interval(Xt, 0.8, "cv+", cv=10, basis_in_holdout="keep"), ref) < 1e-10
+
+
+@pytest.mark.parametrize("m, n_basis", [(10, 1), (19, 1), (29, 3), (31, 4)])
+def test_tiny_m_and_the_memory_bound(rng, m, n_basis):
+    """Folds of one or two rows; K r just above m keeps no blocks (the old route): both equal brute force."""
+    X, y, Xt = _data(rng, m)
+    est = _sparse(n_basis=n_basis).fit(X, y)
+    assert (est.factorization_.block_grams is not None) == (10 * n_basis <= m)
+    ref = brute_cv_plus(est, X, y, Xt, contiguous_folds(10, m), "keep", 0.05, 0.8)[:, :, 0]
+    assert _rel(est.predict_interval(Xt, 0.8, "cv+", cv=10, basis_in_holdout="keep"), ref) < 1e-10
+
+
+def test_shuffled_folds_and_extreme_alphas_equal_brute_force(rng):
+    X, y, Xt = _data(rng, 200)
+    est = _sparse().fit(X.tolist(), y)  # a list: validated to float64 like an array
+    cv = KFold(10, shuffle=True, random_state=0)
+    ref = brute_cv_plus(est, X, y, Xt, [t for _, t in cv.split(X)], "keep", 0.05, 0.8)[:, :, 0]
+    assert _rel(est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep"), ref) < 1e-10
+    for alpha in (1e-8, 1e12):
+        ref = brute_cv_plus(est, X, y, Xt, contiguous_folds(10, 200), "keep", alpha, 0.8)[:, :, 0]
+        assert _rel(est.predict_interval(Xt, 0.8, "cv+", cv=10, basis_in_holdout="keep", alpha=alpha), ref) < 1e-9
+
+
+# ------------------------------------------------------------------ the one-standard-error rule
+@pytest.mark.parametrize("scale", [1e-100, 1e100])
+def test_one_se_rule_does_not_depend_on_the_targets_scale(rng, scale):
+    """The rule's band is a standard error of squared residuals: sd(e^2) squares them again, which under-
+    (|y| ~ 1e-100: se = 0, no band) or overflows (1e100: inf, a RuntimeWarning).  Scaling the targets by s
+    scales every e^2 by s^2 and adds one constant to every log evidence: the same point must be kept."""
+    e2 = rng.standard_normal(200) ** 2
+    loo_sq = [e2 * f for f in (1.0, 1.003, 1.006, 1.009, 1.05, 1.1)]  # the first four within 2 %
+    evidence = rng.standard_normal(6)
+    chosen, record = one_se_choice(loo_sq, evidence)
+    assert record["n_admissible"] > 1  # the band matters here
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chosen_s, record_s = one_se_choice([e * scale**2 for e in loo_sq], evidence + 600.0 * np.log(scale))
+    assert chosen_s == chosen and record_s["n_admissible"] == record["n_admissible"]
+    assert record_s["se"] == pytest.approx(record["se"] * scale**2, rel=1e-12)
+
+
+def test_one_se_search_keeps_the_same_point_at_tiny_target_scale():
+    """The whole search: targets 1e-100 times smaller give the same widths (the "min" rule already did)."""
+    rng = np.random.default_rng(1)  # a problem whose band admits several points
+    X = rng.standard_normal((100, 3))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.standard_normal(100)
+    fits = [SparseLSSVRCV(kernel="ard", search="gradient", gamma=1.0, basis="random", n_basis=15, random_state=0,
+                          max_evaluations=10).fit(X, y * s) for s in (1.0, 1e-100)]
+    assert fits[0].gradient_selection_["n_admissible"] > 1
+    assert fits[1].gradient_selection_["chosen_index"] == fits[0].gradient_selection_["chosen_index"]
+    np.testing.assert_allclose(fits[1].gamma_, fits[0].gamma_, rtol=1e-5)
+    assert fits[1].best_score_ / 1e-200 == pytest.approx(fits[0].best_score_, rel=1e-6)
