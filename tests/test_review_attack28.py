@@ -101,3 +101,32 @@ def test_one_se_search_keeps_the_same_point_at_tiny_target_scale():
     assert fits[1].gradient_selection_["chosen_index"] == fits[0].gradient_selection_["chosen_index"]
     np.testing.assert_allclose(fits[1].gamma_, fits[0].gamma_, rtol=1e-5)
     assert fits[1].best_score_ / 1e-200 == pytest.approx(fits[0].best_score_, rel=1e-6)
+
+
+def test_one_se_rule_never_keeps_non_finite_evidence_or_residuals(rng):
+    e2 = rng.standard_normal(100) ** 2
+    loo_sq = [e2, e2 * 1.001, e2 * 1.002, np.r_[e2[:-1], np.nan], e2 * 1.003]
+    chosen, record = one_se_choice(loo_sq, [0.0, np.inf, np.nan, 9.0, -np.inf])
+    assert chosen == 0 and record["n_admissible"] == 4  # +inf, NaN, -inf evidence and NaN residuals: not kept
+    chosen, record = one_se_choice(loo_sq, [np.nan] * 5)  # no finite evidence: the lowest LOO error
+    assert chosen == 0 and np.isnan(record["chosen_log_evidence"])
+    with pytest.raises(ValueError, match="no point has finite LOO residuals"):
+        one_se_choice([None, np.full(3, np.inf)], [0.0, 0.0])
+
+
+def test_one_se_best_score_is_the_kept_models_brute_force_loo():
+    """best_score_ is minus the LOO MSE of the refitted model, by m explicit refits on the same basis."""
+    m, rng = 60, np.random.default_rng(0)  # a problem where the kept point is not the lowest LOO (1.3 % above)
+    X = rng.standard_normal((m, 3))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.standard_normal(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # edge-of-range warnings of the isotropic grid
+        s = SparseLSSVRCV(kernel="ard", search="gradient", gamma=1.0, basis="random", n_basis=10, random_state=0,
+                          max_evaluations=10).fit(X, y)
+    chosen = s.gradient_selection_["chosen_index"]
+    assert chosen != s.gradient_selection_["best_index"]
+    np.testing.assert_allclose(np.exp(s.gradient_trace_["theta"][chosen]), np.r_[s.gamma_, s.alpha_], rtol=1e-12)
+    Z = X[s.basis_rows_]
+    e = [y[i] - SparseLSSVR(kernel="ard", gamma=s.gamma_, alpha=s.alpha_, basis=Z).fit(
+        np.delete(X, i, 0), np.delete(y, i)).predict(X[i:i + 1])[0] for i in range(m)]
+    assert -s.best_score_ == pytest.approx(np.mean(np.square(e)), rel=1e-8)
