@@ -130,3 +130,20 @@ def test_one_se_best_score_is_the_kept_models_brute_force_loo():
     e = [y[i] - SparseLSSVR(kernel="ard", gamma=s.gamma_, alpha=s.alpha_, basis=Z).fit(
         np.delete(X, i, 0), np.delete(y, i)).predict(X[i:i + 1])[0] for i in range(m)]
     assert -s.best_score_ == pytest.approx(np.mean(np.square(e)), rel=1e-8)
+
+
+@pytest.mark.parametrize("search", ["grid", "gradient"])
+def test_a_refit_false_fit_does_not_predict_with_the_previous_fits_model(rng, search):
+    """fit(refit=True), then set_params(refit=False).fit on other targets: predict used the first fit's
+    best_estimator_ (the other targets' model was never fitted) without a word.  As scikit-learn's searches
+    do, refit=False has nothing to predict with."""
+    X = rng.standard_normal((60, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # edge-of-range warnings of the small searches
+        s = SparseLSSVRCV(kernel="rbf", search=search, gamma=1.0, basis="random", n_basis=10, random_state=0,
+                          max_evaluations=8).fit(X, y)
+        s.set_params(refit=False).fit(X, -10.0 * y)
+    for call in (lambda: s.predict(X[:2]), s.kernel_expansion, lambda: s.predict_interval(X[:2], 0.8, method="cv+")):
+        with pytest.raises(AttributeError, match="refit=False"):
+            call()
