@@ -147,3 +147,18 @@ def test_a_refit_false_fit_does_not_predict_with_the_previous_fits_model(rng, se
     for call in (lambda: s.predict(X[:2]), s.kernel_expansion, lambda: s.predict_interval(X[:2], 0.8, method="cv+")):
         with pytest.raises(AttributeError, match="refit=False"):
             call()
+
+
+def test_save_model_does_not_write_an_earlier_fits_model_after_a_refit_false_fit(rng, tmp_path):
+    from lssvm.io.model_io import SavedModel, save_model
+
+    X = rng.standard_normal((60, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = SparseLSSVRCV(kernel="rbf", gamma=1.0, basis="random", n_basis=10, random_state=0).fit(X, y)
+        s.set_params(refit=False).fit(X, -10.0 * y)
+    model = SavedModel(estimator=s, x_center=np.zeros(3), x_scale=np.ones(3), feature_names=["a", "b", "c"])
+    with pytest.raises(AttributeError, match="refit=False"):
+        save_model(tmp_path / "m.lssvm", model)
+    assert not list(tmp_path.iterdir())  # nothing written

@@ -150,7 +150,7 @@ def save_model(path, model: SavedModel):
     """
     est = model.estimator
     fitted_as = type(est).__name__
-    if hasattr(est, "best_estimator_"):  # a *CV estimator: save its refitted model
+    if hasattr(est, "best_estimator_") and est.refit:  # a *CV estimator: save its refitted model (not an earlier fit's)
         est = est.best_estimator_
     expansion = _expansion(est)
     Z, coef, intercept = expansion.centres, expansion.coef, expansion.intercept
