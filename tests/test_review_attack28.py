@@ -162,3 +162,14 @@ def test_save_model_does_not_write_an_earlier_fits_model_after_a_refit_false_fit
     with pytest.raises(AttributeError, match="refit=False"):
         save_model(tmp_path / "m.lssvm", model)
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_save_model_with_a_bare_estimator_or_swapped_arguments_says_what_it_takes(rng, tmp_path):
+    from lssvm.io.model_io import save_model
+
+    X = rng.standard_normal((30, 2))
+    est = _sparse(n_basis=5).fit(X, X[:, 0])
+    for args in ((tmp_path / "m.lssvm", est), (est, tmp_path / "m.lssvm")):
+        with pytest.raises(TypeError, match="SavedModel"):
+            save_model(*args)
+    assert not list(tmp_path.iterdir())
