@@ -173,3 +173,27 @@ def test_save_model_with_a_bare_estimator_or_swapped_arguments_says_what_it_take
         with pytest.raises(TypeError, match="SavedModel"):
             save_model(*args)
     assert not list(tmp_path.iterdir())
+
+
+def test_explicit_pairs_whose_train_is_not_the_complement_are_refused():
+    """The exact CV trains each fold's model on all rows outside its test fold; a (train, test) pair with
+    fewer (or other) training rows used to be accepted and its train indices silently ignored."""
+    rng = np.random.default_rng(28)
+    X = rng.standard_normal((120, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(120)
+    est = SparseLSSVR(gamma=0.5, alpha=1.0, basis="random", n_basis=20, random_state=0).fit(X, y)
+    good = list(KFold(10).split(X))
+    as_masks = [(np.isin(np.arange(120), tr), te) for tr, te in good]
+    short = [(tr[5:], te) for tr, te in good]
+    swapped = [(np.r_[tr[:-1], te[0]], te) for tr, te in good]  # right count, a test row trained on
+    ref = est.predict_interval(X[:7], 0.8, method="cv+", cv=10, basis_in_holdout="keep")
+    np.testing.assert_array_equal(est.predict_interval(X[:7], 0.8, method="cv+", cv=good, basis_in_holdout="keep"),
+                                  ref)
+    np.testing.assert_array_equal(est.predict_interval(X[:7], 0.8, method="cv+", cv=as_masks,
+                                                       basis_in_holdout="keep"), ref)
+    for bad in (short, swapped):
+        for mode in ("keep", "remove"):
+            with pytest.raises(ValueError, match="training rows must be all rows outside"):
+                est.predict_interval(X[:7], 0.8, method="cv+", cv=bad, basis_in_holdout=mode)
+        with pytest.raises(ValueError, match="training rows must be all rows outside"):
+            est.cv_predict(bad)

@@ -107,10 +107,11 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
     try:
         for i, split in enumerate(splits):
             try:
-                _, test = split
+                train, test = split
             except (TypeError, ValueError):
                 raise ValueError(f"fold {i} is not a (train, test) pair") from None
             tests.append(check_indices(test, n_samples, name=f"fold {i} test indices"))
+            _check_complement(train, tests[-1], n_samples, i)
     except ValueError as exc:
         if groups is None and "groups" in str(exc):  # GroupKFold, LeaveOneGroupOut, ... without groups
             raise ValueError(
@@ -134,6 +135,27 @@ def stratifiable(y, k):
         stacklevel=4,
     )
     return False
+
+
+def _check_complement(train, test, n_samples, i):
+    """``ValueError`` unless fold ``i``'s training rows are all rows outside
+    its test rows: the exact hold-out models are trained on the complement,
+    so other training sets would be silently ignored.  The count is checked
+    always (O(1)); the rows themselves when the fold is small enough
+    (O(m) per fold, skipped for folds of one or two rows, e.g. LeaveOneOut).
+    ``train=None`` stands for the complement."""
+    if train is None:
+        return
+    train = np.asarray(train)
+    if train.dtype == bool:
+        train = np.flatnonzero(train)
+    if train.ndim != 1 or train.shape[0] != n_samples - test.shape[0] or (
+            test.shape[0] > 2 and np.any(np.isin(train, test))):
+        raise ValueError(
+            f"fold {i}: its training rows must be all rows outside its test rows ({n_samples - test.shape[0]} "
+            f"rows); got {train.size}. The exact CV trains each fold's model on the complement of its test "
+            "fold: pass folds whose train indices are that complement (any KFold-like splitter does)"
+        )
 
 
 def _check_partition(tests, n_samples):
