@@ -94,7 +94,7 @@ SEARCH_PARAMS = {
     "cv": [StrOptions({"loo"}), "cv_object"],
     "search": [StrOptions(set(SEARCHES))],
     "scoring": [StrOptions({"mse", "error_rate", "gcv", "evidence"}), None],
-    "max_evaluations": [Number(Integral, 2, MAX_EVALUATIONS, closed="both")],
+    "max_evaluations": [Number(Integral, 2, MAX_EVALUATIONS, closed="both"), None],
     "refit": ["boolean"],
 }
 

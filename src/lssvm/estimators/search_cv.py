@@ -208,11 +208,11 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
                 raise ValueError(
                     f"param_space[{k!r}] needs 0 < low < high for search={self.search!r}; got ({lo}, {hi})"
                 )
+        n_eval = 30 if self.max_evaluations is None else self.max_evaluations  # None: 30 ("gradient": per start)
         if self.search == "nelder-mead":
-            return nelder_mead_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
-                                      callback=callback)
-        return csa_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
-                          refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
+            return nelder_mead_search(criterion, bounds, scoring=scoring, max_evaluations=n_eval, callback=callback)
+        return csa_search(criterion, bounds, scoring=scoring, max_evaluations=n_eval,
+                          refine_evaluations=n_eval, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=False)
@@ -360,7 +360,7 @@ class _ClassifierSearchMixin:
 # ---------------------------------------------------------------- sparse
 class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se"):
