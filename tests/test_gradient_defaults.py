@@ -1,6 +1,7 @@
 """search="gradient" at the library's defaults (issue 20, session 28, defaults20): the default basis
-("pchol": the pivoted-Cholesky rows of the best isotropic grid point, then fixed) and the default
-evaluation budget per L-BFGS-B start."""
+("auto": "random" for the gradient search, "pchol" otherwise), basis="pchol" under the gradient search
+(the pivoted-Cholesky rows of the best isotropic grid point, then fixed) and the default evaluation budget
+per L-BFGS-B start."""
 
 import numpy as np
 import pytest
@@ -33,11 +34,33 @@ def caps(monkeypatch):
     return seen
 
 
-def test_the_issues_call_at_the_defaults_fits_on_pchol_rows_of_the_best_grid_point(caps):
+def test_the_issues_call_at_the_defaults_fits_on_a_random_basis(caps):
     X, y = _data()
     est = SparseLSSVRCV(kernel="ard", search="gradient", random_state=0).fit(X, y)
     # parameters untouched (scikit-learn's rule); fitted attributes say what was used
-    assert est.basis == "pchol" and est.max_evaluations is None
+    assert est.basis == "auto" and est.max_evaluations is None
+    assert est.gradient_basis_["basis"] == "random" and est.gradient_basis_["n_basis"] == 120  # min(200, m)
+    # the default budget: max(60, 3 (d + 1)) per start, for every L-BFGS-B run
+    assert est.max_evaluations_ == 60 and caps and set(caps) == {60}
+    same = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", random_state=0, max_evaluations=60).fit(X, y)
+    np.testing.assert_array_equal(est.basis_rows_, same.basis_rows_)
+    np.testing.assert_array_equal(est.gamma_, same.gamma_)
+    np.testing.assert_array_equal(est.best_estimator_.basis_indices_, est.basis_rows_)
+
+
+def test_auto_is_pchol_for_the_grid():
+    X, y = _data(m=80)
+    grid = dict(param_space={"gamma": [0.1, 0.5]}, random_state=0)
+    a, b = SparseLSSVRCV(**grid).fit(X, y), SparseLSSVRCV(basis="pchol", **grid).fit(X, y)
+    assert a.basis == "auto"
+    np.testing.assert_array_equal(a.best_estimator_.basis_indices_, b.best_estimator_.basis_indices_)
+    assert a.best_params_ == b.best_params_
+
+
+def test_pchol_is_drawn_at_the_best_grid_point_then_fixed(caps):
+    X, y = _data()
+    est = SparseLSSVRCV(kernel="ard", search="gradient", basis="pchol", n_basis=None, random_state=0,
+                        param_space={"gamma": 2.0 ** np.arange(-5, 1)}, max_evaluations=20, n_restarts=1).fit(X, y)
     g0 = est.grid_best_params_["gamma"]
     seed = est.gradient_basis_["random_state"]
     assert est.gradient_basis_ == {"basis": "pchol", "gamma": g0, "n_basis": est.basis_rows_.size, "random_state": seed}
@@ -45,8 +68,7 @@ def test_the_issues_call_at_the_defaults_fits_on_pchol_rows_of_the_best_grid_poi
                             tol=est.basis_tol, pivot_tol=est.pivot_tol, rcond=est.rcond, random_state=seed).indices
     np.testing.assert_array_equal(est.basis_rows_, expected)
     np.testing.assert_array_equal(est.best_estimator_.basis_indices_, expected)
-    # the default budget: max(60, 3 (d + 1)) per start, for every L-BFGS-B run
-    assert est.max_evaluations_ == 60 and caps and set(caps) == {60}
+    assert est.max_evaluations_ == 20 and set(caps) == {20}
     # the rows stay fixed: every LOO point of the trace is the exact LOO error on those rows
     tr = est.gradient_trace_
     loo = np.flatnonzero(tr["search"] == "loo")

@@ -5,10 +5,18 @@ CV error and its gradient (:func:`lssvm.selection.cv_error_and_gradient`).
 The search
 1. scores the isotropic RBF grid (``param_space["gamma"]`` x ``alphas``) on
    a kernel-independent basis drawn once ("random", "kcenter" or row
-   indices), exactly as ``search="grid"`` does;
+   indices; ``basis="auto"``, the default, is "random"), exactly as
+   ``search="grid"`` does; with ``basis="pchol"`` the grid runs on the
+   pivoted-Cholesky rows at the scale width, and the gradient search on
+   those at the best grid width, drawn once there and then kept fixed (the
+   criterion stays smooth in the widths);
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
-   estimator's seed (log widths + N(0, 1));
+   estimator's seed (log widths + N(0, 1)); each run stops at
+   ``max_evaluations`` evaluations, by default (None)
+   :func:`gradient_evaluations`: ``max(60, 3 (d' + 1))`` for d' non-constant
+   inputs (Friedman #1, d = 20, converged in 49-63; puma32H, d = 32, needed
+   148-222: docs/benchmarks.md, issue 20, session 28, defaults20);
 3. after each L-BFGS-B run, scores the exact CV over the alpha grid at the
    run's best widths (one factorisation); where an alpha there is better by
    more than ``ALPHA_REFINE_RTOL``, it restarts L-BFGS-B from it (at most
@@ -98,7 +106,9 @@ COLLAPSE_RATIO = 1e-3
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
-#: basis="pchol" (the default): the pivoted-Cholesky rows of the best isotropic grid point, drawn once after the
+#: basis="auto" (the default) means this for search="gradient" (docs/notes.md, issue 20, session 28, defaults20).
+AUTO_BASIS = "random"
+#: basis="pchol": the pivoted-Cholesky rows of the best isotropic grid point, drawn once after the
 #: grid and then kept fixed, so the criterion stays a smooth function of the widths (session 28, defaults20).
 _FIXED_AFTER_GRID = ("pchol",)
 #: max_evaluations=None: L-BFGS-B's cap per start (and of the evidence search) for p widths + log alpha,
@@ -135,11 +145,12 @@ class _Stop(Exception):
 def check_gradient_search(est):
     """Refuse what the gradient search cannot do, with a clear message."""
     basis = est.basis
-    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + _FIXED_AFTER_GRID:
+    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + _FIXED_AFTER_GRID + ("auto",):
         raise ValueError(
             f"search='gradient' needs a basis that stays fixed while the widths move, so that the CV error is a "
-            f"smooth function of them: basis='pchol' (drawn once at the best isotropic grid point), 'random', "
-            f"'kcenter' or row indices; got basis={basis!r} (its selection changes with every width)"
+            f"smooth function of them: basis='auto' (the default: 'random'), 'random', 'kcenter', 'pchol' (drawn "
+            f"once at the best isotropic grid point) or row indices; got basis={basis!r} (its selection changes "
+            "with every width)"
         )
     if not isinstance(est.kernel, str) or est.kernel not in ("ard", "rbf"):
         raise ValueError(f"search='gradient' tunes the widths of kernel='ard' (one per feature) or 'rbf'; "
@@ -302,8 +313,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gammas = space.get("gamma", None)
     if gammas is None or set(space) != {"gamma"}:
         raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
+    basis = AUTO_BASIS if isinstance(est.basis, str) and est.basis == "auto" else est.basis
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
-                              groups=groups, random_state=rng, basis=est.basis, n_basis=est.n_basis,
+                              groups=groups, random_state=rng, basis=basis, n_basis=est.n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
     evidence = est.scoring == "evidence"
     scoring = "evidence" if evidence else "mse"
@@ -458,7 +470,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     est.gradient_trace_ = {k: np.asarray(v) for k, v in trace.items()}
     est.best_index_ = None
     est.basis_rows_ = rows
-    est.gradient_basis_ = {"basis": est.basis if isinstance(est.basis, str) else "rows", "gamma": g0,
+    est.gradient_basis_ = {"basis": basis if isinstance(basis, str) else "rows", "gamma": g0,
                            "n_basis": int(np.size(rows)), "random_state": pchol_seed}
     est.max_evaluations_ = n_eval
     est.refit_time_ = 0.0
