@@ -426,7 +426,8 @@ def _umask():
 
 def _gradient_budget_line(est, X, kernel):
     """What the L-BFGS-B stage of ``--search gradient`` may cost, in evaluations (each about two to three fits)."""
-    from ..estimators.gradient_search import ALPHA_REFINEMENTS, gradient_evaluations
+    from ..estimators.gradient_defaults import gradient_evaluations
+    from ..estimators.gradient_search import ALPHA_REFINEMENTS
 
     p = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0)) if kernel == "ard" else 1
     cap = gradient_evaluations(est.max_evaluations, p)

@@ -85,11 +85,10 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
-from ..basis import default_basis_size, select_basis
 from ..exceptions import NumericalWarning, SearchEdgeWarning
-from ..kernels import make_kernel
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
+from .gradient_defaults import AUTO_BASIS, FIXED_AFTER_GRID, gradient_evaluations, pchol_rows
 from .gradient_select import SELECTION_RULES, one_se_choice
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
@@ -106,24 +105,6 @@ COLLAPSE_RATIO = 1e-3
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
-#: basis="auto" (the default) means this for search="gradient" (docs/notes.md, issue 20, session 28, defaults20).
-AUTO_BASIS = "random"
-#: basis="pchol": the pivoted-Cholesky rows of the best isotropic grid point, drawn once after the
-#: grid and then kept fixed, so the criterion stays a smooth function of the widths (session 28, defaults20).
-_FIXED_AFTER_GRID = ("pchol",)
-#: max_evaluations=None: L-BFGS-B's cap per start (and of the evidence search) for p widths + log alpha,
-#: ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (p + 1))`` (docs/notes.md, defaults20).
-GRADIENT_MIN_EVALUATIONS = 60
-GRADIENT_EVALUATIONS_PER_PARAMETER = 3
-
-
-def gradient_evaluations(max_evaluations, n_parameters):
-    """L-BFGS-B's evaluation cap per start: ``max_evaluations`` as given, or for None
-    ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_parameters + 1))``
-    (``n_parameters``: the widths searched, d for "ard", 1 for "rbf"; + 1 for log alpha)."""
-    if max_evaluations is not None:
-        return int(max_evaluations)
-    return max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_parameters + 1))
 #: After each L-BFGS-B run, the alpha path at its best widths may restart it (at most this many times per start).
 ALPHA_REFINEMENTS = 2
 #: ... when the path's best alpha lowers the CV MSE by more than this fraction.
@@ -145,7 +126,7 @@ class _Stop(Exception):
 def check_gradient_search(est):
     """Refuse what the gradient search cannot do, with a clear message."""
     basis = est.basis
-    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + _FIXED_AFTER_GRID + ("auto",):
+    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + FIXED_AFTER_GRID + ("auto",):
         raise ValueError(
             f"search='gradient' needs a basis that stays fixed while the widths move, so that the CV error is a "
             f"smooth function of them: basis='auto' (the default: 'random'), 'random', 'kcenter', 'pchol' (drawn "
@@ -293,16 +274,6 @@ def _rescore(evaluate, theta, rcond):
     return evaluate(theta, rcond=rcond)[0]
 
 
-def _pchol_rows(est, X, gamma, classification, seed):
-    """The pivoted-Cholesky rows of the isotropic RBF kernel at ``gamma`` (the best grid width), at the
-    estimator's basis size rule (``n_basis=None``: ``lssvm.basis.default_basis_size``) and tolerances
-    (``seed`` breaks ties between pivots)."""
-    n = default_basis_size("pchol", est.n_basis, X.shape[0], classification)
-    sel = select_basis(X, make_kernel("rbf", gamma=gamma), "pchol", n, tol=est.basis_tol, pivot_tol=est.pivot_tol,
-                       rcond=est.rcond, random_state=seed)
-    return np.asarray(sel.indices)
-
-
 def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     """Run the gradient search for ``est`` (a sparse search estimator) on
     validated ``X``, ``y``; sets the fitted attributes and returns ``est``."""
@@ -323,9 +294,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
     rows = criterion.rows_for(gamma=g0)
     pchol_seed = None
-    if isinstance(est.basis, str) and est.basis in _FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
+    if isinstance(est.basis, str) and est.basis in FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
         pchol_seed = int(rng.randint(2**31 - 1))
-        rows = _pchol_rows(est, X, g0, classification, pchol_seed)
+        rows = pchol_rows(est, X, g0, classification, pchol_seed)
     # None: the cap grows with the widths that can move (a constant column's width has no gradient)
     n_eval = gradient_evaluations(est.max_evaluations,
                                   int(np.count_nonzero(np.ptp(X, axis=0) > 0)) if est.kernel == "ard" else 1)
