@@ -89,6 +89,9 @@ def test_the_classifier_default_call_uses_the_same_basis_rule():
                             rcond=clf.rcond, random_state=clf.gradient_basis_["random_state"]).indices
     np.testing.assert_array_equal(clf.basis_rows_, expected)
     assert clf.max_evaluations_ == 8 and clf.score(X, y > 0) > 0.8
+    auto = SparseLSSVCCV(kernel="ard", search="gradient", random_state=0, param_space={"gamma": [0.1, 0.5]},
+                         max_evaluations=5, n_restarts=0).fit(X, y > 0)
+    assert auto.basis == "auto" and auto.gradient_basis_["basis"] == "random" and auto.basis_rows_.size == 100
 
 
 def test_the_budget_rule_and_an_explicit_budget(caps):
