@@ -80,10 +80,11 @@ def decide(args):
             for basis in args.bases:
                 RUNS.clear()
                 est = SparseLSSVRCV(kernel="ard", search="gradient", basis=basis, random_state=split,
-                                    max_evaluations=args.cap)
+                                    max_evaluations=args.cap or None)
                 t, c = _fit(est, Xtr, ytr)
                 runs = list(RUNS)
-                row = _row(name, args.m, split, f"ARD {basis} cap={args.cap}", est, Xte, yte, t, c, extra=dict(
+                label = f"ARD {basis} cap={args.cap}" if args.cap else f"ARD {basis} default budget"
+                row = _row(name, args.m, split, label, est, Xte, yte, t, c, extra=dict(
                     d=Xtr.shape[1], d_varying=int((np.ptp(Xtr, axis=0) > 0).sum()),
                     run_nfev=" ".join(str(n) for n, _ in runs),
                     run_capped=sum("LIMIT" in msg for _, msg in runs),
@@ -125,6 +126,18 @@ def summary(args):
                 continue
             diff = (h[common] - ref[common]).to_numpy()
             se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else np.nan
+            if args.gp and method == "ARD default":  # fit CPU against the GP's (both stages per split)
+                gp = pd.read_csv(args.gp)
+                gp_cpu = gp[gp.data == name].groupby("split")["cpu_s"].sum()
+                ours_cpu = g[g.method == method].set_index("split")["cpu_s"]
+                print(f"{name}: CPU per fit ours {ours_cpu.min():.1f}-{ours_cpu.max():.1f} s (mean {ours_cpu.mean():.1f}),"
+                      f" GP {gp_cpu.min():.0f}-{gp_cpu.max():.0f} s (mean {gp_cpu.mean():.0f}): "
+                      f"{gp_cpu.mean() / ours_cpu.mean():.1f}x lower")
+            if method == "ARD default" and "grid default" in set(g.method):
+                grid = g[g.method == "grid default"].set_index("split")["test_mse"]
+                print(f"{name}: ARD / isotropic grid test MSE, per split "
+                      + ", ".join(f"{h[s] / grid[s]:.2f}" for s in h.index.intersection(grid.index))
+                      + f"; of the means {h.mean() / grid.mean():.2f}")
             print(f"{name} {method} vs {label}: " + ", ".join(f"{h[s]:.5f}/{ref[s]:.5f}" for s in common)
                   + f"; mean diff {diff.mean():+.6f} ± {se:.6f} ({100 * diff.mean() / ref[common].mean():+.2f} %),"
                   f" wins {int((diff < 0).sum())} of {diff.size}")
@@ -137,7 +150,7 @@ def main():
     p.add_argument("--m", type=int, default=2000)
     p.add_argument("--split-seeds", default="0,1,2,3,4")
     p.add_argument("--bases", default="pchol,random", help="part decide")
-    p.add_argument("--cap", type=int, default=400, help="part decide: max_evaluations per start")
+    p.add_argument("--cap", type=int, default=400, help="part decide: max_evaluations per start (0: None)")
     p.add_argument("--methods", default="ARD default,grid default", help="part defaults")
     p.add_argument("--csv", default="")
     p.add_argument("--gp", default="", help="part summary: gp20's gp_*.csv")
