@@ -217,7 +217,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
-        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=basis,
+        cost_basis = "random" if basis is None and search == "gradient" else basis  # basis="auto" (gradient_search)
+        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
                              n_basis=n_basis, classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
