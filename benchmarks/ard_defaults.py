@@ -109,7 +109,7 @@ def defaults(args):
 
 
 def summary(args):
-    ours = pd.read_csv(args.csv)
+    ours = pd.concat([pd.read_csv(f) for f in args.csv.split(",")], ignore_index=True)
     for name, g in ours.groupby("data"):
         if args.gp:
             ref = pd.read_csv(args.gp)

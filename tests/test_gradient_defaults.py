@@ -39,10 +39,12 @@ def test_the_issues_call_at_the_defaults_fits_on_a_random_basis(caps):
     est = SparseLSSVRCV(kernel="ard", search="gradient", random_state=0).fit(X, y)
     # parameters untouched (scikit-learn's rule); fitted attributes say what was used
     assert est.basis == "auto" and est.max_evaluations is None
-    assert est.gradient_basis_["basis"] == "random" and est.gradient_basis_["n_basis"] == 120  # min(200, m)
+    # n_basis=None: min(300, ceil(10 sqrt(m)), m) rows, 110 at m = 120
+    assert est.gradient_basis_["basis"] == "random" and est.gradient_basis_["n_basis"] == 110
     # the default budget: max(60, 3 (d + 1)) per start, for every L-BFGS-B run
     assert est.max_evaluations_ == 60 and caps and set(caps) == {60}
-    same = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", random_state=0, max_evaluations=60).fit(X, y)
+    same = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=110, random_state=0,
+                         max_evaluations=60).fit(X, y)
     np.testing.assert_array_equal(est.basis_rows_, same.basis_rows_)
     np.testing.assert_array_equal(est.gamma_, same.gamma_)
     np.testing.assert_array_equal(est.best_estimator_.basis_indices_, est.basis_rows_)
@@ -100,6 +102,10 @@ def test_the_budget_rule_and_an_explicit_budget(caps):
     assert gs.gradient_evaluations(None, 20) == 63
     assert gs.gradient_evaluations(None, 32) == 99
     assert gs.gradient_evaluations(7, 32) == 7
+    from lssvm.estimators.gradient_defaults import auto_basis
+
+    assert [auto_basis("auto", None, m)[1] for m in (120, 2000, 4000)] == [110, 300, 300]
+    assert auto_basis("auto", 50, 2000) == ("random", 50) and auto_basis("kcenter", None, 2000) == ("kcenter", None)
     X, y = _data(m=80, d=25)
     X[:, 3] = 1.0  # a constant column has no width to tune: 24 widths, so 3 (24 + 1)
     params = dict(kernel="ard", search="gradient", basis="random", n_basis=20, random_state=0, n_restarts=0,

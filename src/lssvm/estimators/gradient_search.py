@@ -88,7 +88,7 @@ from sklearn.utils import check_random_state
 from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
-from .gradient_defaults import AUTO_BASIS, FIXED_AFTER_GRID, gradient_evaluations, pchol_rows
+from .gradient_defaults import FIXED_AFTER_GRID, auto_basis, gradient_evaluations, pchol_rows
 from .gradient_select import SELECTION_RULES, one_se_choice
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
@@ -284,9 +284,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gammas = space.get("gamma", None)
     if gammas is None or set(space) != {"gamma"}:
         raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
-    basis = AUTO_BASIS if isinstance(est.basis, str) and est.basis == "auto" else est.basis
+    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0])
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
-                              groups=groups, random_state=rng, basis=basis, n_basis=est.n_basis,
+                              groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
     evidence = est.scoring == "evidence"
     scoring = "evidence" if evidence else "mse"
