@@ -76,7 +76,7 @@ _SEARCH_DOC = """
     scoring : {"mse", "error_rate", "gcv", "evidence"}, optional
         CV criterion to minimise; default "error_rate" for classifiers (ties
         to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
-    max_evaluations : int or None, default=None (fixed-size and Nyström searches: 30)
+    max_evaluations : int or None, default=None
         Most criterion calls of "nelder-mead" (it stops once converged: simplex within 0.05 in log2, values within
         1e-3 relative) and of each "csa" stage, None: 30; "gradient": per L-BFGS-B start, None: ``max(60, 3 (d' + 1))``
         (d' non-constant inputs).  At most ``lssvm.selection.MAX_EVALUATIONS`` (10,000); the grid evaluates all points.
