@@ -111,7 +111,10 @@ def one_se_choice(loo_sq, log_evidence, z=ONE_SE_Z, rtol=ONE_SE_RTOL):
         raise ValueError("one_se_choice: no point has finite LOO residuals")
     best = int(np.argmin(means))
     e2b = np.ravel(loo_sq[best])
-    se = float(np.std(e2b, ddof=1) / np.sqrt(e2b.size)) if e2b.size > 1 else 0.0
+    # sd of e^2 relative to its mean: sd(e^2) itself squares e^2 again, which under- or overflows for |y| beyond
+    # about 1e-77 or 1e77 (no band, or a RuntimeWarning), and the rule would depend on the targets' scale
+    se = float(np.std(e2b / means[best], ddof=1) / np.sqrt(e2b.size)) * means[best] \
+        if e2b.size > 1 and means[best] > 0 else 0.0
     band = z * se if rtol is None else min(z * se, rtol * means[best])
     threshold = means[best] + band
     ev = np.asarray(log_evidence, dtype=float)

@@ -148,9 +148,12 @@ def save_model(path, model: SavedModel):
         If the model holds NaN or infinity (or a zero ``x_scale``): such a
         file could not be loaded, so none is written.
     """
+    if not isinstance(model, SavedModel):  # a bare estimator, or the arguments swapped
+        raise TypeError(f"save_model(path, model) takes a SavedModel (the fitted estimator with its input scaling "
+                        f"and column names) as its second argument; got {type(model).__name__}")
     est = model.estimator
     fitted_as = type(est).__name__
-    if hasattr(est, "best_estimator_"):  # a *CV estimator: save its refitted model
+    if hasattr(est, "best_estimator_") and est.refit:  # a *CV estimator: save its refitted model (not an earlier fit's)
         est = est.best_estimator_
     expansion = _expansion(est)
     Z, coef, intercept = expansion.centres, expansion.coef, expansion.intercept
