@@ -63,8 +63,8 @@ def test_rbf_gradient_search_gives_a_scalar_width():
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(basis="fvs"), "does not depend on the kernel"),
-    (dict(basis="greedy"), "does not depend on the kernel"),
+    (dict(basis="fvs"), "stays fixed while the widths move"),
+    (dict(basis="greedy"), "stays fixed while the widths move"),
     (dict(kernel="laplacian"), "kernel='ard'"),
     (dict(n_restarts=-1), "n_restarts"),
     (dict(hyper_penalty="yes"), "hyper_penalty"),

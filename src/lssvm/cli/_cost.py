@@ -30,6 +30,7 @@ import numpy as np
 
 from .._threads import other_runnable, thread_scope
 from ..basis import default_basis_size, default_n_basis
+from ..basis.random import DEFAULT_N_BASIS
 
 __all__ = ["MachineRates", "SearchCost", "estimate_cost", "machine_rate", "machine_rates"]
 
@@ -208,6 +209,8 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
 
     basis = "pchol" if basis is None else basis  # the estimators' default
     n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" else n_basis)
+    if model == "sparse" and n_basis is None and basis in ("random", "kcenter"):  # as select_basis draws them
+        n = min(DEFAULT_N_BASIS, m)
     if model == "sparse":
         select = {"pchol": (2 * m * n * n + 3 * m * n * d, 4 * n**3, 30 * m * n + 1e5 * n),
                   "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))

@@ -109,8 +109,9 @@ def _results_table(search, top):
 @click.option("--calibration", type=click.Choice(["sigmoid", "isotonic"]), default=None,
               help="Classification: calibrate class probabilities on the best model's exact out-of-sample "
                    "decision values (no extra training), so that the saved model serves 'lssvm predict --proba'.")
-@click.option("--max-evaluations", type=int, default=30, show_default=True,
-              help="Criterion calls of nelder-mead (and of each csa stage).")
+@click.option("--max-evaluations", type=int, default=None,
+              help="Criterion calls of nelder-mead (and of each csa stage), default 30; gradient: per L-BFGS-B "
+                   "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
@@ -148,8 +149,6 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         frame = None
     else:
         frame, name = _load_frames(data)
-        if basis is None and search == "gradient":
-            basis = "random"
         if test_data is not None:
             test_frame = load_frame(test_data)[0]
         elif test_size is not None:
@@ -160,7 +159,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
-    if not 2 <= max_evaluations <= MAX_EVALUATIONS:
+    if max_evaluations is not None and not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
                                  param_hint="--max-evaluations")
     output = Path(output) if output else Path(f"{name}.lssvm.npz")
@@ -205,8 +204,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
         n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
-        expected = {"grid": 1 if kernel == "linear" else n_grid, "nelder-mead": max_evaluations,
-                    "csa": 2 * max_evaluations, "gradient": n_gammas}[search]
+        n_eval = 30 if max_evaluations is None else max_evaluations
+        expected = {"grid": 1 if kernel == "linear" else n_grid, "nelder-mead": n_eval,
+                    "csa": 2 * n_eval, "gradient": n_gammas}[search]
         data_text = " ".join(data) if len(data) <= 3 else f"{data[0]} ... ({len(data)} files)"
         click.echo(f"data       {data_text}: {n_rows} rows, {len(features)} inputs, target {target_name!r}")
         for note in notes:
@@ -217,10 +217,13 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"task       {task} ({chosen})")
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
-        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=basis,
+        cost_basis = "random" if basis is None and search == "gradient" else basis  # basis="auto" (gradient_search)
+        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
                              n_basis=n_basis, classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
+        if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
+            click.echo(_gradient_budget_line(est, Xs, kernel))
         X_test = y_test = None
         if test_frame is not None:  # checked and encoded before the search, not after it
             with collect_warnings() as caught_test:
@@ -420,3 +423,15 @@ def _umask():
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def _gradient_budget_line(est, X, kernel):
+    """What the L-BFGS-B stage of ``--search gradient`` may cost, in evaluations (each about two to three fits)."""
+    from ..estimators.gradient_defaults import gradient_evaluations
+    from ..estimators.gradient_search import ALPHA_REFINEMENTS
+
+    p = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0)) if kernel == "ard" else 1
+    cap = gradient_evaluations(est.max_evaluations, p)
+    return (f"gradient   then L-BFGS-B: at most {cap} evaluations per start ({p} widths + alpha), "
+            f"{est.n_restarts + 1} start(s), each restarted up to {ALPHA_REFINEMENTS} times at a better alpha, "
+            f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits")

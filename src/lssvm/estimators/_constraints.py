@@ -94,13 +94,14 @@ SEARCH_PARAMS = {
     "cv": [StrOptions({"loo"}), "cv_object"],
     "search": [StrOptions(set(SEARCHES))],
     "scoring": [StrOptions({"mse", "error_rate", "gcv", "evidence"}), None],
-    "max_evaluations": [Number(Integral, 2, MAX_EVALUATIONS, closed="both")],
+    "max_evaluations": [Number(Integral, 2, MAX_EVALUATIONS, closed="both"), None],
     "refit": ["boolean"],
 }
 
 SPARSE_SEARCH_PARAMS = {
     **SEARCH_PARAMS,
     **{k: SPARSE_PARAMS[k] for k in ("basis", "n_basis", "alpha", "basis_tol", "pivot_tol", "n_candidates", "rcond")},
+    "basis": [StrOptions(set(BASIS_METHODS) | {"auto"}), "array-like", "sparse matrix"],  # auto: by search
     "basis_in_holdout": [StrOptions(set(BASIS_IN_HOLDOUT))],
     "n_restarts": [Number(Integral, 0, None, closed="left")],
     "hyper_penalty": ["boolean"],

@@ -37,7 +37,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
     }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="kcenter", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="kcenter", n_basis=None, random_state=None, *,
                  solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
                  stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
@@ -173,7 +173,7 @@ class _NystromSearchCV(_BaseSearchCV):
     }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="random", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,
                  normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
         self.kernel = kernel

@@ -5,10 +5,18 @@ CV error and its gradient (:func:`lssvm.selection.cv_error_and_gradient`).
 The search
 1. scores the isotropic RBF grid (``param_space["gamma"]`` x ``alphas``) on
    a kernel-independent basis drawn once ("random", "kcenter" or row
-   indices), exactly as ``search="grid"`` does;
+   indices; ``basis="auto"``, the default, is "random"), exactly as
+   ``search="grid"`` does; with ``basis="pchol"`` the grid runs on the
+   pivoted-Cholesky rows at the scale width, and the gradient search on
+   those at the best grid width, drawn once there and then kept fixed (the
+   criterion stays smooth in the widths);
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
-   estimator's seed (log widths + N(0, 1));
+   estimator's seed (log widths + N(0, 1)); each run stops at
+   ``max_evaluations`` evaluations, by default (None)
+   :func:`gradient_evaluations`: ``max(60, 3 (d' + 1))`` for d' non-constant
+   inputs (Friedman #1, d = 20, converged in 49-63; puma32H, d = 32, needed
+   148-222: docs/benchmarks.md, issue 20, session 28, defaults20);
 3. after each L-BFGS-B run, scores the exact CV over the alpha grid at the
    run's best widths (one factorisation); where an alpha there is better by
    more than ``ALPHA_REFINE_RTOL``, it restarts L-BFGS-B from it (at most
@@ -80,6 +88,7 @@ from sklearn.utils import check_random_state
 from ..exceptions import NumericalWarning, SearchEdgeWarning
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
+from .gradient_defaults import FIXED_AFTER_GRID, auto_basis, gradient_evaluations, pchol_rows
 from .gradient_select import SELECTION_RULES, one_se_choice
 
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
@@ -117,11 +126,12 @@ class _Stop(Exception):
 def check_gradient_search(est):
     """Refuse what the gradient search cannot do, with a clear message."""
     basis = est.basis
-    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT:
+    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + FIXED_AFTER_GRID + ("auto",):
         raise ValueError(
-            f"search='gradient' needs a basis that does not depend on the kernel, so that the CV error is a "
-            f"smooth function of the widths: basis='random', 'kcenter' or row indices; got basis={basis!r} "
-            "(its selection changes with every width)"
+            f"search='gradient' needs a basis that stays fixed while the widths move, so that the CV error is a "
+            f"smooth function of them: basis='auto' (the default: 'random'), 'random', 'kcenter', 'pchol' (drawn "
+            f"once at the best isotropic grid point) or row indices; got basis={basis!r} (its selection changes "
+            "with every width)"
         )
     if not isinstance(est.kernel, str) or est.kernel not in ("ard", "rbf"):
         raise ValueError(f"search='gradient' tunes the widths of kernel='ard' (one per feature) or 'rbf'; "
@@ -274,14 +284,22 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gammas = space.get("gamma", None)
     if gammas is None or set(space) != {"gamma"}:
         raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
+    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0])
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
-                              groups=groups, random_state=rng, basis=est.basis, n_basis=est.n_basis,
+                              groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
     evidence = est.scoring == "evidence"
     scoring = "evidence" if evidence else "mse"
     grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback)
     g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
     rows = criterion.rows_for(gamma=g0)
+    pchol_seed = None
+    if isinstance(est.basis, str) and est.basis in FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
+        pchol_seed = int(rng.randint(2**31 - 1))
+        rows = pchol_rows(est, X, g0, classification, pchol_seed)
+    # None: the cap grows with the widths that can move (a constant column's width has no gradient)
+    n_eval = gradient_evaluations(est.max_evaluations,
+                                  int(np.count_nonzero(np.ptp(X, axis=0) > 0)) if est.kernel == "ard" else 1)
     folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
     p = X.shape[1] if est.kernel == "ard" else 1
     n_res = X.shape[0] * (criterion.Y.shape[1])
@@ -361,7 +379,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
             try:
                 minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
-                         options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
+                         options={"maxfun": n_eval, "maxiter": n_eval})
             except _Stop as exc:  # its best point so far may still gain from another alpha
                 stops.append(f"start {k}: {exc}")
             refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
@@ -382,7 +400,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         try:
             minimize(fun, theta0, args=(len(starts), True), jac=True, method="L-BFGS-B",
                      bounds=list(zip(lo, hi, strict=True)),
-                     options={"maxfun": est.max_evaluations, "maxiter": est.max_evaluations})
+                     options={"maxfun": n_eval, "maxiter": n_eval})
         except _Stop:  # a singular K_BB on the way: its points so far are candidates all the same
             pass
     est.gradient_selection_ = None
@@ -423,6 +441,9 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     est.gradient_trace_ = {k: np.asarray(v) for k, v in trace.items()}
     est.best_index_ = None
     est.basis_rows_ = rows
+    est.gradient_basis_ = {"basis": basis if isinstance(basis, str) else "rows", "gamma": g0,
+                           "n_basis": int(np.size(rows)), "random_state": pchol_seed}
+    est.max_evaluations_ = n_eval
     est.refit_time_ = 0.0
     t1 = time.perf_counter()
 

@@ -76,12 +76,10 @@ _SEARCH_DOC = """
     scoring : {"mse", "error_rate", "gcv", "evidence"}, optional
         CV criterion to minimise; default "error_rate" for classifiers (ties
         to the lower MSE), "mse" (PRESS / n) for regression; SparseLSSVRCV: "gcv" or -log "evidence" too.
-    max_evaluations : int, default=30
-        Most criterion calls of "nelder-mead" (which stops earlier once
-        converged: simplex within 0.05 in log2 and values within 1e-3
-        relative), and of each stage of "csa" (annealing, then
-        refinement); at most ``lssvm.selection.MAX_EVALUATIONS`` (10,000).
-        The grid evaluates all its points.
+    max_evaluations : int or None, default=None
+        Most criterion calls of "nelder-mead" (it stops once converged: simplex within 0.05 in log2, values within
+        1e-3 relative) and of each "csa" stage, None: 30; "gradient": per L-BFGS-B start, None: ``max(60, 3 (d' + 1))``
+        (d' non-constant inputs).  At most ``lssvm.selection.MAX_EVALUATIONS`` (10,000); the grid evaluates all points.
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
@@ -208,11 +206,11 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
                 raise ValueError(
                     f"param_space[{k!r}] needs 0 < low < high for search={self.search!r}; got ({lo}, {hi})"
                 )
+        n_eval = 30 if self.max_evaluations is None else self.max_evaluations  # None: 30 ("gradient": per start)
         if self.search == "nelder-mead":
-            return nelder_mead_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
-                                      callback=callback)
-        return csa_search(criterion, bounds, scoring=scoring, max_evaluations=self.max_evaluations,
-                          refine_evaluations=self.max_evaluations, random_state=rng, callback=callback)
+            return nelder_mead_search(criterion, bounds, scoring=scoring, max_evaluations=n_eval, callback=callback)
+        return csa_search(criterion, bounds, scoring=scoring, max_evaluations=n_eval,
+                          refine_evaluations=n_eval, random_state=rng, callback=callback)
 
     # --------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=False)
@@ -360,7 +358,7 @@ class _ClassifierSearchMixin:
 # ---------------------------------------------------------------- sparse
 class _SparseSearchCV(_BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=30, refit=True, basis="pchol", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se"):
@@ -402,9 +400,9 @@ class _SparseSearchCV(_BaseSearchCV):
             from ..backends.dask import DaskRows
 
             X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
-        return SparseLSSVMCV(X, y, basis=self.basis, n_basis=self.n_basis, basis_in_holdout=self.basis_in_holdout,
-                             basis_alpha=self.alpha, basis_tol=self.basis_tol, pivot_tol=self.pivot_tol,
-                             n_candidates=self.n_candidates, rcond=self.rcond,
+        return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis, n_basis=self.n_basis,
+                             basis_in_holdout=self.basis_in_holdout, basis_alpha=self.alpha, basis_tol=self.basis_tol,
+                             pivot_tol=self.pivot_tol, n_candidates=self.n_candidates, rcond=self.rcond,
                              keep_best=scoring if self.refit else None, **kw)
 
     def _model_params(self):
@@ -439,10 +437,12 @@ _SPARSE_DOC = """
         splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
         treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
         (``StratifiedKFold(k)`` for classifiers), used for every candidate.
-    basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="pchol"
-        "random", "kcenter" and "pchol" (at the scale width if the width is searched) are drawn once per
-        search; "fvs", "renyi" and "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
+    basis : {"auto", "pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="auto"
+        "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
+        "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
+        drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
     n_basis : int, optional
+        Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
     random_state : int, RandomState or None
         Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
@@ -453,7 +453,7 @@ _SPARSE_DOC = """
     degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
         As for :class:`lssvm.SparseLSSVR`.
     n_restarts, hyper_penalty, selection_rule : int (default 2), bool (default False), {"one-se", "min"}
-        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "random", "kcenter" or rows): restarts,
+        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "auto", "random", "kcenter", "pchol" or rows): restarts,
         Cawley-Talbot penalty, and the point kept: "one-se" (default; exact LOO, no penalty): of all points
         evaluated (+ a short evidence search, ~1.3x the time) within one standard error (at most 2 %) of the lowest
         LOO error, the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
