@@ -197,3 +197,17 @@ def test_explicit_pairs_whose_train_is_not_the_complement_are_refused():
                 est.predict_interval(X[:7], 0.8, method="cv+", cv=bad, basis_in_holdout=mode)
         with pytest.raises(ValueError, match="training rows must be all rows outside"):
             est.cv_predict(bad)
+
+
+def test_dask_explicit_pairs_whose_train_is_not_the_complement_are_refused():
+    """The Dask engine's explicit (train, test) pairs get the in-memory check of the train rows."""
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(29)
+    X = rng.standard_normal((120, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(120)
+    est = SparseLSSVR(gamma=0.5, alpha=1.0, basis="random", n_basis=20, random_state=0).fit(
+        da.from_array(X, chunks=40), da.from_array(y, chunks=40))
+    good = list(KFold(5).split(X))
+    np.testing.assert_allclose(np.asarray(est.cv_predict(good)), np.asarray(est.cv_predict(5)), rtol=1e-12)
+    with pytest.raises(ValueError, match="training rows must be all rows outside"):
+        est.cv_predict([(tr[3:], te) for tr, te in good])

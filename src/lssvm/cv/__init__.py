@@ -10,7 +10,7 @@ of any size, with or without removing held-out basis points, come from
 
 from .engine import ErrorSums, MemorySparseEngine, SparseEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
-from .folds import FoldSpec, cross_val_predictions, resolve_folds, stratifiable
+from .folds import FoldSpec, check_train_complement, cross_val_predictions, resolve_folds, stratifiable
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "FoldSpec",
     "HoldoutEngine",
     "check_indices",
+    "check_train_complement",
     "ErrorSums",
     "MemorySparseEngine",
     "SparseEngine",

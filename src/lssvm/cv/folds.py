@@ -111,7 +111,7 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
             except (TypeError, ValueError):
                 raise ValueError(f"fold {i} is not a (train, test) pair") from None
             tests.append(check_indices(test, n_samples, name=f"fold {i} test indices"))
-            _check_complement(train, tests[-1], n_samples, i)
+            check_train_complement(train, tests[-1], n_samples, i)
     except ValueError as exc:
         if groups is None and "groups" in str(exc):  # GroupKFold, LeaveOneGroupOut, ... without groups
             raise ValueError(
@@ -137,7 +137,7 @@ def stratifiable(y, k):
     return False
 
 
-def _check_complement(train, test, n_samples, i):
+def check_train_complement(train, test, n_samples, i):
     """``ValueError`` unless fold ``i``'s training rows are all rows outside
     its test rows: the exact hold-out models are trained on the complement,
     so other training sets would be silently ignored.  The count is checked

@@ -11,7 +11,7 @@ import dask.array as da
 import numpy as np
 from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut, StratifiedKFold
 
-from ...cv import FoldSpec, stratifiable
+from ...cv import FoldSpec, check_indices, check_train_complement, stratifiable
 from .passes import run_pass
 from .rows import RowData
 
@@ -77,7 +77,20 @@ def fold_spec(cv, data, y_labels=None, classifier=False):
             raise ValueError(
                 f"cv must be an int, a scikit-learn splitter or an iterable of (train, test) pairs; got {cv!r}"
             ) from None
-    return FoldSpec.from_test_sets((test for _, test in pairs), m)
+    return FoldSpec.from_test_sets(_checked_tests(pairs, m), m)
+
+
+def _checked_tests(pairs, m):
+    """The test rows of (train, test) pairs, each pair's train rows checked to
+    be the complement (:func:`lssvm.cv.check_train_complement`, as in memory)."""
+    for i, pair in enumerate(pairs):
+        try:
+            train, test = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"fold {i} is not a (train, test) pair") from None
+        test = check_indices(test, m, name=f"fold {i} test indices")
+        check_train_complement(train, test, m, i)
+        yield test
 
 
 def _class_counts(labels, row0):
