@@ -211,3 +211,22 @@ def test_dask_explicit_pairs_whose_train_is_not_the_complement_are_refused():
     np.testing.assert_allclose(np.asarray(est.cv_predict(good)), np.asarray(est.cv_predict(5)), rtol=1e-12)
     with pytest.raises(ValueError, match="training rows must be all rows outside"):
         est.cv_predict([(tr[3:], te) for tr, te in good])
+
+
+def test_gradient_search_does_not_pass_on_its_start_grids_edge_warning():
+    """The isotropic grid only starts L-BFGS-B (widths and alpha range over the search's own bounds), so its
+    best point on the grid's edge is no advice for the user; the grid search itself still warns."""
+    from lssvm import SearchEdgeWarning
+
+    rng = np.random.default_rng(30)
+    X = rng.standard_normal((150, 8))
+    y = np.sin(2 * X[:, 0]) + 0.05 * rng.standard_normal(150)
+    space = {"gamma": [4.0, 8.0, 16.0]}  # every width too large for 7 noise inputs: best on the lower edge
+    with pytest.warns(SearchEdgeWarning, match="lower edge"):
+        SparseLSSVRCV(param_space=space, basis="random", n_basis=30, random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = SparseLSSVRCV(kernel="ard", search="gradient", param_space=space, basis="random", n_basis=30,
+                            random_state=0, max_evaluations=15, n_restarts=0).fit(X, y)
+    assert est.grid_best_params_["gamma"] == 4.0
+    assert not [w for w in caught if issubclass(w.category, SearchEdgeWarning)]

@@ -290,7 +290,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
     evidence = est.scoring == "evidence"
     scoring = "evidence" if evidence else "mse"
-    grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback)
+    # the grid only starts L-BFGS-B, whose widths and alpha range over GAMMA_BOUNDS / ALPHA_BOUNDS: no edge warning
+    grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback, warn_edges=False)
     g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
     rows = criterion.rows_for(gamma=g0)
     pchol_seed = None

@@ -113,7 +113,7 @@ class _Recorder:
         return SearchResult(params, float(res["score"][best]), res, len(self.cache), time.perf_counter() - self.t0)
 
 
-def grid_search(criterion, param_grid, scoring="mse", callback=None):
+def grid_search(criterion, param_grid, scoring="mse", callback=None, warn_edges=True):
     """Exhaustive search over kernel parameters (Ding & Liao 2012, Algorithm 2 with
     an exact or approximate criterion), every alpha of the criterion's path
     scored per evaluation.
@@ -131,6 +131,10 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
         then to the first candidate.
     callback : callable, optional
         ``callback(params, path)`` after each new evaluation (progress bars).
+    warn_edges : bool, default=True
+        Warn (``SearchEdgeWarning``) when the best point lies on an edge of
+        the grid; False where the grid only starts a search that is not
+        bounded by it (the gradient search).
 
     Returns
     -------
@@ -173,7 +177,8 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None):
     for combo in itertools.product(*values):
         rec(dict(zip(names, combo, strict=True)))
     result = rec.result()
-    warn_at_edges(result, {k: (float(v.min()), float(v.max())) for k, v in zip(names, values, strict=True)})
+    if warn_edges:  # off where the grid only gives a start to a search that is not bounded by it
+        warn_at_edges(result, {k: (float(v.min()), float(v.max())) for k, v in zip(names, values, strict=True)})
     return result
 
 
