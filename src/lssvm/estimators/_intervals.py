@@ -24,6 +24,7 @@ from ..cv.conformal_select import SortedFoldScores
 from ..cv.contiguous import contiguous_folds
 from ..cv.fold_grams import block_cv_plus
 from ..cv.fold_threads import fold_threads
+from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
@@ -80,7 +81,7 @@ class SparseIntervalMixin:
         X : array-like of shape (t, d)
         coverage : float in (0, 1), default=0.9
             Target coverage ``1 - alpha_c``.
-        method : {"jackknife+", "jackknife", "cv+"}, default="jackknife+"
+        method : {"jackknife+", "jackknife", "cv+", "full"}, default="jackknife+"
             "jackknife+" (Barber, Candes, Ramdas & Tibshirani 2021, Ann.
             Statist. 49): lower bound the ``floor(alpha_c (m + 1))``-th
             smallest of ``f_{-i}(x) - |R_i|``, upper bound the ``ceil((1 -
@@ -89,7 +90,15 @@ class SparseIntervalMixin:
             LOO residual.  "jackknife": ``f(x) +- q``, ``q`` the ``ceil((1 -
             alpha_c)(m + 1))``-th smallest ``|R_i|``.  "cv+": as jackknife+
             with the k hold-out models of :meth:`cv_predict` and the
-            out-of-fold residuals.
+            out-of-fold residuals.  "full": the full (transductive)
+            conformal set of the model refitted with the test point added
+            (Lei et al. 2018, JASA 113, Algorithm 1, absolute residual
+            scores), exact and in closed form at the fitted basis
+            (:mod:`lssvm.cv.full_conformal`); no factor-two loss in its
+            guarantee.  Where that set is not an interval (rare: it needs
+            training rows of cross-leverage near 1), the bounds are its
+            convex hull, which covers at least as often; they are infinite
+            where the set is unbounded.
         alpha : float, optional
             Regularisation; default the fitted ``alpha``.
         cv, groups, basis_in_holdout
@@ -121,9 +130,14 @@ class SparseIntervalMixin:
         hold-out system) for h rows; then O(r K v) per new point and
         O(K log m) for its order statistics, read from the folds' sorted
         residuals (:mod:`lssvm.cv.conformal_select`), never an (t, m) array.
+        "full": with the test point added every residual is affine in its
+        candidate label (a Sherman-Morrison update of the factorisation);
+        O(n^2 + m r) per point for its leverages, then O(m log m) per point
+        and output to sort the 2m label values where a residual's rank
+        changes.
         Nothing is refitted.  The basis is held fixed for "jackknife+";
         "cv+" follows ``basis_in_holdout``.  Fitted on Dask collections: the
-        same bounds, streamed in passes over the training blocks
+        same bounds (all methods but "full"), streamed in passes over the training blocks
         (``docs/scaling.md``).
         """
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
@@ -149,6 +163,9 @@ class SparseIntervalMixin:
         X = _new_points(self, X)
         if method == "cv+":
             out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
+            return out[:, :, 0] if self._single_output else out
+        if method == "full":
+            out = sparse_full_conformal(fac, self.kernel_, self.basis_vectors_, X, coverage, a, self.block_size)
             return out[:, :, 0] if self._single_output else out
         v = fac.z.shape[1]
         R = fac.loo_residuals(a)
@@ -176,6 +193,12 @@ class SparseIntervalMixin:
         from ..backends.dask.intervals import dask_interval
 
         fit = self._fitted_engine()
+        if method == "full":
+            raise ValueError(
+                "method='full' needs the training rows in memory (its sets are exact per test point, from the "
+                "m training residuals); a model fitted on Dask collections offers 'jackknife+', 'jackknife' and "
+                "'cv+'"
+            )
         coverage = check_interval_request(coverage, method, fit.n_samples)
         alpha = self.alpha if alpha is None else alpha
         if np.ndim(alpha) != 0:
