@@ -12,6 +12,7 @@ from lssvm import SparseLSSVR, SparseLSSVRCV
 from lssvm.cv.full_conformal import full_conformal_bounds
 
 from _reference import dense_solve
+from conftest import rel_err
 
 TOL = 1e-8
 
@@ -97,6 +98,7 @@ def test_full_conformal_narrower_than_jackknife_plus_on_average(rng):
     assert np.mean(full[:, 1] - full[:, 0]) <= 1.05 * np.mean(jk[:, 1] - jk[:, 0])
 
 
+@pytest.mark.filterwarnings("ignore::lssvm.exceptions.SearchEdgeWarning")
 def test_full_conformal_search_estimator(rng):
     X, Y, Xt = data(rng, m=60)
     search = SparseLSSVRCV(gamma=0.3, alphas=[0.01, 0.1, 1.0], basis="random", n_basis=15, random_state=0).fit(X, Y)
@@ -143,3 +145,80 @@ def test_full_method_rejected_where_not_available(rng):
     est = SparseLSSVR(gamma=0.3, basis="random", n_basis=8, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="method must be one of"):
         est.predict_interval(Xt, 0.9, "fulll")
+
+
+def ridge_membership(Z, pen, y, z_x, k):
+    """``inside(y)`` for a general ridge model on rows ``Z`` with penalty
+    matrix ``pen``, by a dense solve of the m + 1 rows' normal equations."""
+    Z_aug = np.vstack([Z, z_x])
+
+    def inside(label):
+        y_aug = np.append(y, label)
+        theta = np.linalg.solve(Z_aug.T @ Z_aug + pen, Z_aug.T @ y_aug)
+        r = np.abs(y_aug - Z_aug @ theta)
+        return np.count_nonzero(r[:-1] <= r[-1]) <= k - 1
+
+    return inside
+
+
+def nystrom_rows(est, X):
+    F = est.kernel_(X, est.basis_vectors_) @ est.factorization_.projection
+    pen = np.diag(np.append(np.full(F.shape[1], est.alpha), 0.0))
+    return [(np.hstack([F, np.ones((len(X), 1))]), pen)]
+
+
+def fixed_size_rows(est, X):
+    Zb = est.basis_vectors_
+    M = Zb.shape[0]
+    R = np.hstack([est.kernel_(X, Zb), np.ones((len(X), 1))])
+    pen = np.zeros((M + 1, M + 1))
+    pen[:M, :M] = est.alpha * est.kernel_(Zb, Zb)
+    pen[M, M] = est.nu
+    out = []
+    for j in range(est.coef_full_.shape[1]):
+        sel = np.flatnonzero(est.coef_full_[:, j])
+        out.append((R[:, sel], pen[np.ix_(sel, sel)]))
+    return out
+
+
+@pytest.mark.parametrize("family", ["nystrom", "fixed-size", "fixed-size-direct"])
+@pytest.mark.parametrize("v", [1, 2])
+def test_family_full_conformal_equals_refit_bisection(rng, family, v):
+    from lssvm import FixedSizeLSSVR, NystromLSSVR
+
+    X, Y, Xt = data(rng, v=v, t=3)
+    m = X.shape[0]
+    if family == "nystrom":
+        est, rows = NystromLSSVR(gamma=0.3, alpha=0.05, n_basis=10, random_state=0), nystrom_rows
+    else:
+        # SCDP stopped at 6 of the 11 coordinates: each output's own selection (intercept or not)
+        kw = {"solver": "direct"} if family.endswith("direct") else {"solver": "scdp", "max_size": 6}
+        est = FixedSizeLSSVR(gamma=0.3, alpha=0.05, n_basis=10, random_state=0, **kw)
+        rows = fixed_size_rows
+    est.fit(X, Y)
+    fast = est.predict_interval(Xt, 0.8, "full").reshape(len(Xt), 2, v)
+    Y2, centre = Y.reshape(m, v), est.predict(Xt).reshape(-1, v)
+    k = int(np.ceil(0.8 * (m + 1) - 1e-9))
+    train, test = rows(est, X), rows(est, Xt)
+    for j in range(v):
+        Z, pen = train[j if len(train) > 1 else 0]
+        Zt = test[j if len(test) > 1 else 0][0]
+        # the fitted model is this ridge model: its refit on the training rows reproduces the predictions
+        theta = np.linalg.solve(Z.T @ Z + pen, Z.T @ Y2[:, j])
+        assert rel_err(Zt @ theta, centre[:, j]) < 1e-8
+        for s in range(len(Xt)):
+            inside = ridge_membership(Z, pen, Y2[:, j], Zt[s], k)
+            ref = brute_hull(inside, centre[s, j], fast[s, 1, j] - fast[s, 0, j])
+            assert np.max(np.abs(fast[s, :, j] - ref)) <= TOL * np.max(np.abs(ref)), (s, j, fast[s, :, j], ref)
+
+
+@pytest.mark.filterwarnings("ignore::lssvm.exceptions.NumericalWarning")
+def test_family_full_conformal_refusals(rng):
+    from lssvm import NystromLSSVR
+
+    X, Y, Xt = data(rng, m=30)
+    est = NystromLSSVR(gamma=0.3, n_basis=8, predictor="exact", random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="predictor='low-rank'"):
+        est.predict_interval(Xt, 0.8, "full")
+    with pytest.raises(ValueError, match="besides 'full'"):
+        est.predict_interval(Xt, 0.8, "jackknife+")

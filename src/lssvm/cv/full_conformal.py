@@ -37,12 +37,20 @@ where the count reaches ``m - k + 1``; it always holds ``y = f(x)``.
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
+import numpy as np
+from scipy import linalg
+from scipy.linalg import lapack
+
+from ..exceptions import NumericalWarning
 from ..kernels import iter_row_blocks
 from .conformal import conformal_ranks, eigen_rows
 
-__all__ = ["full_conformal_bounds", "sparse_full_conformal"]
+__all__ = ["full_conformal_bounds", "ridge_full_conformal", "sparse_full_conformal"]
+
+#: estimated relative error of the leverages (eps cond(A), LAPACK dpocon) past which a NumericalWarning is given
+_LEVERAGE_RTOL = 1e-8
 
 #: test rows per block are chosen so a block's (t, 2m) breakpoints stay near this many floats
 _BLOCK_FLOATS = 1 << 21
@@ -157,3 +165,71 @@ def full_conformal_bounds(E, U, h, centre, coverage, with_gaps=False):
             within = (span >= first[:, None]) & (span <= last[:, None])
             gaps[:, j] = np.any(within & ~inside & (right > left), axis=1)
     return (bounds, gaps) if with_gaps else bounds
+
+
+def ridge_full_conformal(Z, penalty, test_rows, X, E, centre, coverage, block_size=None):
+    """Full conformal sets (their convex hulls) of a general ridge model on fixed rows.
+
+    The model minimises ``||y - Z theta||^2 + theta^T penalty theta`` over
+    augmented rows ``Z`` (features and, where the model has one, a column of
+    ones for the intercept): the Nystrom and fixed-size LS-SVMs at their
+    fitted basis.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, p)
+        The training rows.
+    penalty : ndarray of shape (p, p)
+        Symmetric positive semi-definite, with ``Z^T Z + penalty`` positive definite.
+    test_rows : callable
+        ``test_rows(X_block) -> (t_block, p)``.
+    X : ndarray of shape (t, d)
+    E : ndarray of shape (m, v)
+        Training residuals of the fitted model.
+    centre : ndarray of shape (t, v)
+        Its predictions at ``X``.
+    coverage : float
+    block_size : int, optional
+
+    Returns
+    -------
+    ndarray of shape (t, 2, v)
+
+    Notes
+    -----
+    One Cholesky factorisation of ``A = Z^T Z + penalty``, O(m p^2 + p^3);
+    then per block of test rows ``S = A^-1 Z_x^T``, ``u = Z S`` and ``h =
+    diag(Z_x S)``, O(m p) per test point, and the sorts of
+    :func:`full_conformal_bounds`.  A ``NumericalWarning`` says when
+    ``eps cond(A)`` passes 1e-8 (the leverages, and so the bounds, lose digits).
+    """
+    m, p = Z.shape
+    if p == 0:  # no coordinate at all (a model fixed at 0): every leverage is 0
+        return full_conformal_bounds(E, np.zeros((X.shape[0], m)), np.zeros(X.shape[0]), centre, coverage)
+    A = Z.T @ Z + penalty
+    anorm = np.abs(A).sum(axis=0).max()
+    c, info = lapack.dpotrf(A, lower=0, clean=1)
+    if info != 0:
+        raise ValueError(
+            "the model's normal matrix is not positive definite, so its full conformal sets are undefined; "
+            "increase alpha"
+        )
+    rcond, _ = lapack.dpocon(c, anorm, uplo="U")
+    est = np.inf if rcond <= 0 else np.finfo(float).eps / rcond
+    if est > _LEVERAGE_RTOL:
+        warnings.warn(
+            f"the full conformal bounds may carry a relative error of about {est:.1e}: the model's normal "
+            "matrix is ill-conditioned (Z^T Z squares the features' conditioning); increase alpha",
+            NumericalWarning, stacklevel=4,
+        )
+    out = np.empty((X.shape[0], 2, E.shape[1]))
+    step = max(1, _BLOCK_FLOATS // (2 * m))
+    if block_size is not None:
+        step = min(step, int(block_size))
+    for rows in iter_row_blocks(X.shape[0], step):
+        Zx = test_rows(X[rows])
+        S = linalg.cho_solve((c, False), Zx.T, check_finite=False)  # (p, t)
+        U = (Z @ S).T
+        h = np.einsum("ij,ji->i", Zx, S)
+        out[rows] = full_conformal_bounds(E, U, h, centre[rows], coverage)
+    return out

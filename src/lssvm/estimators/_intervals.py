@@ -28,6 +28,7 @@ from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
+from ._full_conformal_families import family_full_conformal
 from ._validation import validate_input
 
 __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
@@ -288,7 +289,7 @@ class SearchIntervalMixin:
     def predict_interval(self, X, coverage=0.9, method=None, **kwargs):
         """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``;
         ``method=None``: its default, "jackknife+" for the sparse models, "cv+"
-        for the fixed-size and Nyström ones, which offer no other)."""
+        for the fixed-size and Nyström ones, which offer "full" besides)."""
         if method is not None:
             kwargs["method"] = method
         return self._best().predict_interval(X, coverage, **kwargs)
@@ -378,14 +379,22 @@ class RefitIntervalMixin:
         return params
 
     def predict_interval(self, X, coverage=0.9, method="cv+", cv=10, groups=None):
-        """CV+ prediction intervals (Barber et al. 2021) from k refitted folds.
+        """CV+ prediction intervals (Barber et al. 2021) from k refitted folds,
+        or full conformal sets in closed form.
 
         Parameters
         ----------
         X : array-like of shape (t, d)
         coverage : float in (0, 1), default=0.9
-        method : {"cv+"}
-            The only method of this family (see the class notes).
+        method : {"cv+", "full"}
+            "cv+": see the class notes.  "full": the full (transductive)
+            conformal set of the model refitted with the test point added
+            (Lei et al. 2018, JASA 113, Algorithm 1, absolute residual
+            scores) at the fitted basis (and, fixed-size, the fitted
+            prototypes), exact and in closed form
+            (:mod:`lssvm.cv.full_conformal`); the Nystrom family needs
+            ``predictor="low-rank"``.  Where the set is not an interval,
+            the bounds are its convex hull; infinite where it is unbounded.
         cv : int, scikit-learn splitter or iterable of (train, test), default=10
         groups : array-like of shape (m,), optional
             Group labels for a group splitter (also handed to the refits
@@ -397,6 +406,8 @@ class RefitIntervalMixin:
 
         Notes
         -----
+        "full": one factorisation of the model's (p x p) normal matrix, then
+        O(m p + m log m) per test point (no refit).  "cv+":
         k trainings on (k - 1)/k of the rows, plus their predictions; the
         bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
         read from the folds' sorted residuals
@@ -417,13 +428,21 @@ class RefitIntervalMixin:
             m, v = Y.shape
         else:
             m = data.n_samples
-        if method != "cv+":
+        if method not in ("cv+", "full"):
             raise ValueError(
-                f"{type(self).__name__} offers method='cv+' only (its exact CV models are not cheap to evaluate "
-                f"at new points, so jackknife variants would need {m} refits); got {method!r}"
+                f"{type(self).__name__} offers method='cv+' only, besides 'full' (its exact CV models are not "
+                f"cheap to evaluate at new points, so jackknife variants would need {m} refits); got {method!r}"
+            )
+        if method == "full" and data is not None:
+            raise ValueError(
+                "method='full' needs the training rows in memory (its sets are exact per test point, from the "
+                "m training residuals); a model fitted on Dask collections offers method='cv+'"
             )
         coverage = check_interval_request(coverage, method, m)
         X = validate_input(self, X, reset=False, dtype=np.float64)
+        if method == "full":
+            out = family_full_conformal(self, X_fit, Y, X, coverage)
+            return out[:, :, 0] if self._single_output else out
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
         if data is not None:  # fitted on Dask: the folds refitted on Dask rows, bounds streamed
             return self._dask_refit_interval(data, X, coverage, cv, groups, takes_groups)
