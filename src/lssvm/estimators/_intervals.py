@@ -430,7 +430,7 @@ class RefitIntervalMixin:
             m = data.n_samples
         if method not in ("cv+", "full"):
             raise ValueError(
-                f"{type(self).__name__} offers method='cv+' only, besides 'full' (its exact CV models are not "
+                f"{type(self).__name__} offers method='cv+' only (besides 'full'; its exact CV models are not "
                 f"cheap to evaluate at new points, so jackknife variants would need {m} refits); got {method!r}"
             )
         if method == "full" and data is not None:
