@@ -1,0 +1,165 @@
+"""Conformal prediction sets (``predict_set``) against brute force: every
+held-out decision value from an explicit dense refit without the row (LOO)
+or its fold (k-fold), mapped by the fitted calibration, scored by sorting
+(LAC, APS) and thresholded at an order statistic with exact ranks, with and
+without Mondrian (per-class) thresholds.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+
+from lssvm import NystromLSSVC, SparseLSSVC, SparseLSSVCCV
+from lssvm.solvers import factorize_sparse_rls
+
+
+def data(rng, m=60, classes=3, t=25):
+    X = rng.standard_normal((m + t, 2))
+    score = X[:, 0] + 0.6 * rng.standard_normal(m + t)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, classes + 1)[1:-1]))
+    return X[:m], y[:m], X[m:]
+
+
+def brute_scores(P, labels, method):
+    """Scores (rows, classes) by sorting each row's probabilities (stable: ties by class index)."""
+    if method == "lac":
+        return 1.0 - P
+    S = np.empty_like(P)
+    for s, p in enumerate(P):
+        order = np.argsort(-p, kind="stable")
+        S[s, order] = np.cumsum(p[order])
+        S[s, order[-1]] = 1.0  # the whole mass
+    return S
+
+
+def brute_sets(est, F_held, X_test, method, mondrian, coverage):
+    codes = np.searchsorted(est.classes_, est._y_fit_labels)
+    P_cal = est._proba_from_decisions(F_held)
+    cal = brute_scores(P_cal, codes, method)[np.arange(len(codes)), codes]
+    test = brute_scores(est.predict_proba(X_test), None, method)
+
+    def q(scores):
+        n = scores.size
+        k = int(-(-(Fraction(str(coverage)) * (n + 1)) // 1))
+        return np.inf if k > n else np.sort(scores)[k - 1]
+
+    if not mondrian:
+        return test <= q(cal)
+    return test <= np.array([q(cal[codes == c]) for c in range(est.classes_.size)])[None]
+
+
+def refit_decisions(est, X, Y2, train, keep_basis, rows):
+    Z = est.basis_vectors_[keep_basis]
+    fac = factorize_sparse_rls(est.kernel_(X[train], Z), est.kernel_(Z, Z), Y2[train], rcond=est.rcond)
+    a, b = fac.coef(est.alpha)
+    return est.kernel_(X[rows], Z) @ a + b
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("calibration", ["sigmoid", "isotonic"])
+@pytest.mark.parametrize("folds", [None, 4])
+def test_sparse_sets_equal_brute_force(rng, classes, calibration, folds):
+    X, y, Xt = data(rng, classes=classes)
+    m = len(y)
+    cv = None if folds is None else KFold(folds, shuffle=True, random_state=0)
+    est = SparseLSSVC(gamma=0.5, alpha=0.3, basis="random", n_basis=15, random_state=0, calibration=calibration,
+                      calibration_cv=cv).fit(X, y)
+    est._y_fit_labels = y
+    Y2 = est._targets_2d()
+    F = np.empty_like(Y2)
+    if cv is None:
+        for i in range(m):
+            train = np.setdiff1d(np.arange(m), [i])
+            F[i] = refit_decisions(est, X, Y2, train, np.arange(est.n_basis_), [i])[0]
+    else:
+        for train, H in cv.split(X):
+            keep = ~np.isin(est.basis_indices_, H)  # basis_in_holdout="remove": the fold's basis points leave
+            F[H] = refit_decisions(est, X, Y2, train, keep, H)
+    for method in ("lac", "aps"):
+        for mondrian in (False, True):
+            for coverage in (0.9, 0.7):
+                fast = est.predict_set(Xt, coverage, method, mondrian)
+                ref = brute_sets(est, F, Xt, method, mondrian, coverage)
+                assert fast.dtype == bool and fast.shape == (len(Xt), classes)
+                np.testing.assert_array_equal(fast, ref, err_msg=f"{method} mondrian={mondrian} {coverage}")
+
+
+@pytest.mark.parametrize("mondrian", [False, True])
+def test_nystrom_sets_equal_brute_force(rng, mondrian):
+    """The Nystrom family's exact LOO of its approximate model: a ridge on the
+    fixed Nystrom features, refitted without each row."""
+    X, y, Xt = data(rng, classes=3)
+    m = len(y)
+    est = NystromLSSVC(gamma=0.5, alpha=0.3, n_basis=15, random_state=0, calibration="sigmoid").fit(X, y)
+    est._y_fit_labels = y
+    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.projection
+    Z = np.hstack([Phi, np.ones((m, 1))])
+    pen = np.diag(np.append(np.full(Phi.shape[1], est.alpha), 0.0))
+    Y2 = est.factorization_.Y
+    F = np.empty_like(Y2)
+    for i in range(m):
+        keep = np.arange(m) != i
+        theta = np.linalg.solve(Z[keep].T @ Z[keep] + pen, Z[keep].T @ Y2[keep])
+        F[i] = Z[i] @ theta
+    for method in ("lac", "aps"):
+        fast = est.predict_set(Xt, 0.8, method, mondrian)
+        np.testing.assert_array_equal(fast, brute_sets(est, F, Xt, method, mondrian, 0.8))
+
+
+def test_aps_score_ties_follow_class_order():
+    from lssvm.estimators._conformal_sets import class_scores
+
+    P = np.array([[0.4, 0.2, 0.4], [0.25, 0.25, 0.5]])
+    np.testing.assert_allclose(class_scores(P, "aps"), [[0.4, 1.0, 0.8], [0.75, 1.0, 0.5]])
+    np.testing.assert_allclose(class_scores(P, "aps"), brute_scores(P, None, "aps"))
+
+
+def test_sets_cover_on_fresh_data():
+    """Coverage near nominal, averaged over 10 random splits (400 training, 1000
+    test rows each): marginal (LAC, APS), and per class with Mondrian."""
+    rng = np.random.default_rng(3)
+    marginal, per_class = {"lac": [], "aps": []}, []
+    for _ in range(10):
+        X, y, _ = data(rng, m=1400, classes=3, t=0)
+        est = SparseLSSVC(gamma=0.5, alpha=0.3, basis="random", n_basis=20, random_state=0,
+                          calibration="sigmoid").fit(X[:400], y[:400])
+        rows, yt = np.arange(1000), y[400:]
+        for method in marginal:
+            marginal[method].append(est.predict_set(X[400:], 0.9, method)[rows, yt].mean())
+        hit = est.predict_set(X[400:], 0.9, "lac", mondrian=True)[rows, yt]
+        per_class.append([hit[yt == c].mean() for c in range(3)])
+    for method, got in marginal.items():
+        assert abs(np.mean(got) - 0.9) < 0.015, (method, np.mean(got))
+    assert np.all(np.mean(per_class, axis=0) > 0.9 - 0.02), np.mean(per_class, axis=0)
+
+
+def test_search_and_refusals(rng):
+    X, y, Xt = data(rng)
+    search = SparseLSSVCCV(gamma=0.5, alphas=[0.1, 1.0], basis="random", n_basis=10, random_state=0,
+                           calibration="sigmoid").fit(X, y)
+    np.testing.assert_array_equal(search.predict_set(Xt, 0.8), search.best_estimator_.predict_set(Xt, 0.8))
+    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="calibration=None"):
+        est.predict_set(Xt)
+    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0, calibration="sigmoid").fit(X, y)
+    with pytest.raises(ValueError, match="method must be one of"):
+        est.predict_set(Xt, method="raps")
+    with pytest.raises(ValueError, match="too few"):
+        est.predict_set(Xt, 0.999)
+    with pytest.raises(ValueError, match="coverage"):
+        est.predict_set(Xt, 1.5)
+
+
+def test_fixed_size_sets_from_its_fold_values(rng):
+    """The fixed-size family's sets come from the v-fold values its calibration
+    was fitted on: sets built from those values by sorting agree."""
+    from lssvm import FixedSizeLSSVC
+
+    X, y, Xt = data(rng, classes=3)
+    est = FixedSizeLSSVC(gamma=0.5, alpha=0.3, n_basis=15, random_state=0, calibration="sigmoid").fit(X, y)
+    est._y_fit_labels = y
+    for method in ("lac", "aps"):
+        np.testing.assert_array_equal(est.predict_set(Xt, 0.8, method),
+                                      brute_sets(est, est._held_out[0], Xt, method, False, 0.8))
