@@ -222,3 +222,26 @@ def test_family_full_conformal_refusals(rng):
         est.predict_interval(Xt, 0.8, "full")
     with pytest.raises(ValueError, match="besides 'full'"):
         est.predict_interval(Xt, 0.8, "jackknife+")
+
+
+def test_selection_and_sort_routes_agree(rng):
+    """Points with every |u_i| < 1 take two order statistics, the others the
+    sort of all breakpoints: on points where both apply they agree, and a
+    block mixing both kinds gets each point's own route."""
+    from lssvm.cv.full_conformal import _selected_bounds, _sorted_bounds
+
+    m, t = 50, 40
+    E = rng.standard_normal((m, 2))
+    U = rng.uniform(-0.99, 0.99, (t, m)) * rng.uniform(0, 1, (t, 1))
+    h = rng.uniform(0, 2, t)
+    centre = rng.standard_normal((t, 2))
+    for k in (30, 46, 50):
+        a, ga = _selected_bounds(E, U, h, centre, k, True)
+        b, gb = _sorted_bounds(E, U, h, centre, k, True)
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
+        assert not gb.any()
+    U[::3, 7] = 1.5  # a third of the points: a row of cross-leverage past 1
+    mixed = full_conformal_bounds(E, U, h, centre, 0.9)
+    np.testing.assert_array_equal(mixed[::3], _sorted_bounds(E, U[::3], h[::3], centre[::3], 46, False))
+    rest = np.setdiff1d(np.arange(t), np.arange(0, t, 3))
+    np.testing.assert_array_equal(mixed[rest], _selected_bounds(E, U[rest], h[rest], centre[rest], 46, False))

@@ -127,11 +127,50 @@ def full_conformal_bounds(E, U, h, centre, coverage, with_gaps=False):
 
     Notes
     -----
-    O(t m log m) per output for the sorts, memory O(t m): the caller
-    passes blocks of test rows.
+    A test point whose cross-leverages all have ``|u_i| < 1`` (the usual
+    case: ``|u_i| <= sqrt(h_ii h)``) has an interval for its set: row i
+    then beats the test point exactly on ``(lo_i, hi_i)``, ``hi_i = |e_i| (1
+    + h) / (1 + sign(e_i) u_i)`` and ``lo_i = -|e_i| (1 + h) / (1 - sign(e_i)
+    u_i)``, so the ends are ``f(x)`` plus the k-th smallest ``hi_i`` and
+    minus the k-th smallest ``-lo_i``: two selections, O(m) per point and
+    output, as cheap as jackknife+.  Other points take the sort of all 2m
+    breakpoints, O(m log m).  Memory O(t m): the caller passes blocks of
+    test rows.
     """
     m, v = E.shape
     k = conformal_ranks(coverage, m)[1]
+    simple = np.all(np.abs(U) < 1.0, axis=1)
+    if np.all(simple):
+        return _selected_bounds(E, U, h, centre, k, with_gaps)
+    out = _sorted_bounds(E, U, h, centre, k, with_gaps)
+    if np.any(simple):
+        got = _selected_bounds(E, U[simple], h[simple], centre[simple], k, with_gaps)
+        if with_gaps:
+            out[0][simple], out[1][simple] = got
+        else:
+            out[simple] = got
+    return out
+
+
+def _selected_bounds(E, U, h, centre, k, with_gaps):
+    """The set's ends where every ``|u_i| < 1``: order statistics of the
+    rows' crossing points (:func:`full_conformal_bounds` notes)."""
+    v = E.shape[1]
+    one_h = 1.0 + np.asarray(h, dtype=float)[:, None]
+    bounds = np.empty((U.shape[0], 2, v))
+    for j in range(v):
+        a = np.abs(E[:, j])
+        su = np.sign(E[:, j]) * U  # (t, m)
+        hi = np.partition(a * one_h / (1.0 + su), k - 1, axis=1)[:, k - 1]
+        lo = np.partition(a * one_h / (1.0 - su), k - 1, axis=1)[:, k - 1]
+        bounds[:, 0, j] = centre[:, j] - lo
+        bounds[:, 1, j] = centre[:, j] + hi
+    return (bounds, np.zeros((U.shape[0], v), dtype=bool)) if with_gaps else bounds
+
+
+def _sorted_bounds(E, U, h, centre, k, with_gaps):
+    """The set's hull from all 2m sorted breakpoints (any cross-leverages)."""
+    m, v = E.shape
     need = m - k + 1
     one_h = 1.0 + np.asarray(h, dtype=float)[:, None]  # (t, 1)
     start = np.count_nonzero(np.abs(U) > 1.0, axis=1)  # (t,) rows on at t -> -inf
