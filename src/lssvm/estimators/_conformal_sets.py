@@ -2,13 +2,18 @@
 held-out decision values their calibration was fitted on (leave-one-out, or
 the k folds of ``calibration_cv``): no training beyond the fit.
 
-Scores follow MAPIE's conventions (Sadinle, Lei & Wasserman 2019 for LAC;
-Romano, Sesia & Candes 2020 for APS, non-randomised, the last label
-included).  For class probabilities ``p`` at a point and a class ``y``:
+Scores (Sadinle, Lei & Wasserman 2019 for LAC; Romano, Sesia & Candes 2020
+for APS).  For class probabilities ``p`` at a point and a class ``y``:
 
-- ``"lac"``: ``s = 1 - p_y``;
+- ``"lac"``: ``s = 1 - p_y``, MAPIE's: given the same probabilities, the
+  sets equal MAPIE's ``SplitConformalClassifier(conformity_score="lac")``;
 - ``"aps"``: ``s = sum of p_j over the classes ranked at or above y``, the
-  classes ranked by decreasing probability, ties by ``classes_`` order.
+  classes ranked by decreasing probability, ties by ``classes_`` order:
+  the non-randomised score, each set exactly the classes whose score is
+  within the threshold.  MAPIE's APS differs on purpose: it randomises the
+  calibration scores (``s - U p_y``) and adds the class that crosses the
+  threshold (``include_last_label=True``), so its sets are random and
+  larger.
 
 Each training row's calibration score is its class's score under the
 probabilities of its held-out decision value (the model trained without
@@ -64,9 +69,10 @@ class ConformalSetMixin:
         coverage : float in (0, 1), default=0.9
             Target coverage ``1 - alpha_c``.
         method : {"lac", "aps"}, default="lac"
-            Score (MAPIE's conventions): "lac" ``1 - p_y`` (smallest sets
-            on average); "aps" the probability mass of the classes ranked at
-            or above ``y`` (sets that adapt to how ambiguous the point is).
+            Score: "lac" ``1 - p_y`` (smallest sets on average; MAPIE's
+            convention); "aps" the probability mass of the classes ranked at
+            or above ``y`` (sets that adapt to how ambiguous the point is;
+            not randomised, unlike MAPIE's: module docstring).
         mondrian : bool, default=False
             Class-conditional (Mondrian) quantiles: each class's threshold
             from its own rows' scores, so the coverage holds for every
