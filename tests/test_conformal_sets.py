@@ -22,23 +22,31 @@ def data(rng, m=60, classes=3, t=25):
     return X[:m], y[:m], X[m:]
 
 
-def brute_scores(P, labels, method):
-    """Scores (rows, classes) by sorting each row's probabilities (stable: ties by class index)."""
+def brute_scores(P, labels, method, U=None):
+    """By sorting each row's probabilities (stable: ties by class index): the
+    test values of every class (labels None), else the calibration score of
+    each row's label (APS: the inclusive mass less U times its probability)."""
     if method == "lac":
-        return 1.0 - P
+        S = 1.0 - P
+        return S if labels is None else S[np.arange(len(labels)), labels]
     S = np.empty_like(P)
     for s, p in enumerate(P):
         order = np.argsort(-p, kind="stable")
-        S[s, order] = np.cumsum(p[order])
-        S[s, order[-1]] = 1.0  # the whole mass
-    return S
+        cum = np.cumsum(p[order])
+        cum[-1] = 1.0  # the whole mass
+        S[s, order] = cum if labels is not None else np.append(0.0, cum[:-1])
+    if labels is None:
+        return S
+    rows = np.arange(len(labels))
+    return S[rows, labels] - U * P[rows, labels]
 
 
-def brute_sets(est, F_held, X_test, method, mondrian, coverage):
+def brute_sets(est, F_held, X_test, method, mondrian, coverage, random_state=0):
     codes = np.searchsorted(est.classes_, est._y_fit_labels)
-    P_cal = est._proba_from_decisions(F_held)
-    cal = brute_scores(P_cal, codes, method)[np.arange(len(codes)), codes]
-    test = brute_scores(est.predict_proba(X_test), None, method)
+    U = np.random.default_rng(random_state).uniform(size=len(codes))
+    cal = brute_scores(np.round(est._proba_from_decisions(F_held), 12), codes, method, U)
+    test = brute_scores(np.round(est.predict_proba(X_test), 12), None, method)
+    inside = np.less_equal if method == "lac" else np.less
 
     def q(scores):
         n = scores.size
@@ -46,8 +54,8 @@ def brute_sets(est, F_held, X_test, method, mondrian, coverage):
         return np.inf if k > n else np.sort(scores)[k - 1]
 
     if not mondrian:
-        return test <= q(cal)
-    return test <= np.array([q(cal[codes == c]) for c in range(est.classes_.size)])[None]
+        return inside(test, q(cal))
+    return inside(test, np.array([q(cal[codes == c]) for c in range(est.classes_.size)])[None])
 
 
 def refit_decisions(est, X, Y2, train, keep_basis, rows):
@@ -108,12 +116,25 @@ def test_nystrom_sets_equal_brute_force(rng, mondrian):
         np.testing.assert_array_equal(fast, brute_sets(est, F, Xt, method, mondrian, 0.8))
 
 
-def test_aps_score_ties_follow_class_order():
-    from lssvm.estimators._conformal_sets import class_scores
+def test_aps_values_ties_follow_class_order():
+    from lssvm.estimators._conformal_sets import calibration_scores, class_scores
 
     P = np.array([[0.4, 0.2, 0.4], [0.25, 0.25, 0.5]])
-    np.testing.assert_allclose(class_scores(P, "aps"), [[0.4, 1.0, 0.8], [0.75, 1.0, 0.5]])
+    # mass ranked strictly above each class: ties ranked by class index
+    np.testing.assert_allclose(class_scores(P, "aps"), [[0.0, 0.8, 0.4], [0.5, 0.75, 0.0]])
     np.testing.assert_allclose(class_scores(P, "aps"), brute_scores(P, None, "aps"))
+    U = np.random.default_rng(4).uniform(size=2)
+    np.testing.assert_allclose(calibration_scores(P, np.array([2, 1]), "aps", 4), [0.8 - 0.4 * U[0], 1.0 - 0.25 * U[1]])
+
+
+def test_binary_aps_sets_are_not_all_full(rng):
+    """Two classes and more errors than the miscoverage: a deterministic APS
+    score would put every row whose class is not the more probable at 1, and
+    every set would hold both classes; the randomised one does not."""
+    X, y, Xt = data(rng, m=400, classes=2, t=400)
+    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=15, random_state=0, calibration="sigmoid").fit(X, y)
+    assert np.mean(est.predict(X) != y) > 0.12  # more errors than the 10 % miscoverage
+    assert est.predict_set(Xt, 0.9, "aps").sum(1).mean() < 1.9
 
 
 def test_sets_cover_on_fresh_data():
@@ -130,8 +151,9 @@ def test_sets_cover_on_fresh_data():
             marginal[method].append(est.predict_set(X[400:], 0.9, method)[rows, yt].mean())
         hit = est.predict_set(X[400:], 0.9, "lac", mondrian=True)[rows, yt]
         per_class.append([hit[yt == c].mean() for c in range(3)])
-    for method, got in marginal.items():
-        assert abs(np.mean(got) - 0.9) < 0.015, (method, np.mean(got))
+    # LAC: near nominal; APS adds the class that crosses the threshold (MAPIE's rule): conservative
+    assert abs(np.mean(marginal["lac"]) - 0.9) < 0.015, np.mean(marginal["lac"])
+    assert np.mean(marginal["aps"]) > 0.9 - 0.015, np.mean(marginal["aps"])
     assert np.all(np.mean(per_class, axis=0) > 0.9 - 0.02), np.mean(per_class, axis=0)
 
 

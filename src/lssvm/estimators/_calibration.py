@@ -327,6 +327,6 @@ class SearchProbaMixin:
         """``best_estimator_.predict_log_proba(X)``, shape (t, n_classes)."""
         return self._best().predict_log_proba(X)
 
-    def predict_set(self, X, coverage=0.9, method="lac", mondrian=False):
+    def predict_set(self, X, coverage=0.9, method="lac", mondrian=False, random_state=0):
         """``best_estimator_.predict_set(...)``: conformal prediction sets, bool (t, n_classes)."""
-        return self._best().predict_set(X, coverage, method, mondrian)
+        return self._best().predict_set(X, coverage, method, mondrian, random_state)

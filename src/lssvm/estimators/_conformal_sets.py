@@ -7,13 +7,15 @@ for APS).  For class probabilities ``p`` at a point and a class ``y``:
 
 - ``"lac"``: ``s = 1 - p_y``, MAPIE's: given the same probabilities, the
   sets equal MAPIE's ``SplitConformalClassifier(conformity_score="lac")``;
-- ``"aps"``: ``s = sum of p_j over the classes ranked at or above y``, the
-  classes ranked by decreasing probability, ties by ``classes_`` order:
-  the non-randomised score, each set exactly the classes whose score is
-  within the threshold.  MAPIE's APS differs on purpose: it randomises the
-  calibration scores (``s - U p_y``) and adds the class that crosses the
-  threshold (``include_last_label=True``), so its sets are random and
-  larger.
+- ``"aps"``: MAPIE's randomised score, ``s = sum of p_j over the classes
+  ranked at or above y - U p_y`` with ``U`` uniform on (0, 1) (drawn once
+  per calibration row from ``random_state``), the classes ranked by
+  decreasing probability, ties by ``classes_`` order; a test point's set
+  holds the classes ranked above the first whose cumulative mass reaches
+  the threshold, and that one (MAPIE's ``include_last_label=True``): class
+  c joins when the mass ranked strictly above it is below the threshold.
+  Without ``U``, every row whose class is not the most probable would score
+  the same (1 for two classes), and the sets would jump to every class.
 
 Each training row's calibration score is its class's score under the
 probabilities of its held-out decision value (the model trained without
@@ -31,28 +33,50 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..cv.conformal import check_coverage, conformal_ranks, kth_smallest, min_rows_for
 
-__all__ = ["ConformalSetMixin", "SET_METHODS", "class_scores"]
+__all__ = ["ConformalSetMixin", "SET_METHODS", "calibration_scores", "class_scores"]
 
 SET_METHODS = ("lac", "aps")
 
+#: probabilities are compared to this many decimals (``predict_set``)
+_DECIMALS = 12
 
-def class_scores(P, method):
-    """Non-conformity score of every class at every row, (t, C), for class
-    probabilities ``P`` (t, C) (module docstring); O(t C log C) for "aps".
 
-    "aps" sums each row's sorted probabilities cumulatively (a stable sort of
-    ``-P``: ties in ``classes_`` order), as MAPIE does, the rows of ``P``
-    summing to 1."""
-    if method == "lac":
-        return 1.0 - P
+def _sorted_cumsum(P):
+    """Each row's probabilities ranked (stable sort of ``-P``: ties in
+    ``classes_`` order) and summed: ``(order, inclusive sums)``."""
     order = np.argsort(-P, axis=1, kind="stable")
     cum = np.cumsum(np.take_along_axis(P, order, axis=1), axis=1)
-    # the least likely class's score is the whole mass, 1 exactly: rounded sums would let the last bit of
-    # a decision value decide whether a threshold at 1 (common: any row of a least likely true class) admits it
+    # the whole mass is 1 exactly: rounded, its last bit would decide ties with a threshold of 1 (a calibration
+    # row whose class has probability 0, common with isotonic maps) by the last bit of a decision value
     cum[:, -1] = 1.0
-    S = np.empty_like(P)
-    np.put_along_axis(S, order, cum, axis=1)
-    return S
+    return order, cum
+
+
+def class_scores(P, method):
+    """A test point's value for each class, (t, C), compared with the
+    threshold: "lac" ``1 - p_c`` (in the set when ``<= q``); "aps" the mass
+    ranked strictly above c (in the set when ``< q``); O(t C log C)."""
+    if method == "lac":
+        return 1.0 - P
+    order, cum = _sorted_cumsum(P)
+    above = np.empty_like(P)
+    np.put_along_axis(above, order, np.hstack([np.zeros((P.shape[0], 1)), cum[:, :-1]]), axis=1)
+    return above
+
+
+def calibration_scores(P, codes, method, random_state=0):
+    """The calibration rows' scores (m,) for their classes ``codes``
+    (module docstring; "aps": one uniform draw per row from
+    ``np.random.default_rng(random_state)``)."""
+    rows = np.arange(codes.size)
+    p_true = P[rows, codes]
+    if method == "lac":
+        return 1.0 - p_true
+    order, cum = _sorted_cumsum(P)
+    incl = np.empty_like(P)
+    np.put_along_axis(incl, order, cum, axis=1)
+    U = np.random.default_rng(random_state).uniform(size=codes.size)
+    return incl[rows, codes] - U * p_true
 
 
 class ConformalSetMixin:
@@ -60,7 +84,7 @@ class ConformalSetMixin:
     ``_held_out`` from :meth:`ProbaMixin._fit_calibration` and
     ``_proba_from_decisions``)."""
 
-    def predict_set(self, X, coverage=0.9, method="lac", mondrian=False):
+    def predict_set(self, X, coverage=0.9, method="lac", mondrian=False, random_state=0):
         """Conformal prediction sets from the exact held-out decision values.
 
         Parameters
@@ -71,12 +95,15 @@ class ConformalSetMixin:
         method : {"lac", "aps"}, default="lac"
             Score: "lac" ``1 - p_y`` (smallest sets on average; MAPIE's
             convention); "aps" the probability mass of the classes ranked at
-            or above ``y`` (sets that adapt to how ambiguous the point is;
-            not randomised, unlike MAPIE's: module docstring).
+            or above ``y``, randomised as MAPIE's (sets that adapt to how
+            ambiguous the point is; module docstring).
         mondrian : bool, default=False
             Class-conditional (Mondrian) quantiles: each class's threshold
             from its own rows' scores, so the coverage holds for every
             class, not only on average over them.
+        random_state : int, Generator or None, default=0
+            Seed of the uniform draws of "aps" (one per calibration row);
+            unused by "lac".
 
         Returns
         -------
@@ -123,8 +150,11 @@ class ConformalSetMixin:
         F, codes = held
         ok = np.all(np.isfinite(F), axis=1)  # as the calibration: rows of leverage ~1 carry no value
         F, codes = F[ok], codes[ok]
-        cal = class_scores(self._proba_from_decisions(F), method)[np.arange(codes.size), codes]
-        test = class_scores(self.predict_proba(X), method)
+        # probabilities equal to 12 decimals count as equal: an isotonic map's plateaus give exact ties (0.5 and
+        # 0.5, or a test point's value on a calibration row's plateau) that rounding would settle by a last bit
+        cal = calibration_scores(np.round(self._proba_from_decisions(F), _DECIMALS), codes, method, random_state)
+        test = class_scores(np.round(self.predict_proba(X), _DECIMALS), method)
+        within = np.less_equal if method == "lac" else np.less
         C = self.classes_.size
         if not mondrian:
             m = cal.size
@@ -135,9 +165,9 @@ class ConformalSetMixin:
                     f"class (it needs ceil(coverage (m + 1)) <= m, i.e. m >= {min_rows_for(coverage)}); lower "
                     "the coverage or train on more rows"
                 )
-            return test <= kth_smallest(cal, k, axis=0)
+            return within(test, kth_smallest(cal, k, axis=0))
         q = np.empty(C)
         for c in range(C):
             own = cal[codes == c]
             q[c] = kth_smallest(own, conformal_ranks(coverage, own.size)[1], axis=0)
-        return test <= q[None, :]
+        return within(test, q[None, :])
