@@ -245,3 +245,33 @@ def test_selection_and_sort_routes_agree(rng):
     np.testing.assert_array_equal(mixed[::3], _sorted_bounds(E, U[::3], h[::3], centre[::3], 46, False))
     rest = np.setdiff1d(np.arange(t), np.arange(0, t, 3))
     np.testing.assert_array_equal(mixed[rest], _selected_bounds(E, U[rest], h[rest], centre[rest], 46, False))
+
+
+def test_full_method_needs_rows_in_memory(rng):
+    da = pytest.importorskip("dask.array")
+    from lssvm import NystromLSSVR
+
+    X, Y, Xt = data(rng, m=60)
+    Xd, yd = da.from_array(X, chunks=(20, 3)), da.from_array(Y, chunks=20)
+    for est in (SparseLSSVR(gamma=0.3, basis="random", n_basis=8, random_state=0),
+                NystromLSSVR(gamma=0.3, n_basis=8, random_state=0)):
+        est.fit(Xd, yd)
+        with pytest.raises(ValueError, match="needs the training rows in memory"):
+            est.predict_interval(Xt, 0.8, "full")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["full", "jackknife+", "cv+"])
+def test_coverage_over_200_random_splits(method):
+    """The issue's check: mean coverage over 200 random splits (100 training,
+    100 test rows; a basis of 10 points, fixed alpha) within 0.01 of nominal,
+    or above it."""
+    rng = np.random.default_rng(11)
+    hits = []
+    for _ in range(200):
+        X = rng.uniform(-2, 2, (200, 2))
+        y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.3 * rng.standard_t(4, 200)
+        est = SparseLSSVR(gamma=0.5, alpha=0.05, basis="random", n_basis=10, random_state=0).fit(X[:100], y[:100])
+        lo, hi = est.predict_interval(X[100:], 0.9, method).T
+        hits.append(np.mean((lo <= y[100:]) & (y[100:] <= hi)))
+    assert np.mean(hits) >= 0.9 - 0.01, np.mean(hits)
