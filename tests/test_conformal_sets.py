@@ -185,3 +185,32 @@ def test_fixed_size_sets_from_its_fold_values(rng):
     for method in ("lac", "aps"):
         np.testing.assert_array_equal(est.predict_set(Xt, 0.8, method),
                                       brute_sets(est, est._held_out[0], Xt, method, False, 0.8))
+
+
+def test_dask_fit_gives_the_same_sets(rng):
+    """Fitted on Dask collections, the held-out values come from the calibration
+    passes: the same sets as the in-memory fit."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+
+    X, y, Xt = data(rng, m=240, classes=3, t=60)
+    with dask.config.set(scheduler="threads"):
+        for make in (lambda: SparseLSSVC(gamma=0.5, basis="random", n_basis=15, random_state=0, calibration="sigmoid"),
+                     lambda: NystromLSSVC(gamma=0.5, n_basis=15, random_state=0, calibration="sigmoid")):
+            mem = make().fit(X, y)
+            dsk = make().fit(da.from_array(X, chunks=(80, 2)), da.from_array(y, chunks=80))
+            for method in ("lac", "aps"):
+                np.testing.assert_array_equal(dsk.predict_set(Xt, 0.9, method, True),
+                                              mem.predict_set(Xt, 0.9, method, True))
+
+
+def test_model_loaded_from_a_file_refuses_clearly(rng, tmp_path):
+    from lssvm.io import SavedModel, load_model, save_model
+
+    X, y, Xt = data(rng, m=60)
+    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0, calibration="sigmoid").fit(X, y)
+    path = save_model(tmp_path / "m.npz", SavedModel(est, np.zeros(2), np.ones(2), ["a", "b"], "y"))
+    loaded = load_model(path).estimator
+    np.testing.assert_allclose(loaded.predict_proba(Xt), est.predict_proba(Xt))
+    with pytest.raises(ValueError, match="loaded from a file"):
+        loaded.predict_set(Xt)

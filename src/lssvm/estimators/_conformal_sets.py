@@ -125,7 +125,9 @@ class ConformalSetMixin:
         v-fold), each mapped by the fitted calibration; the test points'
         from ``predict_proba`` (as a jackknife / cross-conformal set with
         the full model at the test point; the module docstring has the
-        rule).  A Mondrian class with fewer than ``min`` rows for the
+        rule).  Fitted on Dask collections: the held-out values of the
+        calibration passes, kept on the client (O(m v) floats), give the
+        same sets.  A Mondrian class with too few rows for the
         coverage gets an infinite threshold: it is in every set.  Cost:
         O(m C) for the calibration scores plus ``predict_proba``, O(m) for
         the order statistics; no refit.
@@ -144,8 +146,8 @@ class ConformalSetMixin:
         held = getattr(self, "_held_out", None)
         if held is None or getattr(self, "calibrators_", None) is None:
             raise ValueError(
-                "this model keeps no held-out decision values (it was loaded from a file, or fitted on Dask "
-                "collections without calibration values): refit it on the training data to get prediction sets"
+                "this model keeps no held-out decision values (it was loaded from a file): refit it on the training "
+                "data to get prediction sets"
             )
         F, codes = held
         ok = np.all(np.isfinite(F), axis=1)  # as the calibration: rows of leverage ~1 carry no value
