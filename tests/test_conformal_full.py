@@ -275,3 +275,14 @@ def test_coverage_over_200_random_splits(method):
         lo, hi = est.predict_interval(X[100:], 0.9, method).T
         hits.append(np.mean((lo <= y[100:]) & (y[100:] <= hi)))
     assert np.mean(hits) >= 0.9 - 0.01, np.mean(hits)
+
+
+@pytest.mark.filterwarnings("ignore::lssvm.exceptions.SearchEdgeWarning")
+def test_family_searches_pass_full_to_their_best_model(rng):
+    from lssvm import FixedSizeLSSVRCV, NystromLSSVRCV
+
+    X, Y, Xt = data(rng, m=80)
+    for search in (NystromLSSVRCV(n_basis=10, random_state=0), FixedSizeLSSVRCV(n_basis=10, random_state=0)):
+        search.fit(X, Y)
+        np.testing.assert_array_equal(search.predict_interval(Xt, 0.8, "full"),
+                                      search.best_estimator_.predict_interval(Xt, 0.8, "full"))
