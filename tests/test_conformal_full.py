@@ -263,7 +263,7 @@ def test_full_method_needs_rows_in_memory(rng):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["full", "jackknife+", "cv+"])
 def test_coverage_over_200_random_splits(method):
-    """The issue's check: mean coverage over 200 random splits (100 training,
+    """Mean coverage over 200 random splits (100 training,
     100 test rows; a basis of 10 points, fixed alpha) within 0.01 of nominal,
     or above it."""
     rng = np.random.default_rng(11)
