@@ -2,6 +2,7 @@
 
     python benchmarks/conformal.py [--splits 20] [--sets friedman1,boston,puma32H,elevators,ailerons,pol]
                                    [--max-train 4000] [--n-basis 300]
+    python benchmarks/conformal.py --scale [--sizes 2000:200,20000:500]
 
 Per data set, ``--splits`` random 80/20 splits (the training part capped at
 ``--max-train`` rows, drawn at random); inputs standardised on the training
@@ -110,6 +111,33 @@ def main(args):
     print(loadavg())
 
 
+def scale(args):
+    """Interval time for t = m test rows against the fit's time (synthetic
+    data, 8 inputs, a random basis of n points, alpha 0.1), methods
+    interleaved."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for size in args.sizes:
+        m, n = (int(v) for v in size.split(":"))
+        X = rng.standard_normal((2 * m, 8))
+        y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(2 * m)
+        t0 = time.perf_counter()
+        est = SparseLSSVR(gamma=0.1, alpha=0.1, basis="random", n_basis=n, random_state=0).fit(X[:m], y[:m])
+        row = dict(m=m, t=m, n=n, fit=time.perf_counter() - t0)
+        for method in ("jackknife+", "full", "cv+"):
+            t0 = time.perf_counter()
+            est.predict_interval(X[m:], COVERAGE, method)
+            row[method] = time.perf_counter() - t0
+        rows.append(row)
+        print(row, flush=True)
+    df = pd.DataFrame(rows)
+    for method in ("jackknife+", "full", "cv+"):
+        df[f"{method} / fit"] = df[method] / df["fit"]
+    print("\nSeconds for t = m test rows, and as multiples of the fit")
+    print(md(df, index=False))
+    print(loadavg())
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=20)
@@ -117,4 +145,7 @@ if __name__ == "__main__":
                     default=["friedman1", "boston", "puma32H", "elevators", "ailerons", "pol"])
     ap.add_argument("--max-train", type=int, default=4000)
     ap.add_argument("--n-basis", type=int, default=300)
-    main(ap.parse_args())
+    ap.add_argument("--scale", action="store_true", help="interval time for t = m rows against the fit's")
+    ap.add_argument("--sizes", type=lambda s: s.split(","), default=["2000:200", "20000:500"])
+    parsed = ap.parse_args()
+    scale(parsed) if parsed.scale else main(parsed)

@@ -52,8 +52,8 @@ __all__ = ["full_conformal_bounds", "ridge_full_conformal", "sparse_full_conform
 #: estimated relative error of the leverages (eps cond(A), LAPACK dpocon) past which a NumericalWarning is given
 _LEVERAGE_RTOL = 1e-8
 
-#: test rows per block are chosen so a block's (t, 2m) breakpoints stay near this many floats
-_BLOCK_FLOATS = 1 << 21
+#: test rows per block are chosen so a block's (t, m) cross-leverages stay near this many floats
+_BLOCK_FLOATS = 1 << 22
 
 
 def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_size=None):
@@ -86,7 +86,7 @@ def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_
     E = fac.residuals(alpha)
     coef = d[:, None] * fac.z
     out = np.empty((X.shape[0], 2, E.shape[1]))
-    step = max(1, _BLOCK_FLOATS // (2 * m))
+    step = max(1, _BLOCK_FLOATS // m)
     if block_size is not None:
         step = min(step, int(block_size))
     for rows in iter_row_blocks(X.shape[0], step):
@@ -142,14 +142,14 @@ def full_conformal_bounds(E, U, h, centre, coverage, with_gaps=False):
     simple = np.all(np.abs(U) < 1.0, axis=1)
     if np.all(simple):
         return _selected_bounds(E, U, h, centre, k, with_gaps)
-    out = _sorted_bounds(E, U, h, centre, k, with_gaps)
-    if np.any(simple):
-        got = _selected_bounds(E, U[simple], h[simple], centre[simple], k, with_gaps)
-        if with_gaps:
-            out[0][simple], out[1][simple] = got
-        else:
-            out[simple] = got
-    return out
+    h = np.asarray(h, dtype=float)
+    bounds = np.empty((U.shape[0], 2, v))
+    gaps = np.zeros((U.shape[0], v), dtype=bool)
+    for rows, route in ((simple, _selected_bounds), (~simple, _sorted_bounds)):  # the sort only where needed
+        if np.any(rows):
+            got = route(E, U[rows], h[rows], centre[rows], k, True)
+            bounds[rows], gaps[rows] = got
+    return (bounds, gaps) if with_gaps else bounds
 
 
 def _selected_bounds(E, U, h, centre, k, with_gaps):
@@ -159,12 +159,16 @@ def _selected_bounds(E, U, h, centre, k, with_gaps):
     one_h = 1.0 + np.asarray(h, dtype=float)[:, None]
     bounds = np.empty((U.shape[0], 2, v))
     for j in range(v):
-        a = np.abs(E[:, j])
-        su = np.sign(E[:, j]) * U  # (t, m)
-        hi = np.partition(a * one_h / (1.0 + su), k - 1, axis=1)[:, k - 1]
-        lo = np.partition(a * one_h / (1.0 - su), k - 1, axis=1)[:, k - 1]
-        bounds[:, 0, j] = centre[:, j] - lo
-        bounds[:, 1, j] = centre[:, j] + hi
+        w = np.abs(E[:, j]) * one_h  # (t, m): |e_i| (1 + h)
+        su = U * np.sign(E[:, j])
+        den = 1.0 + su
+        np.divide(w, den, out=den)  # hi_i, in place: three (t, m) arrays in all
+        den.partition(k - 1, axis=1)
+        bounds[:, 1, j] = centre[:, j] + den[:, k - 1]
+        np.subtract(1.0, su, out=su)
+        np.divide(w, su, out=su)  # -lo_i
+        su.partition(k - 1, axis=1)
+        bounds[:, 0, j] = centre[:, j] - su[:, k - 1]
     return (bounds, np.zeros((U.shape[0], v), dtype=bool)) if with_gaps else bounds
 
 
@@ -262,7 +266,7 @@ def ridge_full_conformal(Z, penalty, test_rows, X, E, centre, coverage, block_si
             NumericalWarning, stacklevel=4,
         )
     out = np.empty((X.shape[0], 2, E.shape[1]))
-    step = max(1, _BLOCK_FLOATS // (2 * m))
+    step = max(1, _BLOCK_FLOATS // m)
     if block_size is not None:
         step = min(step, int(block_size))
     for rows in iter_row_blocks(X.shape[0], step):
