@@ -214,3 +214,20 @@ def test_model_loaded_from_a_file_refuses_clearly(rng, tmp_path):
     np.testing.assert_allclose(loaded.predict_proba(Xt), est.predict_proba(Xt))
     with pytest.raises(ValueError, match="loaded from a file"):
         loaded.predict_set(Xt)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["lac", "aps"])
+@pytest.mark.parametrize("mondrian", [False, True])
+def test_set_coverage_over_200_random_splits(method, mondrian):
+    """Mean coverage over 200 random splits (200 training, 200 test rows,
+    three classes) within 0.01 of nominal or above it; per class with Mondrian."""
+    rng = np.random.default_rng(5)
+    hits = []
+    for _ in range(200):
+        X, y, _ = data(rng, m=400, classes=3, t=0)
+        est = SparseLSSVC(gamma=0.5, alpha=0.3, basis="random", n_basis=10, random_state=0,
+                          calibration="sigmoid").fit(X[:200], y[:200])
+        hit = est.predict_set(X[200:], 0.9, method, mondrian)[np.arange(200), y[200:]]
+        hits.append([hit[y[200:] == c].mean() for c in range(3)] if mondrian else [hit.mean()])
+    assert np.all(np.mean(hits, axis=0) >= 0.9 - 0.01), np.mean(hits, axis=0)
