@@ -68,7 +68,7 @@ __all__ = [
     "loo_values",
 ]
 
-INTERVAL_METHODS = ("jackknife+", "jackknife", "cv+")
+INTERVAL_METHODS = ("jackknife+", "jackknife", "cv+", "full")
 
 #: floor/ceil of alpha_c (m + 1) are taken with this relative slack, so that
 #: 1 - 0.9 = 0.09999999999999998 times 100 still counts as 10.

@@ -18,6 +18,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._conformal_sets import ConformalSetMixin
+
 __all__ = [
     "CALIBRATIONS",
     "CALIBRATION_DOC",
@@ -201,8 +203,8 @@ def calibration_maps(method, F, codes, n_classes):
     return [CalibrationMap(method, F[ok, k], codes[ok] == k) for k in range(n_classes)]
 
 
-class ProbaMixin:
-    """``predict_proba`` for the calibrated classifiers (a mixin; needs
+class ProbaMixin(ConformalSetMixin):
+    """``predict_proba`` and ``predict_set`` for the calibrated classifiers (a mixin; needs
     ``classes_``, ``_codes``, ``calibration``, ``calibration_cv``,
     ``_decision_2d`` and :meth:`_calibration_decisions`, whose default is
     the sparse model's)."""
@@ -244,6 +246,8 @@ class ProbaMixin:
         # calibration=None: no predict_proba; None decision values: it says why
         self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, codes,
                                                                      self.classes_.size)
+        # predict_set's calibration scores: the same held-out values, O(m v) floats
+        self._held_out = None if F is None else (np.asarray(F, dtype=float).reshape(len(codes), -1), codes)
         return self
 
     @available_if(_calibrated)
@@ -282,7 +286,10 @@ class ProbaMixin:
                 "predict_proba is not available for a model fitted on Dask collections; use "
                 "decision_function, or fit on a NumPy sample to get calibrated probabilities"
             )
-        F = self._decision_2d(X)
+        return self._proba_from_decisions(self._decision_2d(X))
+
+    def _proba_from_decisions(self, F):
+        """Calibrated probabilities (t, n_classes) of decision values F (t, v)."""
         if self.classes_.size == 2:
             p1 = self.calibrators_[0](F[:, 0])
             return np.column_stack([1.0 - p1, p1])
@@ -319,3 +326,7 @@ class SearchProbaMixin:
     def predict_log_proba(self, X):
         """``best_estimator_.predict_log_proba(X)``, shape (t, n_classes)."""
         return self._best().predict_log_proba(X)
+
+    def predict_set(self, X, coverage=0.9, method="lac", mondrian=False, random_state=0):
+        """``best_estimator_.predict_set(...)``: conformal prediction sets, bool (t, n_classes)."""
+        return self._best().predict_set(X, coverage, method, mondrian, random_state)
