@@ -16,6 +16,7 @@ from sklearn.base import clone
 
 from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..exceptions import InputWarning
 from ..io import SavedModel, load_model, save_model
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
@@ -198,7 +199,8 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
     est = model.estimator
     try:
-        X = model.encode(frame)
+        with collect_warnings() as caught:  # what the encoding changed: one line each, below
+            X = model.model_inputs(frame)  # the path of SavedModel.predict & co. in Python
         pred = np.asarray(est.predict(X))
     except ValueError as exc:
         raise click.ClickException(f"DATA: {exc}") from None
@@ -217,10 +219,11 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.BadParameter(f"column(s) {', '.join(clash)} would repeat an output column's name; rename them "
                                  "in DATA", param_hint="--keep")
     out = pd.concat([frame[keep].reset_index(drop=True), out], axis=1)
-    unseen = getattr(model.preprocessing, "unseen", None)
-    if unseen:
-        click.echo("unseen     levels absent from training (counted with the rare levels, or as no level): "
-                   + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()), err=True)
+    for w in caught:
+        text = str(w.message)
+        label = "warning" if not issubclass(w.category, InputWarning) else (
+            "unseen" if text.startswith("levels absent") else "imputed")
+        click.echo(f"{label:<10} {text}", err=True)
     if output:
         try:
             out.to_csv(output, index=False)
