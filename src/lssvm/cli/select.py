@@ -34,6 +34,7 @@ from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
+from ._baseline import cv_baseline, heldout_baseline
 from ._common import load_frame, parse_log_values
 from ._cost import estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
@@ -267,14 +268,24 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     best = ", ".join(f"{k}={_fmt(v)}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
     value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
+    # the trivial baseline on the same folds and test rows (streamed rows are not in memory: none)
+    baseline = None if streaming else cv_baseline(y, est.cv_folds_, est.scoring_, getattr(est, "classes_", None))
+    base_test = None if test_values is None else heldout_baseline(y, y_test.to_numpy(), task)
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
     click.echo(f"best       {best} (CV {crit} {value:.4g})")
+    verdict = None
+    if baseline is not None:
+        verdict = baseline.verdict(value)
+        click.echo(f"baseline   {baseline.what}: CV {crit} {baseline.value:.4g}")
     if test_values is not None:
         click.echo(f"test       {format_metrics(test_values)} on {len(test_frame)} rows (CV {crit} {value:.4g})")
+        click.echo(f"baseline   on the test rows: {format_metrics(base_test)}")
+    if verdict:
+        click.echo(f"note       {verdict}")
     unseen = getattr(encoding, "unseen", None)
     if test_values is not None and unseen:
         click.echo("unseen     test levels absent from training: "
@@ -285,7 +296,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     summary = [("data", f"{data_text}: {n_rows} rows, {inputs}: {', '.join(shown)}"),
                ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
-               ("best parameters", best), (f"CV {crit}", f"{value:.4g}"),
+               ("best parameters", best),
+               (f"CV {crit}", f"{value:.4g}" + ("" if baseline is None else
+                                                f" (baseline, {baseline.what}: {baseline.value:.4g})")),
+               *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
     if test_values is not None:
@@ -311,7 +325,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
                      f"decision value ({est.classes_[1]} > 0)")
-    _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features)
+    _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features, base_test)
 
 
 def _fmt(v):
@@ -389,7 +403,8 @@ def _echo_evaluation(params, path):
                err=True)
 
 
-def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None):
+def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None,
+                   test_baseline=None):
     """Report into a temporary folder, model file atomically, then the
     folder into place: on any failure nothing new is left behind."""
     tmp = None
@@ -399,7 +414,8 @@ def _write_outputs(output, model, report_dir, est, summary, table, test_values=N
 
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's 0700 -> the user's umask
-            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features)
+            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features,
+                         test_baseline=test_baseline)
         try:
             save_model(output, model)
         except ValueError as exc:

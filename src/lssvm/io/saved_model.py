@@ -97,7 +97,7 @@ class SavedModel:
             A table with the training columns (by name; other columns are
             ignored; text, missing values and unseen levels as the stored
             encoding takes them), or, for a model of numeric inputs without
-            a tabular encoding, an array (or a frame without those names)
+            a tabular encoding, an array (or a frame of unnamed columns)
             of the ``feature_names`` columns in that order, unscaled.
 
         Warns
@@ -112,8 +112,9 @@ class SavedModel:
             A missing column, text in a numeric column, an array given to a
             model that encodes a table, or an array of the wrong width.
         """
-        by_name = self.preprocessing is not None or all(c in X.columns for c in self.feature_names) \
-            if isinstance(X, pd.DataFrame) else False
+        # a frame of unnamed columns (0, 1, ...) is an array; named columns are taken by name
+        by_name = isinstance(X, pd.DataFrame) and (
+            self.preprocessing is not None or any(isinstance(c, str) for c in X.columns))
         if by_name:
             Z = self.encode(X)
             for change in self.input_changes():
