@@ -41,6 +41,7 @@ from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
 from ._stream import expand_paths, pass_progress, stream_xy
+from ._wall_time import CommandClock, after_search_seconds, gradient_stage_seconds
 
 __all__ = ["select"]
 
@@ -137,6 +138,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
+    clock = CommandClock()
     streaming = chunk_rows is not None
     test_frame = None
     if test_data is not None and test_size is not None:
@@ -223,8 +225,14 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                              n_basis=n_basis, classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
+        search_seconds = cost.seconds
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
-            click.echo(_gradient_budget_line(est, Xs, kernel))
+            line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
+            click.echo(line)
+            search_seconds += gradient_seconds
+        estimate, line = clock.estimate_line(search_seconds, after_search_seconds(
+            n_rows, report_dir is not None, 0 if test_frame is None else len(test_frame)))
+        click.echo(line)
         X_test = y_test = None
         if test_frame is not None:  # checked and encoded before the search, not after it
             with collect_warnings() as caught_test:
@@ -326,6 +334,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                      lambda g: est.decision_function(model.transform(g)), features[0],
                      f"decision value ({est.classes_[1]} > 0)")
     _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features, base_test)
+    click.echo(clock.final_line(estimate))
 
 
 def _fmt(v):
@@ -441,13 +450,20 @@ def _umask():
     return mask
 
 
-def _gradient_budget_line(est, X, kernel):
-    """What the L-BFGS-B stage of ``--search gradient`` may cost, in evaluations (each about two to three fits)."""
+def _gradient_budget(est, X, kernel, rows, rates, classification):
+    """What the L-BFGS-B stage of ``--search gradient`` may cost: (line, estimated seconds)."""
     from ..estimators.gradient_defaults import gradient_evaluations
     from ..estimators.gradient_search import ALPHA_REFINEMENTS
 
     p = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0)) if kernel == "ard" else 1
     cap = gradient_evaluations(est.max_evaluations, p)
+    seconds = gradient_stage_seconds("sparse", rows, np.shape(X)[1], p, est.n_restarts + 1, cap, rates,
+                                     classification)
     return (f"gradient   then L-BFGS-B: at most {cap} evaluations per start ({p} widths + alpha), "
             f"{est.n_restarts + 1} start(s), each restarted up to {ALPHA_REFINEMENTS} times at a better alpha, "
-            f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits")
+            f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits: about "
+            f"{_seconds(seconds)}"), seconds
+
+
+def _seconds(value):
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
