@@ -117,3 +117,15 @@ def test_clean_rows_predict_without_a_warning_and_arrays_are_refused(classifier_
         m.predict(m.encode(clean))
     with pytest.raises(ValueError, match="input column\\(s\\) not found: city"):
         m.predict(clean.drop(columns="city"))
+
+
+def test_select_says_what_it_filled_in_on_the_test_rows(tmp_path, rng):
+    _table(rng, 200, "classification").to_csv(tmp_path / "train.csv", index=False)
+    test = _new_rows(rng, "classification")
+    test["y"] = "yes"
+    test.to_csv(tmp_path / "test.csv", index=False)
+    res = _cli(["select", str(tmp_path / "train.csv"), *FAST, "--test", str(tmp_path / "test.csv"),
+                "-o", str(tmp_path / "m.npz"), "--no-report"])
+    assert "imputed    test rows' missing values filled in as in training: age (3 rows), hours (2 rows), " \
+           "job (1 rows)" in res.stdout
+    assert "unseen     test levels absent from training: job (4 rows)" in res.stdout

@@ -294,10 +294,13 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"baseline   on the test rows: {format_metrics(base_test)}")
     if verdict:
         click.echo(f"note       {verdict}")
-    unseen = getattr(encoding, "unseen", None)
+    unseen, imputed = getattr(encoding, "unseen", None), getattr(encoding, "imputed", None)
     if test_values is not None and unseen:
         click.echo("unseen     test levels absent from training: "
                    + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()))
+    if test_values is not None and imputed:
+        click.echo("imputed    test rows' missing values filled in as in training: "
+                   + ", ".join(f"{c} ({n} rows)" for c, n in imputed.items()))
     echo_warnings(caught, verbose)
     shown = features if encoding is None else encoding.input_columns
     inputs = f"{len(shown)} inputs" + ("" if encoding is None else f" (encoded as {len(features)} columns)")
