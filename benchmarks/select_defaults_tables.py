@@ -156,7 +156,9 @@ def run_hgb(train, test, target, task):
     Xtr, Xte = prepare(train), prepare(test)
     for c in Xtr.columns:  # the test levels as the training's (unseen: missing)
         if isinstance(Xtr[c].dtype, pd.CategoricalDtype):
-            Xte[c] = pd.Categorical(Xte[c].astype(object), categories=Xtr[c].cat.categories)
+            cats = Xtr[c].cat.categories
+            values = Xte[c].astype(object)
+            Xte[c] = values.where(values.isin(cats)).astype(pd.CategoricalDtype(cats))
     est = (HistGradientBoostingRegressor(categorical_features="from_dtype") if task == "regression"
            else HistGradientBoostingClassifier(categorical_features="from_dtype"))
     ytr, yte = train[target], test[target]

@@ -22,6 +22,8 @@ import os
 import sys
 import time
 
+from ._cost import _duration, estimate_cost
+
 __all__ = ["CommandClock", "after_search_seconds", "gradient_stage_seconds", "process_seconds"]
 
 #: L-BFGS-B evaluations actually spent per start (and by the evidence search): about this many per parameter
@@ -82,7 +84,6 @@ def gradient_stage_seconds(model, rows, features, n_widths, starts, cap, rates, 
     """
     from ..basis import default_n_basis
     from ..estimators.gradient_defaults import AUTO_BASIS_CAP
-    from ._cost import estimate_cost
 
     n = default_n_basis(int(rows), AUTO_BASIS_CAP)
     evaluations = (starts + 1) * min(cap, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_widths + 1))
@@ -130,9 +131,3 @@ class CommandClock:
         return f"wall time  {actual:.1f} s for the whole command (estimated {estimate:.1f} s{ratio})"
 
 
-def _duration(seconds):
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"

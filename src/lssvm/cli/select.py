@@ -36,7 +36,7 @@ from ..io import SavedModel, save_model
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._common import load_frame, parse_log_values
-from ._cost import estimate_cost
+from ._cost import _duration, estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
@@ -465,8 +465,4 @@ def _gradient_budget(est, X, kernel, rows, rates, classification):
     return (f"gradient   then L-BFGS-B: at most {cap} evaluations per start ({p} widths + alpha), "
             f"{est.n_restarts + 1} start(s), each restarted up to {ALPHA_REFINEMENTS} times at a better alpha, "
             f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits: about "
-            f"{_seconds(seconds)}"), seconds
-
-
-def _seconds(value):
-    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
+            f"{_duration(seconds)}"), seconds
