@@ -22,6 +22,7 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
 from .. import __version__
 from .._labels import LabelCoder
+from ..cv import resolve_folds
 from ..estimators import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -276,8 +277,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     best = ", ".join(f"{k}={_fmt(v)}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
     value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
-    # the trivial baseline on the same folds and test rows (streamed rows are not in memory: none)
-    baseline = None if streaming else cv_baseline(y, est.cv_folds_, est.scoring_, getattr(est, "classes_", None))
+    baseline = _baseline(est, y, groups, cv, streaming, task)  # on the same folds as the score
     base_test = None if test_values is None else heldout_baseline(y, y_test.to_numpy(), task)
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
@@ -338,6 +338,20 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                      f"decision value ({est.classes_[1]} > 0)")
     _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features, base_test)
     click.echo(clock.final_line(estimate))
+
+
+def _baseline(est, y, groups, cv, streaming, task):
+    """The trivial baseline's CV error on the search's partition; streamed
+    rows: the target (m numbers) is read in one more pass and the folds
+    rebuilt by the one fold rule (:func:`lssvm.cv.resolve_folds`)."""
+    folds = est.cv_folds_
+    if streaming:
+        y = np.asarray(y.compute() if hasattr(y, "compute") else y)
+        if groups is not None and hasattr(groups, "compute"):
+            groups = np.asarray(groups.compute())
+        folds = None if isinstance(cv, str) and cv == "loo" else resolve_folds(
+            cv, y.shape[0], y=y, groups=groups, classifier=task == "classification")
+    return cv_baseline(y, folds, est.scoring_, getattr(est, "classes_", None))
 
 
 def _fmt(v):
