@@ -28,11 +28,11 @@ __all__ = ["CommandClock", "after_search_seconds", "gradient_stage_seconds", "pr
 
 #: L-BFGS-B evaluations actually spent per start (and by the evidence search): about this many per parameter
 #: searched (the widths + log alpha), at most the cap; and the work of one evaluation (criterion and
-#: gradient) in criterion calls at one alpha.  Measured with the defaults: boston, ARD (13 widths): 239
-#: evaluations (the caps, 4 x 60) in 9.6 s; MAGIC, rbf: 38 evaluations in 59 s (benchmarks/select_defaults_tables.py
-#: and the notes); these constants put both within 1.6x.
+#: gradient) in criterion calls at one alpha.  Measured with the defaults (actual seconds per evaluation
+#: over one call's estimate): boston, ARD, 13 widths: 239 evaluations (the caps, 4 x 60), 1.55; MAGIC, rbf:
+#: 38 evaluations, 2.0; puma32H, ARD, 32 widths: 460 evaluations (caps 4 x 99 and alpha restarts), 1.95.
 GRADIENT_EVALUATIONS_PER_PARAMETER = 5
-GRADIENT_CALLS_PER_EVALUATION = 1.2
+GRADIENT_CALLS_PER_EVALUATION = 2.0
 #: the report: importing matplotlib and drawing its figures (s), plus the out-of-fold pass per row
 REPORT_SECONDS = 2.5
 REPORT_SECONDS_PER_ROW = 2e-5
@@ -79,8 +79,8 @@ def gradient_stage_seconds(model, rows, features, n_widths, starts, cap, rates, 
     cap with one width; with many it spends the cap), each
     ``GRADIENT_CALLS_PER_EVALUATION`` criterion calls at one alpha on
     the default basis of the gradient search (``min(300, 10 sqrt(m))``
-    random rows), plus 6 m n element-wise operations per width for the
-    gradient's kernel derivatives.
+    random rows); the widths' kernel derivatives are within that factor
+    (measured up to 32 widths).
     """
     from ..basis import default_n_basis
     from ..estimators.gradient_defaults import AUTO_BASIS_CAP
@@ -89,9 +89,7 @@ def gradient_stage_seconds(model, rows, features, n_widths, starts, cap, rates, 
     evaluations = (starts + 1) * min(cap, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_widths + 1))
     one = estimate_cost("sparse", rows, features, 1, 1, basis="random", n_basis=n, rate=rates,
                         classification=classification)
-    per_eval = GRADIENT_CALLS_PER_EVALUATION * one.part_seconds("evaluations")
-    per_eval += 6.0 * rows * n * n_widths / rates.stream / rates.share
-    return evaluations * per_eval
+    return evaluations * GRADIENT_CALLS_PER_EVALUATION * one.part_seconds("evaluations")
 
 
 def after_search_seconds(rows, report, test_rows=0):
