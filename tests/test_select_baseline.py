@@ -4,6 +4,8 @@ explicit refits of scikit-learn's DummyRegressor), the majority class's
 error rate, the same on the test rows, and a note when the model is not
 clearly better."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,3 +82,15 @@ def test_select_regression_baseline_and_a_clear_win_without_a_note(tmp_path, rng
                                    "--no-report"])
     assert res.exit_code == 0, res.output
     assert "baseline   always the majority class" in res.stdout and "note" not in res.stdout
+
+
+def test_fit_prints_the_leave_one_out_baseline(tmp_path):
+    res = CliRunner().invoke(cli, ["fit", "motorcycle", "--target", "accel", "--basis", "random", "--n-basis", "30",
+                                   "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 0, res.output
+    m = re.search(r"baseline   always the mean of the training targets: loo_mse ([0-9.]+) "
+                                r"\(leave-one-out\)", res.output)
+    from lssvm.datasets import load_motorcycle
+
+    y = load_motorcycle(as_frame=True).frame["accel"].to_numpy()
+    assert m and float(m.group(1)) == pytest.approx(np.var(y) * (len(y) / (len(y) - 1)) ** 2, rel=1e-3)

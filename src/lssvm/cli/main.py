@@ -18,6 +18,7 @@ from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
 from ..exceptions import InputWarning
 from ..io import SavedModel, load_model, save_model
+from ._baseline import cv_baseline
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table
@@ -105,6 +106,12 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
             "rescale the inputs) and refit; no model was saved"
         )
     click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.4g})")
+    base = cv_baseline(y.to_numpy(), None, "error_rate" if task == "classification" else "mse",
+                       getattr(est, "classes_", None))
+    verdict = base.verdict(float(best[crit]))
+    click.echo(f"baseline   {base.what}: {crit} {base.value:.4g} (leave-one-out)")
+    if verdict:
+        click.echo(f"note       {verdict}")
     if alpha is None:
         click.echo(f"saved      alpha={est.alpha:.4g}, the best by LOO (--alpha best)")
     else:
