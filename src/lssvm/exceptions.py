@@ -2,7 +2,8 @@
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NumericalWarning", "ConstantTargetWarning", "PerformanceWarning", "NotFittedError", "SearchEdgeWarning"]
+__all__ = ["NumericalWarning", "ConstantTargetWarning", "PerformanceWarning", "NotFittedError", "SearchEdgeWarning",
+           "InputWarning"]
 
 
 class NumericalWarning(UserWarning):
@@ -28,3 +29,11 @@ class SearchEdgeWarning(UserWarning):
     """The best value of a searched parameter lies on the edge of its range:
     the optimum may lie outside it.  The message names the parameter and the
     direction in which to extend the range."""
+
+
+class InputWarning(UserWarning):
+    """Prediction inputs were changed so that the model can use them: missing
+    values filled by the training imputation, or category levels unseen in
+    training counted with the rare levels (or as no level).  The message
+    names the columns and how many rows of each; the predictions of those
+    rows rest on the filled-in values."""

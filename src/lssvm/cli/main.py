@@ -16,7 +16,9 @@ from sklearn.base import clone
 
 from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..exceptions import InputWarning
 from ..io import SavedModel, load_model, save_model
+from ._baseline import cv_baseline
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table
@@ -104,6 +106,12 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
             "rescale the inputs) and refit; no model was saved"
         )
     click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.4g})")
+    base = cv_baseline(y.to_numpy(), None, "error_rate" if task == "classification" else "mse",
+                       getattr(est, "classes_", None))
+    verdict = base.verdict(float(best[crit]))
+    click.echo(f"baseline   {base.what}: {crit} {base.value:.4g} (leave-one-out)")
+    if verdict:
+        click.echo(f"note       {verdict}")
     if alpha is None:
         click.echo(f"saved      alpha={est.alpha:.4g}, the best by LOO (--alpha best)")
     else:
@@ -198,7 +206,8 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
     est = model.estimator
     try:
-        X = model.encode(frame)
+        with collect_warnings() as caught:  # what the encoding changed: one line each, below
+            X = model.model_inputs(frame)  # the path of SavedModel.predict & co. in Python
         pred = np.asarray(est.predict(X))
     except ValueError as exc:
         raise click.ClickException(f"DATA: {exc}") from None
@@ -217,10 +226,11 @@ def predict(model_file, data, output, keep, interval, proba):
         raise click.BadParameter(f"column(s) {', '.join(clash)} would repeat an output column's name; rename them "
                                  "in DATA", param_hint="--keep")
     out = pd.concat([frame[keep].reset_index(drop=True), out], axis=1)
-    unseen = getattr(model.preprocessing, "unseen", None)
-    if unseen:
-        click.echo("unseen     levels absent from training (counted with the rare levels, or as no level): "
-                   + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()), err=True)
+    for w in caught:
+        text = str(w.message)
+        label = "warning" if not issubclass(w.category, InputWarning) else (
+            "unseen" if text.startswith("levels absent") else "imputed")
+        click.echo(f"{label:<10} {text}", err=True)
     if output:
         try:
             out.to_csv(output, index=False)

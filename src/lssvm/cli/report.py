@@ -229,7 +229,8 @@ CAPTIONS = {
 CAPTIONS.update(UNCERTAINTY_CAPTIONS)
 
 
-def write_report(folder, search, summary, table, test_values=None, curve=None, feature_names=None):
+def write_report(folder, search, summary, table, test_values=None, curve=None, feature_names=None,
+                 test_baseline=None):
     """Write ``index.html`` and its PNG figures into ``folder`` (which must exist).
 
     Parameters
@@ -247,6 +248,9 @@ def write_report(folder, search, summary, table, test_values=None, curve=None, f
         one-input model: ``predict`` maps raw inputs (m, 1) to outputs (m,).
     feature_names : list of str, optional
         Input names, for the relevance chart of a gradient search.
+    test_baseline : list of (str, float), optional
+        The trivial baseline's test metrics (majority class or mean), shown
+        beside ``test_values`` under the same names.
 
     Returns
     -------
@@ -287,10 +291,19 @@ def write_report(folder, search, summary, table, test_values=None, curve=None, f
     cv_value = -search.best_score_ if search.scoring_ == "mse" else 1 - search.best_score_
     test_html = ""
     if test_values:
-        cells = "".join(f"<tr><th>{html.escape(n)}</th><td>{v:.4g}</td></tr>" for n, v in test_values)
+        base = dict(test_baseline or [])
+        head = "<tr><th>metric</th><td>model</td>" + ("<td>baseline</td>" if base else "") + "</tr>"
+        cells = head + "".join(
+            f"<tr><th>{html.escape(n)}</th><td>{v:.4g}</td>"
+            + (f"<td>{base[n]:.4g}</td>" if n in base else "<td></td>" if base else "") + "</tr>"
+            for n, v in test_values)
+        base_text = (" The baseline column is the trivial model scored on the same rows: the training targets' "
+                     "mean (regression) or their class shares, with the majority class as the prediction "
+                     "(classification); the model should be clearly better." if base else "")
         test_html = (f"<h2>Test metrics</h2>\n<p>On rows the search never saw, beside the CV estimate "
                      f"(CV {crit} {cv_value:.4g}). A test error far above the CV estimate means the test rows "
-                     f"differ from the training rows, or the search over-fitted its CV.</p>\n<table>{cells}</table>")
+                     f"differ from the training rows, or the search over-fitted its CV.{base_text}</p>\n"
+                     f"<table>{cells}</table>")
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>lssvm model selection</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}

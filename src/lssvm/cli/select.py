@@ -22,6 +22,7 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
 from .. import __version__
 from .._labels import LabelCoder
+from ..cv import resolve_folds
 from ..estimators import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -34,12 +35,14 @@ from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
+from ._baseline import cv_baseline, heldout_baseline
 from ._common import load_frame, parse_log_values
-from ._cost import estimate_cost
+from ._cost import _duration, estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
 from ._stream import expand_paths, pass_progress, stream_xy
+from ._wall_time import CommandClock, after_search_seconds, gradient_stage_seconds
 
 __all__ = ["select"]
 
@@ -136,6 +139,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
+    clock = CommandClock()
     streaming = chunk_rows is not None
     test_frame = None
     if test_data is not None and test_size is not None:
@@ -222,8 +226,14 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                              n_basis=n_basis, classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
+        search_seconds = cost.seconds
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
-            click.echo(_gradient_budget_line(est, Xs, kernel))
+            line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
+            click.echo(line)
+            search_seconds += gradient_seconds
+        estimate, line = clock.estimate_line(search_seconds, after_search_seconds(
+            n_rows, report_dir is not None, 0 if test_frame is None else len(test_frame)))
+        click.echo(line)
         X_test = y_test = None
         if test_frame is not None:  # checked and encoded before the search, not after it
             with collect_warnings() as caught_test:
@@ -267,25 +277,40 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     best = ", ".join(f"{k}={_fmt(v)}" for k, v in est.best_params_.items())
     crit = "MSE" if est.scoring_ == "mse" else "error rate"
     value = -est.best_score_ if est.scoring_ == "mse" else 1 - est.best_score_
+    baseline = _baseline(est, y, groups, cv, streaming, task)  # on the same folds as the score
+    base_test = None if test_values is None else heldout_baseline(y, y_test.to_numpy(), task)
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
     click.echo(f"best       {best} (CV {crit} {value:.4g})")
+    verdict = None
+    if baseline is not None:
+        verdict = baseline.verdict(value)
+        click.echo(f"baseline   {baseline.what}: CV {crit} {baseline.value:.4g}")
     if test_values is not None:
         click.echo(f"test       {format_metrics(test_values)} on {len(test_frame)} rows (CV {crit} {value:.4g})")
-    unseen = getattr(encoding, "unseen", None)
+        click.echo(f"baseline   on the test rows: {format_metrics(base_test)}")
+    if verdict:
+        click.echo(f"note       {verdict}")
+    unseen, imputed = getattr(encoding, "unseen", None), getattr(encoding, "imputed", None)
     if test_values is not None and unseen:
         click.echo("unseen     test levels absent from training: "
                    + ", ".join(f"{c} ({n} rows)" for c, n in unseen.items()))
+    if test_values is not None and imputed:
+        click.echo("imputed    test rows' missing values filled in as in training: "
+                   + ", ".join(f"{c} ({n} rows)" for c, n in imputed.items()))
     echo_warnings(caught, verbose)
     shown = features if encoding is None else encoding.input_columns
     inputs = f"{len(shown)} inputs" + ("" if encoding is None else f" (encoded as {len(features)} columns)")
     summary = [("data", f"{data_text}: {n_rows} rows, {inputs}: {', '.join(shown)}"),
                ("target", f"{target_name} ({task})"), ("model", cls.__name__), ("search", search),
                ("cross-validation", str(cv_text or cv)), ("kernel", kernel), ("inputs scaled", scale),
-               ("best parameters", best), (f"CV {crit}", f"{value:.4g}"),
+               ("best parameters", best),
+               (f"CV {crit}", f"{value:.4g}" + ("" if baseline is None else
+                                                f" (baseline, {baseline.what}: {baseline.value:.4g})")),
+               *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
     if test_values is not None:
@@ -311,7 +336,22 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
                      f"decision value ({est.classes_[1]} > 0)")
-    _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features)
+    _write_outputs(output, model, report_dir, est, summary, table, test_values, curve, features, base_test)
+    click.echo(clock.final_line(estimate))
+
+
+def _baseline(est, y, groups, cv, streaming, task):
+    """The trivial baseline's CV error on the search's partition; streamed
+    rows: the target (m numbers) is read in one more pass and the folds
+    rebuilt by the one fold rule (:func:`lssvm.cv.resolve_folds`)."""
+    folds = est.cv_folds_
+    if streaming:
+        y = np.asarray(y.compute() if hasattr(y, "compute") else y)
+        if groups is not None and hasattr(groups, "compute"):
+            groups = np.asarray(groups.compute())
+        folds = None if isinstance(cv, str) and cv == "loo" else resolve_folds(
+            cv, y.shape[0], y=y, groups=groups, classifier=task == "classification")
+    return cv_baseline(y, folds, est.scoring_, getattr(est, "classes_", None))
 
 
 def _fmt(v):
@@ -389,7 +429,8 @@ def _echo_evaluation(params, path):
                err=True)
 
 
-def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None):
+def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None,
+                   test_baseline=None):
     """Report into a temporary folder, model file atomically, then the
     folder into place: on any failure nothing new is left behind."""
     tmp = None
@@ -399,7 +440,8 @@ def _write_outputs(output, model, report_dir, est, summary, table, test_values=N
 
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's 0700 -> the user's umask
-            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features)
+            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features,
+                         test_baseline=test_baseline)
         try:
             save_model(output, model)
         except ValueError as exc:
@@ -425,13 +467,16 @@ def _umask():
     return mask
 
 
-def _gradient_budget_line(est, X, kernel):
-    """What the L-BFGS-B stage of ``--search gradient`` may cost, in evaluations (each about two to three fits)."""
+def _gradient_budget(est, X, kernel, rows, rates, classification):
+    """What the L-BFGS-B stage of ``--search gradient`` may cost: (line, estimated seconds)."""
     from ..estimators.gradient_defaults import gradient_evaluations
     from ..estimators.gradient_search import ALPHA_REFINEMENTS
 
     p = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0)) if kernel == "ard" else 1
     cap = gradient_evaluations(est.max_evaluations, p)
+    seconds = gradient_stage_seconds("sparse", rows, np.shape(X)[1], p, est.n_restarts + 1, cap, rates,
+                                     classification)
     return (f"gradient   then L-BFGS-B: at most {cap} evaluations per start ({p} widths + alpha), "
             f"{est.n_restarts + 1} start(s), each restarted up to {ALPHA_REFINEMENTS} times at a better alpha, "
-            f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits")
+            f"and an evidence search of at most {cap}; one evaluation costs about 2-3 fits: about "
+            f"{_duration(seconds)}"), seconds

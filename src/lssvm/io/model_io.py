@@ -46,7 +46,6 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +56,7 @@ from ..estimators import RENAMED_PARAMS, RENAMED_VALUES, SparseLSSVC, SparseLSSV
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
-from .tables import input_matrix
+from .saved_model import SavedModel
 from .tabular import TabularEncoding
 from .uncertainty import stored_uncertainty, uncertainty_arrays
 
@@ -66,63 +65,6 @@ __all__ = ["SavedModel", "ModelFileError", "save_model", "load_model", "FORMAT_V
 FORMAT_NAME = "lssvm-model"
 FORMAT_VERSION = 3  # 3: kernel "ard" with a vector gamma (a JSON list)
 _ESTIMATORS = {"SparseLSSVR": SparseLSSVR, "SparseLSSVC": SparseLSSVC}
-
-
-@dataclass
-class SavedModel:
-    """A fitted estimator with the input scaling and column names it was
-    trained with.
-
-    Attributes
-    ----------
-    estimator : SparseLSSVR or SparseLSSVC
-    x_center, x_scale : ndarray of shape (d,)
-        Inputs are transformed as ``(X - x_center) / x_scale`` before the
-        estimator sees them.
-    feature_names : list of str
-    target_name : str or None
-    metadata : dict
-        Anything else (training summary), JSON-serialisable.
-    fitted_as : str or None
-        Class of the estimator that was fitted (set when loaded).
-    fitted_params : dict or None
-        Its parameters, as JSON values (set when loaded).
-    preprocessing : lssvm.io.tabular.TabularEncoding or None
-        A tabular encoding (one-hot levels, imputation, scaling) applied to
-        a table before the estimator; ``feature_names`` are then its output
-        columns and the scaling above is the identity.
-    """
-
-    estimator: object
-    x_center: np.ndarray
-    x_scale: np.ndarray
-    feature_names: list
-    target_name: str | None = None
-    metadata: dict = field(default_factory=dict)
-    fitted_as: str | None = None
-    fitted_params: dict | None = None
-    preprocessing: TabularEncoding | None = None
-
-    def encode(self, frame):
-        """Estimator inputs from a table (m rows): the tabular encoding, or
-        the named numeric columns scaled; shape (m, d)."""
-        if self.preprocessing is not None:
-            return self.preprocessing.transform(frame)
-        return self.transform(input_matrix(frame, self.feature_names))
-
-    def transform(self, X):
-        """Apply the stored input scaling, shape (m, d) -> (m, d)."""
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.x_center.size:
-            raise ValueError(
-                f"the model expects {self.x_center.size} input column(s) "
-                f"({', '.join(self.feature_names)}); got an array of shape {X.shape}"
-            )
-        return (X - self.x_center) / self.x_scale
-
-    def predict(self, X):
-        """Predictions for raw (unscaled) inputs."""
-        return self.estimator.predict(self.transform(X))
 
 
 def save_model(path, model: SavedModel):

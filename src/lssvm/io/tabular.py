@@ -248,6 +248,7 @@ class TabularEncoding:
     categorical_indicators: list
     feature_names: list = field(default_factory=list)
     unseen: dict = field(default_factory=dict, compare=False)
+    imputed: dict = field(default_factory=dict, compare=False)
 
     def __eq__(self, other):
         """Same columns, levels and (bit for bit) the same arrays."""
@@ -309,7 +310,9 @@ class TabularEncoding:
     def transform(self, frame):
         """Encode the input columns of ``frame``, shape (m, n_features_out).
 
-        Counts unseen levels per column in ``self.unseen``.
+        Counts unseen levels per column in ``self.unseen`` and the missing
+        values filled in per column in ``self.imputed`` (both reset on each
+        call; :meth:`input_changes` words them).
 
         Raises
         ------
@@ -322,6 +325,7 @@ class TabularEncoding:
         if absent:
             raise ValueError(f"input column(s) not found: {', '.join(absent)}")
         blocks = []
+        self.unseen, self.imputed = {}, {}
         if self.numeric:
             try:
                 X = frame[self.numeric].apply(pd.to_numeric, errors="raise").to_numpy(dtype=float)
@@ -334,6 +338,7 @@ class TabularEncoding:
                 bad = [c for c, m in zip(self.numeric, miss.any(axis=0), strict=True) if m]
                 raise ValueError(f"missing values in input column(s) {', '.join(bad)}, and the model was "
                                  "trained without imputation")
+            self.imputed.update({c: int(n) for c, n in zip(self.numeric, miss.sum(axis=0), strict=True) if n})
             X = np.where(miss, self.medians[None, :], X)
             Z = np.hstack([X, miss[:, self.numeric_indicators].astype(float)])
             blocks.append((Z - self.center) / self.scale)
@@ -344,7 +349,8 @@ class TabularEncoding:
                 bad = [c for c, m in zip(self.categorical, miss.any(axis=0), strict=True) if m]
                 raise ValueError(f"missing values in input column(s) {', '.join(bad)}, and the model was "
                                  "trained without imputation")
-            self.unseen = {}
+            self.imputed.update({c: int(n) for c, n in zip(self.categorical, miss.sum(axis=0), strict=True)
+                                 if n})
             for j, (col, lev, rare) in enumerate(zip(self.categorical, self.levels, self.rare_levels,
                                                      strict=True)):
                 values = np.where(miss[:, j], self.fill[j] if self.fill else "", T[:, j]).astype(str)
@@ -362,6 +368,24 @@ class TabularEncoding:
             if self.categorical_indicators:
                 blocks.append(miss[:, self.categorical_indicators].astype(float))
         return np.hstack(blocks) if blocks else np.zeros((len(frame), 0))
+
+    def input_changes(self):
+        """What the last :meth:`transform` changed in its table, as sentences
+        naming the columns and row counts (empty when nothing): missing
+        values filled in, levels unseen in training.  ``lssvm predict``
+        prints them and :class:`lssvm.io.SavedModel` warns them
+        (:class:`lssvm.exceptions.InputWarning`)."""
+        def listed(counts):
+            return ", ".join(f"{c} ({n} row{'s' if n != 1 else ''})" for c, n in counts.items())
+
+        out = []
+        if self.imputed:
+            out.append("missing values filled in as in training (numeric: the training median; categorical: the "
+                       f"most frequent level): {listed(self.imputed)}")
+        if self.unseen:
+            out.append("levels absent from training (counted with the rare levels, or as no level): "
+                       f"{listed(self.unseen)}")
+        return out
 
     # ---------------------------------------------------------- model files
     def to_stored(self):
