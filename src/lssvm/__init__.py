@@ -29,7 +29,29 @@ from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarn
 from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
-__version__ = "0.1.0"
+
+def _version():
+    """The version written once, in ``pyproject.toml``: the installed
+    distribution's metadata, else (a source tree on ``PYTHONPATH``, not
+    installed) the ``pyproject.toml`` beside ``src``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lssvm")
+    except PackageNotFoundError:
+        pass
+    import pathlib
+    import tomllib
+
+    pyproject = pathlib.Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        with open(pyproject, "rb") as f:
+            return tomllib.load(f)["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "FixedSizeLSSVC",
