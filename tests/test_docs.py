@@ -148,7 +148,7 @@ def test_site_builds_without_warnings(tmp_path):
     for page in ("index.html", "api/index.html", "api/generated/lssvm.SparseLSSVR.html",
                  "auto_examples/index.html", "auto_examples/sparse/plot_sparse_lssvr.html", "comparison.html", "references.html", "mathematics.html"):
         assert (html / page).is_file(), page
-    # the estimators' constructor parameters, not the vocabulary mixin's __new__(*args, **kwargs)
+    # the estimators' constructor parameters, not a generic (*args, **kwargs)
     head = (html / "api/generated/lssvm.SparseLSSVR.html").read_text().split("Parameters")[0]
     assert "n_basis" in head and "kwargs" not in head
     # numpydoc drops sections it does not know: the search parameters must be there

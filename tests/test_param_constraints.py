@@ -84,3 +84,13 @@ def test_a_size_is_a_count_or_a_fraction():
             NystromLSSVR(gamma=0.5, n_basis=bad).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'n_basis' parameter of SparseLSSVR"):
         SparseLSSVR(gamma=0.5, basis="random", n_basis=0.5).fit(X, y)  # the sparse family takes counts
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_an_unknown_parameter_gets_the_ordinary_keyword_error(cls):
+    # no alias table: a name the constructor does not take is Python's TypeError, and set_params's
+    # is scikit-learn's ValueError naming the valid parameters
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_prototypes'"):
+        cls(n_prototypes=5)
+    with pytest.raises(ValueError, match="Invalid parameter 'n_components'"):
+        cls().set_params(n_components=5)

@@ -58,16 +58,16 @@ def test_dask_cv_error_with_a_basis_given_as_points_matches_memory():
 
 
 @pytest.mark.parametrize("name", ["SparseLSSVR", "SparseLSSVC", "NystromLSSVR", "NystromLSSVC"])
-def test_cv_error_with_groups_in_its_old_position_says_so(name):
-    # was: groups as the third positional argument (before the rename) became scoring and the
-    # error printed the whole array; a fourth positional raised Python's bare count error
+def test_cv_error_with_an_array_as_scoring_names_the_allowed_values(name):
+    # groups passed by position lands in scoring: the error names the allowed values and the
+    # argument's type, not the whole array; groups is keyword-only
     X, y, yc = _data()
     est = getattr(E, name)(gamma=1.0, alpha=0.1, basis="random", n_basis=10, random_state=0)
     est.fit(X, yc if "SVC" in name else y)
     groups = np.arange(len(X)) % 4
-    with pytest.raises(ValueError, match="groups=... by keyword"):
+    with pytest.raises(ValueError, match="scoring must be one of .*got a ndarray$"):
         est.cv_error(5, None, groups)
-    with pytest.raises(TypeError, match="by keyword"):
+    with pytest.raises(TypeError, match="positional argument"):
         est.cv_error(5, None, groups, "keep")
     assert est.cv_error(5, None, None, groups=groups) == est.cv_error(5, groups=groups)
 
@@ -92,19 +92,6 @@ def test_dask_fit_refuses_n_jobs_zero_and_cv_true_as_memory_does():
     for est in (mem, lazy):
         with pytest.raises(ValueError, match="cv must be an int, a scikit-learn splitter"):
             est.cv_error(True)
-
-
-@pytest.mark.parametrize("command", ["fit", "select"])
-@pytest.mark.parametrize("old", ["--n-prototypes", "--n-components"])
-def test_cli_old_size_options_name_the_new_one(command, old):
-    # was: click's bare "No such option: --n-components" (the Python API names n_basis)
-    from click.testing import CliRunner
-
-    from lssvm.cli.main import cli
-
-    result = CliRunner().invoke(cli, [command, "motorcycle", old, "20"])
-    assert result.exit_code == 2
-    assert "renamed --n-basis" in result.output and "--n-basis 20" in result.output
 
 
 @pytest.mark.parametrize("mode", ["remove", "train"])

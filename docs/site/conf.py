@@ -259,21 +259,5 @@ def _escape_trailing_underscores(app, what, name, obj, options, lines):
             literal_indent = indent
 
 
-def _constructor_signature(app, what, name, obj, options, signature, return_annotation):
-    """Show an estimator's constructor parameters, not ``(*args, **kwargs)``: the
-    vocabulary mixin defines ``__new__(cls, *args, **kwargs)`` (to name renamed
-    keywords), and autodoc prefers ``__new__`` to ``__init__``; ``inspect.signature``
-    of the class gives the real one."""
-    if what != "class" or signature is None or "*args" not in signature:
-        return None
-    import inspect
-
-    try:
-        return str(inspect.signature(obj)), return_annotation
-    except (TypeError, ValueError):
-        return None
-
-
 def setup(app):
     app.connect("autodoc-process-docstring", _escape_trailing_underscores, priority=100)
-    app.connect("autodoc-process-signature", _constructor_signature)

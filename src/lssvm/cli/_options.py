@@ -85,19 +85,8 @@ class _CountOrFraction(click.ParamType):
         return number if number < 1 else int(number)
 
 
-def _renamed_option(new):
-    def refuse(ctx, param, value):
-        if value is not None:
-            raise click.UsageError(f"{param.opts[0]} was renamed {new} before lssvm 1.0 (one vocabulary across "
-                                   f"the model families); pass {new} {value}", ctx)
-
-    return refuse
-
-
 #: --basis, --n-basis (every model family: fixed-size prototypes and Nystrom columns are bases too)
 basis_options = _apply([
-    *(click.option(old, hidden=True, expose_value=False, callback=_renamed_option("--n-basis"))
-      for old in ("--n-prototypes", "--n-components")),
     click.option("--basis", type=click.Choice([*BASIS_METHODS, "all"]), default=None,
                  help="Basis method.  Sparse: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
                       "per point), random (the default with --chunk-rows), greedy, kcenter or renyi; fixed-size "

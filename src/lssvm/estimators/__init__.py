@@ -1,6 +1,5 @@
 """Estimators (layer 6): scikit-learn style models."""
 
-from ._vocabulary import RENAMED_PARAMS, RENAMED_VALUES  # noqa: F401  (io maps old saved names)
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR

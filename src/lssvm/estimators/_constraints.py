@@ -23,7 +23,6 @@ from ..basis import BASIS_METHODS
 from ..cv import BASIS_IN_HOLDOUT
 from ..kernels import KERNELS, Kernel
 from ..selection import MAX_EVALUATIONS
-from ._vocabulary import RenamedNamesMixin, check_renamed_values
 
 __all__ = [
     "COUNT",
@@ -109,13 +108,12 @@ SPARSE_SEARCH_PARAMS = {
 }
 
 
-class ValidatedParamsMixin(RenamedNamesMixin):
-    """``_validate_params`` = renamed values, then scikit-learn's
+class ValidatedParamsMixin:
+    """``_validate_params`` = a scalar ``alpha``, then scikit-learn's
     ``_parameter_constraints``, then :meth:`_check_param_rules`; ``fit``
     calls it first."""
 
     def _validate_params(self):
-        check_renamed_values(self)
         if np.ndim(getattr(self, "alpha", 1.0)) != 0:
             raise ValueError(
                 f"alpha must be a single number > 0 for fit; got {self.alpha!r} (an array of alphas goes to the "

@@ -11,8 +11,8 @@ from ..backends import is_dask_collection
 from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._calibration import CALIBRATIONS, ProbaMixin, signature_with
 from ._labels import CodedClassifierMixin, encode_classes
+from ._scoring import CLASSIFICATION_SCORINGS, check_scoring_name
 from ._validation import validate_input
-from ._vocabulary import CLASSIFICATION_SCORINGS, check_scoring_name, renamed_keywords
 
 __all__ = ["SparseLSSVC"]
 
@@ -180,7 +180,6 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         labels = self._decode(F)
         return labels[0] if scalar else labels
 
-    @renamed_keywords
     def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
         """Cross-validated error per alpha.
 

@@ -35,13 +35,8 @@ from ._family_calibration import NystromProbaMixin, with_calibration
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
 from ._nystrom_dask import NystromDaskMixin
+from ._scoring import CLASSIFICATION_SCORINGS, REGRESSION_SCORINGS, check_scoring_name
 from ._validation import validate_input
-from ._vocabulary import (
-    CLASSIFICATION_SCORINGS,
-    REGRESSION_SCORINGS,
-    check_scoring_name,
-    renamed_keywords,
-)
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -370,7 +365,6 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             R = R[..., 0]
         return R[0] if scalar else R
 
-    @renamed_keywords
     def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None):
         """Out-of-fold error of the Nyström model, per alpha (and output).
 

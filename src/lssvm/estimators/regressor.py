@@ -11,8 +11,8 @@ from ._base import BaseSparseLSSVM, squeeze_outputs
 from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import SparseIntervalMixin
+from ._scoring import REGRESSION_SCORINGS, check_scoring_name
 from ._validation import validate_input
-from ._vocabulary import REGRESSION_SCORINGS, check_scoring_name, renamed_keywords
 
 __all__ = ["SparseLSSVR"]
 
@@ -272,7 +272,6 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
-    @renamed_keywords
     def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
         """Cross-validated error per alpha and output.
 

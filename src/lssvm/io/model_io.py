@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 
-from ..estimators import RENAMED_PARAMS, RENAMED_VALUES, SparseLSSVC, SparseLSSVR
+from ..estimators import SparseLSSVC, SparseLSSVR
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
@@ -311,7 +311,7 @@ def _build(meta, arrays):
     gamma = getattr(kernel, "gamma", None)
     if getattr(kernel, "name", None) == "ard" and np.ndim(gamma) == 1 and np.size(gamma) != d:
         raise ModelFileError(f"the 'ard' kernel has {np.size(gamma)} widths but the basis has {d} columns")
-    params = _current_names(meta["params"])
+    params = dict(meta["params"])
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
         raise ModelFileError(f"unknown {cls.__name__} parameter(s): {sorted(unknown)}")
@@ -351,7 +351,7 @@ def _build(meta, arrays):
         target_name=meta["target_name"],
         metadata=meta["metadata"],
         fitted_as=meta["fitted_as"],
-        fitted_params=_current_names(meta["fitted_params"]),
+        fitted_params=dict(meta["fitted_params"]),
         preprocessing=pre,
     )
 
@@ -383,19 +383,6 @@ def _is_number_vector(v):
         return False
     a = np.asarray(v)
     return a.ndim == 1 and a.size > 0 and a.dtype.kind in "iuf"
-
-
-def _current_names(params):
-    """Saved parameters under today's names: files written before the
-    one-vocabulary rename (issue 18; same format version 3) say
-    ``basis_candidates``, ``n_prototypes``, ``sampling="uniform"``..."""
-    out = {}
-    for k, v in params.items():
-        k = RENAMED_PARAMS.get(k, k)
-        if isinstance(v, str):
-            v = RENAMED_VALUES.get((k, v), v)
-        out[k] = v
-    return out
 
 
 def _json_params(params):
