@@ -1,4 +1,4 @@
-"""Sums of squared residuals that say when they overflow (issue 21 item 10).
+"""Sums of squared residuals that say when they overflow.
 
 Squaring residuals of about 1e154 or more overflows float64; NumPy then
 returns inf with only a ``RuntimeWarning``.  These helpers compute the sums

@@ -6,7 +6,7 @@ Why: on a shared machine (a server, a laptop running other work, a Dask
 worker beside others) OpenBLAS threads that find no free core busy-wait for
 one, and the memory-bound and small-panel LAPACK steps (above all the
 tridiagonalisation inside ``eigh``) then run many times slower than on one
-thread (``docs/benchmarks.md``, issue 23).  So the default counts the cores
+thread (``docs/benchmarks.md``).  So the default counts the cores
 that are free *now*, not ``os.cpu_count()``.
 
 The rule (:func:`plan_threads`, pure and unit-tested; :func:`current_plan`
@@ -68,7 +68,7 @@ __all__ = [
 #: Right after a NumPy product (as in the factorisation) two threads lose up to
 #: n = 1000: NumPy's and SciPy's OpenBLAS each keep their own threads, which
 #: spin after a call; at n = 700 one thread took 0.05 s and two 0.08-0.15 s
-#: inside the default search (issue 17, session 27, coordinator).
+#: inside the default search.
 EIGH_SERIAL_BELOW = 1000
 
 
@@ -310,7 +310,7 @@ def thread_scope(n_jobs=None):
         _scopes += 1
         # not while another thread holds BLAS at one thread (lssvm._parallel.single_threaded_blas, outside
         # any scope): it restores its saved limit when it leaves, and this scope, leaving later, would
-        # restore that one-thread limit for good (review27)
+        # restore that one-thread limit for good
         if _scopes == 1 and _blas_threads_now() != plan.threads and not _one_thread_section():
             _limits = _controller().limit(limits=plan.threads, user_api="blas")
     try:
@@ -352,7 +352,7 @@ def eigh_threads(n):
 
 #: A Cholesky factorisation (with its condition estimate) of order below this
 #: runs on one BLAS thread: at n = 700 it takes 4 ms there, and in a profile
-#: of the default search on two threads about 80 ms (issue 17, session 27).
+#: of the default search on two threads about 80 ms.
 CHOLESKY_SERIAL_BELOW = 2000
 
 
@@ -364,7 +364,7 @@ def cholesky_threads(n):
 
     OpenBLAS's hand-off to a second thread costs more than a small Cholesky:
     at n = 700 it took 4 ms on one thread, and about 80 ms a call on two in a
-    profile of the default search (issue 17, session 27)."""
+    profile of the default search."""
     from ._parallel import single_threaded_blas  # imported here: _parallel imports this module
 
     return single_threaded_blas() if n < CHOLESKY_SERIAL_BELOW else contextlib.nullcontext()

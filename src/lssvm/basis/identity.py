@@ -1,4 +1,4 @@
-"""Which training rows hold each basis point (issue 21 item 8).
+"""Which training rows hold each basis point.
 
 Hold-out with ``basis_in_holdout="remove"`` takes a basis point out of the
 model when the held-out rows are the only training rows that hold it, so

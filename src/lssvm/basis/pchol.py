@@ -30,11 +30,11 @@ from ._checks import check_count, check_fraction, check_input, check_kernel, unc
 __all__ = ["DEFAULT_BASIS_CAP", "DEFAULT_REGRESSION_BASIS_CAP", "PivotedCholeskyResult", "default_n_basis",
            "pivoted_cholesky"]
 
-#: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.  700, not 1000
-#: (issue 17, session 25): half the search time on 10^4+ rows, test error on MAGIC and adult within 2 %
+#: Largest default basis (n_basis=None): beyond it a fit's O(m n^2) would dominate.  700, not 1000:
+#: half the search time on 10^4+ rows, test error on MAGIC and adult within 2 %
 #: of neo-ls-svm's (docs/benchmarks.md).
 DEFAULT_BASIS_CAP = 700
-#: The sparse LS-SVM regressors' default cap (issue 17, session 26): 500 points gave the test MSE of 700
+#: The sparse LS-SVM regressors' default cap: 500 points gave the test MSE of 700
 #: within 0-2 % on friedman1 (m = 5,000 and 20,000), elevators and ailerons (pol: 21 % more, still 0.65
 #: of neo-ls-svm's) at about half the search time; classifiers keep 700, which their error rate needs.
 DEFAULT_REGRESSION_BASIS_CAP = 500
@@ -140,9 +140,9 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     (one packed triangular solve per point) cannot prove it passes.  At
     m = 5,000, n = 708 the blocking took the selection from 1.6 s to 0.7 s
     of CPU (one thread); the batches took adult's (m = 30,148, d = 104)
-    from 19 s to 10 s (issue 17, session 26); the bound, a preallocated
+    from 19 s to 10 s; the bound, a preallocated
     factor and one BLAS thread for the per-point steps MAGIC's from 0.73 s
-    to 0.50 s and adult's from 3.5 s to 1.9 s (session 27).
+    to 0.50 s and adult's from 3.5 s to 1.9 s.
 
     References
     ----------
@@ -190,7 +190,7 @@ def pivoted_cholesky(X, kernel: Kernel, n_basis=None, *, tol=0.0, pivot_tol=1e-6
     have = np.zeros(0, dtype=bool)
     k0 = k_prev = computed = 0
     n_cand = _FIRST_BLOCK
-    # The per-point steps are small or memory-bound: BLAS on one thread for them (issue 17), the block
+    # The per-point steps are small or memory-bound: BLAS on one thread for them, the block
     # GEMM and the kernel columns on the call's threads.  The one-thread sections are lssvm's
     # reference-counted ones (single_threaded_blas): the limit is process-wide, and they never raise it.
     # Small problems are left alone (their BLAS calls are below OpenBLAS's threading thresholds anyway,

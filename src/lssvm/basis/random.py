@@ -44,7 +44,7 @@ def random_basis(X, n_basis: int | None = None, random_state=None) -> np.ndarray
     ``KFold(shuffle=True)`` with the same seed, so a user passing such a
     splitter seeded like the estimator would hold out the whole basis in
     that fold.  (An int ``cv`` is unshuffled ``KFold`` / ``StratifiedKFold``
-    everywhere since issue 18, so only user-made shuffled splitters pair
+    everywhere, so only user-made shuffled splitters pair
     with the draw.)
 
     Raises

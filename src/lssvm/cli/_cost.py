@@ -4,13 +4,13 @@ The work of the search is counted in three kinds, each divided by its own
 rate measured on this machine when the command starts (0.1-0.4 s):
 
 * matrix products (GEMM, SYRK, TRSM; the whitening solve is blocked, mostly
-  GEMM, since issue 17 session 27: counted once), at the rate of a 384 x 384 GEMM;
+  GEMM: counted once), at the rate of a 384 x 384 GEMM;
 * dense eigendecompositions (``eigh`` of the n x n Gram matrix, the basis
   kernel's Cholesky or ``eigh``, the pivoted Cholesky's condition
   bounds and estimates), at the rate of a 384 x 384 ``eigh``, counted as 9 n^3:
   these are memory-bound and run several times slower per flop than GEMM
-  (issue 17, session 26: the single GEMM rate made the estimate half the
-  measured time on MAGIC);
+  (the single GEMM rate made the estimate half the measured time on
+  MAGIC);
 * element-wise passes over m x n arrays (the kernel's ``exp``, centring,
   copies, the pivoted Cholesky's residual updates), at the rate of
   ``exp`` over 2^20 values.
@@ -195,8 +195,8 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     per point; LAPACK's estimate only where the bound fails), 30 passes over m
     and 10^5 operations of interpreter overhead per point.  The constants
     were fitted to single-thread CPU times of friedman1 (m = 5,000) and
-    MAGIC (12,680 rows), n = 700 (issue 17, session 26; the whitening and
-    the pivoted Cholesky's condition estimates recounted in session 27).  The search's
+    MAGIC (12,680 rows), n = 700 (the whitening and the pivoted Cholesky's
+    condition estimates included).  The search's
     refit reuses the factorisation of the chosen candidate (no cost); the
     fixed-size and Nyström refits cost one evaluation.
     """

@@ -1,4 +1,4 @@
-"""Figures of a gradient search (issue 20) for the ``lssvm select`` report:
+"""Figures of a gradient search for the ``lssvm select`` report:
 the relevance of each input (RMS derivative of the fitted model) and the optimisation
 trace."""
 

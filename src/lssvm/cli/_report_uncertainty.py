@@ -1,4 +1,4 @@
-"""The uncertainty figure of the ``lssvm select`` report (issue 19).
+"""The uncertainty figure of the ``lssvm select`` report.
 
 Regression: the coverage and mean width of conformal intervals at nominal
 coverage 0.5 ... 0.99, measured on the training rows themselves from their

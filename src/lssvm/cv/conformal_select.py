@@ -1,5 +1,5 @@
 """The CV+ order statistics from sorted per-fold scores, without the (t x m)
-matrix of candidate values (issue 19).
+matrix of candidate values.
 
 CV+ (Barber, Candes, Ramdas & Tibshirani 2021) takes, at each new point x,
 the k-th smallest of ``mu_k(i)(x) -+ R_i`` over the m training rows, where
@@ -23,7 +23,7 @@ only decides how often this holds and how wide the windows are.
 **Guess.**  ``q0 = P[k] + sum_j n_j mu_j / m`` (P the pooled sorted scores,
 n_j the fold sizes), one Newton step on the number of values below it (slope
 from the pooled scores' local spacing; counts read from a table,
-:class:`CountGrid`).  First try (session 27): in each block, 8 positions
+:class:`CountGrid`).  First try: in each block, 8 positions
 around the guess's position, certified by their neighbours instead of
 thresholds (:meth:`ShiftedBlocks.select_at`: no slack to reason about, about
 half the NumPy calls).  Rows it does not certify take windows of about 8

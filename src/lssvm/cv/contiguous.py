@@ -1,4 +1,4 @@
-"""Unshuffled k-fold splits without the splitter machinery (issue 19, session 27).
+"""Unshuffled k-fold splits without the splitter machinery.
 
 An int ``cv`` of a regressor and an unshuffled ``KFold`` give contiguous
 row ranges (:func:`lssvm.cv.resolve_folds`).  Going through scikit-learn's

@@ -1,5 +1,5 @@
 """CV+'s per-fold moments for equal folds, the small steps over all folds
-at once (issue 19, session 27).
+at once.
 
 :func:`lssvm.cv.fold_moments.fold_fit` solves, per fold, the r x r system
 

@@ -1,5 +1,4 @@
-"""CV+'s fold models from the fit's block Grams: no SYRK per fold
-(issue 19, session 28).
+"""CV+'s fold models from the fit's block Grams: no SYRK per fold.
 
 :func:`lssvm.cv.fold_moments.fold_fit` solves, per fold, in the training
 eigenbasis (``N = M_H``, ``s = N^T 1``, ``m' = m - h``, ``c = -1^T Yc_H``)
@@ -138,7 +137,7 @@ def block_cv_plus(fac, folds, alpha):
     :func:`lssvm.cv.contiguous.contiguous_folds` (a partition; only the fit's
     blocks are accepted here anyway).  Skips the hold-out engine, the
     partition check and the per-fold plans: on a cold call each small step
-    costs tens of microseconds (``docs/notes.md``, issue 19, session 28).
+    costs tens of microseconds (``docs/notes.md``).
     """
     got = block_folds_fit(fac, folds, alpha)
     if got is None or got[3]:

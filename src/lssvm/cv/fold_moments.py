@@ -1,5 +1,5 @@
 """Per-fold moments: a k-fold model from the training Gram minus the fold's
-rows, as coefficients that evaluate at any point (issue 19, CV+).
+rows, as coefficients that evaluate at any point (CV+).
 
 In the eigenbasis of the training factorisation (the documentation's
 Mathematics page, §2-3; notation of :mod:`lssvm.cv.holdout`), the training

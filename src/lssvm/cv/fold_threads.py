@@ -1,5 +1,4 @@
-"""Two threads for a small CV+ call's fold models, on request (issue 19,
-session 27).
+"""Two threads for a small CV+ call's fold models, on request.
 
 A CV+ call at m = 2,000 with r = 100 spends about 1 ms in its ten fold
 models (a SYRK and a Cholesky each, ~60 us of BLAS per fold; BLAS and LAPACK

@@ -1,4 +1,4 @@
-"""The K fold models of CV+ at new points (issue 19): one product of the
+"""The K fold models of CV+ at new points: one product of the
 new points' kernel rows with the folds' dual coefficients."""
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ class HoldoutEngine:
         cheaper by flop count is chosen.  ``_side`` ("h" or "refactor")
         forces one, for testing.
 
-        Every path estimates its own relative error (issue 21; see
+        Every path estimates its own relative error (see
         :mod:`lssvm.cv.holdout_guard`); past ``GUARD_RTOL`` = 1e-8 the fold
         is refitted on the whitened factor by an SVD, and a
         :class:`~lssvm.exceptions.NumericalWarning` is issued if even that

@@ -1,4 +1,4 @@
-"""Conditioning guard of the fast hold-out and k-fold downdates (issue 21).
+"""Conditioning guard of the fast hold-out and k-fold downdates.
 
 The fast hold-out formulas (:mod:`lssvm.cv.holdout`) obtain the model
 trained without some rows from the training factorisation by a *downdate*:

@@ -11,12 +11,12 @@ one named dataclass each.
   large hold-out sets or many alphas.
 
 A third, the push-through ("r-side") identity on ``B = [M_H, 1]``, was
-dropped (issue 18): timed against both (``benchmarks/holdout_paths.py``,
+dropped: timed against both (``benchmarks/holdout_paths.py``,
 ``docs/benchmarks.md``) it was the fastest only at ranks of a few tens,
 where every path takes a millisecond or less.
 
 Each path returns the predictions for all alphas and an estimate of their
-relative error (issue 21); :class:`lssvm.cv.HoldoutEngine` refits the folds
+relative error; :class:`lssvm.cv.HoldoutEngine` refits the folds
 whose estimate passes ``GUARD_RTOL``.
 """
 

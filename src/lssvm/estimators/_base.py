@@ -105,7 +105,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             random_state=self.random_state,
         )
         Z = sel.vectors
-        # a search's refit is handed the factorisation it scored at these parameters (issue 17: one fewer)
+        # a search's refit is handed the factorisation it scored at these parameters: one factorisation fewer
         kept = self.__dict__.pop("_kept_factorization", None)
         if kept is not None and kept.matches(X, Y, kernel, sel.indices, self.rcond):
             fac = kept.fac

@@ -1,5 +1,5 @@
 """Parameter validation of the twelve estimators, by scikit-learn's
-``_parameter_constraints`` (issue 18): one declarative table per family
+``_parameter_constraints``: one declarative table per family
 instead of three hand-written validators, plus one hook,
 :meth:`ValidatedParamsMixin._check_param_rules`, for the rules that span
 parameters.

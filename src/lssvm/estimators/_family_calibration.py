@@ -22,7 +22,7 @@ decision values their probability maps are fitted on
   ``StratifiedKFold(10)``.  SCDPP (``solver="scdpp"``) draws its fold
   candidates from a seed of its own (the fit's draw is not kept), so its
   fold models need not draw the fit's candidates.
-* **On Dask** (issue 19) the same numbers from passes: Nyström's from the
+* **On Dask** the same numbers from passes: Nyström's from the
   Dask LOO / k-fold pass of the fit; fixed size's from per-fold Gram sums
   (the fit's when the folds are its ``cv`` folds, else one pass; the
   downdate is a subtraction of sums) and one pass of out-of-fold decision

@@ -1,4 +1,4 @@
-"""The Nyström estimators on Dask input (issue 18): fit, CV and the rows a
+"""The Nyström estimators on Dask input: fit, CV and the rows a
 Dask fit does not hold, as a mixin of :class:`_BaseNystromLSSVM`
 (:mod:`lssvm.estimators.nystrom`).  The passes are those of the sparse
 model with the Nyström feature map as its whitening

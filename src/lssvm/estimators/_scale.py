@@ -10,8 +10,8 @@ from ..kernels import gamma_scale, resolve_gamma
 __all__ = ["DEFAULT_CV_GAMMA_FACTORS", "is_scale", "search_scale"]
 
 #: Kernel widths searched by default, as multiples of gamma="scale" (1 / (n_features X.var())):
-#: 2^-6 ... 2^6, 13 widths.  The optimum of standardised data lies well inside (docs/benchmarks.md,
-#: issue 17); a best width on either edge raises a SearchEdgeWarning.
+#: 2^-6 ... 2^6, 13 widths.  The optimum of standardised data lies well inside (docs/benchmarks.md);
+#: a best width on either edge raises a SearchEdgeWarning.
 DEFAULT_CV_GAMMA_FACTORS = 2.0 ** np.arange(-6.0, 6.5)
 
 

@@ -90,7 +90,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
     def _refit_params(self, criterion, rows, scoring):
         # Dask input: the same splitter, assigned by passes.  An int or a (Stratified)KFold that splits the
         # same way every time names the same folds on the full rows; kept as such, the refits of CV+ folds
-        # (predict_interval) split their own rows as the Dask fit's do (review27)
+        # (predict_interval) split their own rows as the Dask fit's do
         if criterion.folds is None or _same_folds_every_time(self.cv):
             cv = self.cv if criterion.folds is not None else criterion.cv
             return {"basis": rows, "cv": cv, "random_state": criterion.refit_random_state, "scoring": scoring}

@@ -327,7 +327,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
-                if state.k:  # conditioning guard (issue 21): SCDP solves the normal equations
+                if state.k:  # conditioning guard: SCDP solves the normal equations
                     sel = state.order
                     err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
                     if err > FS_GUARD_RTOL:

@@ -1,6 +1,6 @@
-"""The defaults of ``search="gradient"`` (issue 20, session 28, defaults20): what ``basis="auto"`` and
+"""The defaults of ``search="gradient"`` : what ``basis="auto"`` and
 ``basis="pchol"`` mean there, and the evaluation budget per L-BFGS-B start that ``max_evaluations=None``
-gives.  Measured in docs/benchmarks.md ("Issue 20, session 28: defaults20"); the decision in docs/notes.md.
+gives.  Measured in docs/benchmarks.md; the decision in docs/notes.md.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from ..kernels import make_kernel
 __all__ = ["AUTO_BASIS", "AUTO_BASIS_CAP", "FIXED_AFTER_GRID", "auto_basis", "GRADIENT_MIN_EVALUATIONS", "GRADIENT_EVALUATIONS_PER_PARAMETER",
            "gradient_evaluations", "pchol_rows"]
 
-#: basis="auto" (the default) means this for search="gradient" (docs/notes.md, issue 20, session 28, defaults20).
+#: basis="auto" (the default) means this for search="gradient" (docs/notes.md).
 AUTO_BASIS = "random"
 #: ... of at most this many rows for n_basis=None: ``lssvm.basis.default_n_basis(m, AUTO_BASIS_CAP)``, 300 from
-#: m = 900 (the random basis's own default, 200, lost 11-31 % on pol; docs/notes.md, defaults20).
+#: m = 900 (the random basis's own default, 200, lost 11-31 % on pol; docs/notes.md).
 AUTO_BASIS_CAP = 300
 #: basis="pchol": the pivoted-Cholesky rows of the best isotropic grid point, drawn once after the
-#: grid and then kept fixed, so the criterion stays a smooth function of the widths (session 28, defaults20).
+#: grid and then kept fixed, so the criterion stays a smooth function of the widths.
 FIXED_AFTER_GRID = ("pchol",)
 #: max_evaluations=None: L-BFGS-B's cap per start (and of the evidence search) for p widths + log alpha,
-#: ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (p + 1))`` (docs/notes.md, defaults20).
+#: ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (p + 1))`` (docs/notes.md).
 GRADIENT_MIN_EVALUATIONS = 60
 GRADIENT_EVALUATIONS_PER_PARAMETER = 3
 

@@ -1,5 +1,5 @@
-"""``search="gradient"`` for :class:`SparseLSSVRCV` / :class:`SparseLSSVCCV`
-(issue 20): L-BFGS-B on the log widths and log alpha, driven by the exact
+"""``search="gradient"`` for :class:`SparseLSSVRCV` / :class:`SparseLSSVCCV`:
+L-BFGS-B on the log widths and log alpha, driven by the exact
 CV error and its gradient (:func:`lssvm.selection.cv_error_and_gradient`).
 
 The search
@@ -16,7 +16,7 @@ The search
    ``max_evaluations`` evaluations, by default (None)
    :func:`gradient_evaluations`: ``max(60, 3 (d' + 1))`` for d' non-constant
    inputs (Friedman #1, d = 20, converged in 49-63; puma32H, d = 32, needed
-   148-222: docs/benchmarks.md, issue 20, session 28, defaults20);
+   148-222: docs/benchmarks.md);
 3. after each L-BFGS-B run, scores the exact CV over the alpha grid at the
    run's best widths (one factorisation); where an alpha there is better by
    more than ``ALPHA_REFINE_RTOL``, it restarts L-BFGS-B from it (at most
@@ -24,8 +24,7 @@ The search
    alpha).  L-BFGS-B's first steps from a heavily regularised isotropic
    start can throw alpha far below the model's spectrum, where the CV error
    is flat in ``log alpha`` and L-BFGS-B stops: on puma32H (m = 4000) this
-   left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md, issue 20,
-   session 26);
+   left alpha at 1e-8 where 3e-4 was better (docs/benchmarks.md);
 4. with ``selection_rule="one-se"`` (the default; exact LOO, ``scoring``
    "mse", no ``hyper_penalty``), runs a short L-BFGS-B search of the log
    evidence from the same isotropic start, then keeps, among all the points
@@ -64,7 +63,7 @@ at 200 rows 26 to 31 of the 32 widths ended at the bound (test MSE 0.107
 without, 0.741 with); the search warns (``SearchEdgeWarning``) when every
 width ends more than ``1 / COLLAPSE_RATIO`` times below the isotropic
 start.  It helped where many inputs matter a little
-(docs/benchmarks.md, issue 20, sessions 25 and 26).
+(docs/benchmarks.md).
 
 Input relevance (``feature_relevance_``) is the derivative-based
 sensitivity of the fitted model, not the normalised widths: see
@@ -94,10 +93,10 @@ from .gradient_select import SELECTION_RULES, one_se_choice
 __all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
 
 #: Range of every width gamma_j searched (inputs on unit scale: 1e-9 switches a feature
-#: off, 1e3 is a width far below the data's resolution).  The lower bound was 1e-6 until
-#: session 26: there a noise input still moves the kernel by ~1e-5 relative, which both the
+#: off, 1e3 is a width far below the data's resolution).  A lower bound of 1e-6 is too
+#: high: there a noise input still moves the kernel by ~1e-5 relative, which both the
 #: LOO error and the evidence fit (puma32H, m = 4000: log evidence 979 at 1e-6 against 988
-#: at 1e-9, the GP's optimum; docs/benchmarks.md, issue 20, session 26).  scikit-learn's
+#: at 1e-9, the GP's optimum; docs/benchmarks.md).  scikit-learn's
 #: anisotropic RBF bounds length-scales by 1e5 (gamma >= 5e-11).
 GAMMA_BOUNDS = (1e-9, 1e3)
 #: hyper_penalty: every width below this fraction of the isotropic start's is reported as a collapse.

@@ -1,4 +1,4 @@
-"""Which evaluated point the ARD gradient search keeps (issue 20, session 28):
+"""Which evaluated point the ARD gradient search keeps:
 the one-standard-error rule on the exact LOO error, the evidence breaking
 the tie.
 
@@ -8,7 +8,7 @@ residuals, and the lowest LOO error over-fits the selection criterion
 found lower LOO errors than the Gaussian process's optimum on 9 splits of
 10, yet the GP's point predicted better on 8 of them; along one search the
 test error turned up while the LOO error still fell by 0.5 % per iteration
-(docs/benchmarks.md, issue 20, session 27).  The LOO error of a point is a
+(docs/benchmarks.md).  The LOO error of a point is a
 mean of m squared residuals, so it is known only to within its standard
 error; differences below that are noise that the search fits.
 
@@ -32,12 +32,12 @@ take the simplest.  Here
   elevators, ailerons), so as measured the rule is "within 2 %"; with Gaussian residuals one standard error is ``sqrt(2 / m)`` of
   the LOO error and takes over from the cap at m of about 5000;
 * "simplest" is the highest log evidence (the Bayesian Occam factor,
-  :mod:`lssvm.selection.evidence`): ard20b found that the evidence ranks
+  :mod:`lssvm.selection.evidence`): on Friedman #1 the evidence ranks
   the GP's point above our LOO optimum on all 10 splits.
 
 So the LOO error still decides which points are admissible; the evidence
 only chooses among points the LOO error cannot tell apart.  Measured
-(docs/benchmarks.md, issue 20, session 28): Friedman #1 against the GP per
+(docs/benchmarks.md): Friedman #1 against the GP per
 split +1.5 % -> +0.03 % (3 wins of 5), puma32H +0.5 % -> +0.4 %, pol /
 elevators / ailerons -2.0 % on average (worst split +0.7 %), at 1.25-1.35x
 the CPU of the search (the evidence search).
@@ -53,7 +53,7 @@ import numpy as np
 
 __all__ = ["one_se_choice", "SELECTION_RULES", "ONE_SE_Z", "ONE_SE_RTOL"]
 
-#: ``selection_rule`` values: "one-se" (the rule above) and "min" (the lowest criterion, before session 28).
+#: ``selection_rule`` values: "one-se" (the rule above) and "min" (the lowest criterion).
 SELECTION_RULES = ("one-se", "min")
 #: Standard errors of slack (1: the one-standard-error rule).
 ONE_SE_Z = 1.0
@@ -61,7 +61,7 @@ ONE_SE_Z = 1.0
 #: and so a huge standard error: on elevators and ailerons the uncapped band reached points 3-5 % above the
 #: lowest LOO error, which tested up to 4 % worse.  With Gaussian residuals one standard error is
 #: sqrt(2 / m) of the LOO error, 3.2 % at m = 2000 and 2.2 % at m = 4000, so the cap bites mainly on heavy
-#: tails (docs/benchmarks.md, issue 20, session 28: caps of 0.5, 1 and 2 % compared).
+#: tails (docs/benchmarks.md: caps of 0.5, 1 and 2 % compared).
 ONE_SE_RTOL = 0.02
 
 

@@ -333,7 +333,7 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
     # ----------------------------------------------------------- predict
     def _best(self):
         check_is_fitted(self, "best_params_")
-        if not (self.refit and hasattr(self, "best_estimator_")):  # not an earlier fit's model (review 28)
+        if not (self.refit and hasattr(self, "best_estimator_")):  # never an earlier fit's model
             raise AttributeError("refit=False: there is no refitted model to predict with; fit with refit=True")
         return self.best_estimator_
 

@@ -1,5 +1,5 @@
 """Reading a model archive safely: every size is known and bounded before
-any member is read (issue 21 item 5).
+any member is read.
 
 A hostile ``.npz`` can be a decompression bomb (a few MiB that inflate to
 gigabytes), declare arrays larger than its data, or hold JSON nested deeply

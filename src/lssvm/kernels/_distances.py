@@ -123,7 +123,7 @@ def squared_distances(X, Z, *, block_size: int = DEFAULT_BLOCK_SIZE, out=None):
     D : ndarray of shape (m, n)
         ``D[i, j] = ||X[i] - Z[j]||^2``, never negative; exactly 0 where
         ``X[i]`` equals ``Z[j]`` (so the RBF kernel gives ``k(x, x) = 1``
-        at any width, issue 21 item 9).
+        at any width).
 
     Raises
     ------

@@ -63,7 +63,7 @@ def resolve_ard_gamma(gamma, X):
     """ARD widths for data ``X`` (m, d) as a vector of length d.
 
     ``"scale"`` is ``1 / (d X.var())`` for every feature (scikit-learn's
-    SVC convention, the same scalar as issue 17's ``gamma="scale"``); a
+    SVC convention, the same scalar as the isotropic ``gamma="scale"``); a
     number is broadcast to all features; a vector is checked.
     """
     X = np.asarray(X, dtype=float)

@@ -181,7 +181,7 @@ class _RowsCV(_LSSVMCV):
     _fortran_columns = False
     #: The kernel columns are consumed by the candidate's factorisation (overwritten, no reference kept):
     #: written into one buffer for every candidate, up to ``_MAX_BUFFER_BYTES`` (a fresh m x n array per
-    #: candidate paid first-touch page faults, issue 17; the buffer lives as long as the criterion).
+    #: candidate paid first-touch page faults; the buffer lives as long as the criterion).
     _columns_consumed = False
 
     def _init_rows(self, kernel_independent, draw):

@@ -1,5 +1,5 @@
 """The exact cross-validation error of a sparse LS-SVM and its gradient with
-respect to the kernel parameters and alpha (issue 20; Cawley & Talbot, JMLR
+respect to the kernel parameters and alpha (Cawley & Talbot, JMLR
 8, 2007, did this for the full LS-SVM's LOO error).
 
 Everything is an adjoint (reverse-mode) pass written out by hand through

@@ -93,7 +93,7 @@ class SparseLSSVMCV(_RowsCV):
     """
 
     #: The kernel columns in Fortran order: the factorisation whitens them in place by column blocks,
-    #: mostly GEMM (:mod:`lssvm.solvers.whitening`; a third off the triangular solve, issue 17).
+    #: mostly GEMM (:mod:`lssvm.solvers.whitening`; a third off the triangular solve).
     _fortran_columns = _columns_consumed = True
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,

@@ -1,5 +1,5 @@
 """The fit's whitened Gram matrix accumulated over K contiguous row blocks,
-each block's share kept (issue 19, session 28).
+each block's share kept, so that CV+ reads its fold models' Grams from them.
 
 :func:`~lssvm.solvers.sparse_rls.factorize_sparse_rls` forms ``G = Phi^T
 Phi`` (m r^2 flops, one SYRK) from the whitened centred kernel rows ``Phi``

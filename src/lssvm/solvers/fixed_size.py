@@ -219,7 +219,7 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
     -----
     The normal equations square the condition number of the least-squares
     matrix, and their Cholesky factorisation can succeed while the solution
-    has lost every digit (issue 21: 30 % above the minimum objective at
+    has lost every digit (30 % above the minimum objective was seen at
     ``cond(A) ~ 1e17``).  A condition estimate of the Cholesky factor (LAPACK
     ``dpocon``, O(M^2)) decides: past ``eps cond(A) > FS_GUARD_RTOL``, times
     the cancellation ``||[K 1]|| ||w|| / ||[K 1] w||`` of the fitted values, the

@@ -181,7 +181,7 @@ class PathSolution:
         denom = (1.0 - 1.0 / self.n_samples) - M2 @ D  # (b, A)
         with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
             R = E / denom[:, :, None]
-            # guard (issue 21): eigenvalue rounding (eps lambda_max) moves the fit by sum_j |M_ij z_j| D_j^2
+            # guard: eigenvalue rounding (eps lambda_max) moves the fit by sum_j |M_ij z_j| D_j^2
             # and h_ii by sum_j M_ij^2 D_j^2 per unit, over 1 - h_ii.  That costs as much as the residuals,
             # so only alphas where a free bound trips get it: sum_j M_ij^2 D_j^2 <= max_j D_j (M2 D)_i and,
             # by Cauchy-Schwarz, sum_j |M_ij z_j| D_j^2 <= sqrt(max_j D_j (M2 D)_i sum_j z_j^2 D_j^2).
@@ -206,8 +206,8 @@ class PathSolution:
 #: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable:
 #: ``1 - h_ii`` is formed with an absolute rounding error of a few eps, so
 #: the residual ``e_i / (1 - h_ii)`` carries a relative error of about
-#: ``eps / (1 - h_ii)``, 2e-8 here (issue 21: at 1e-12 residuals 1e-4 off
-#: passed silently).
+#: ``eps / (1 - h_ii)``, 2e-8 here (at 1e-12, residuals 1e-4 off passed
+#: silently).
 LEVERAGE_TOL = 1e-8
 
 #: Estimated relative error of a leave-one-out residual (from the rounding
@@ -477,7 +477,7 @@ def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
     """
     n = K_BB.shape[0]
     try:
-        with cholesky_threads(n):  # one thread: 4 ms at n = 700, where two took ~80 ms (issue 17)
+        with cholesky_threads(n):  # one thread: 4 ms at n = 700, where two took ~80 ms
             L = linalg.cholesky(K_BB, lower=True, check_finite=False)
             est, info = lapack.dpocon(L, np.abs(K_BB).sum(axis=0).max(), uplo="L")
         ok = info == 0 and est > rcond

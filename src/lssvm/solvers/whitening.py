@@ -2,7 +2,7 @@
 
 On the Cholesky path ``W = L^-T`` with ``K_BB = L L^T``, so ``Phi`` solves ``Phi L^T = K``: a
 triangular solve of m n^2 flops, the slowest of the factorisation's m n^2 steps (OpenBLAS's TRSM ran
-at about half the rate of its GEMM on one thread; issue 17).  For rows stored by columns (Fortran
+at about half the rate of its GEMM on one thread).  For rows stored by columns (Fortran
 order) it is done in place by column blocks, right-looking: each block's solve is a small TRSM, and
 the updates of the later columns, most of the flops, are GEMMs.  The same operations as LAPACK's
 blocked algorithms, so the same backward error; hand-written because SciPy's wrappers copy any

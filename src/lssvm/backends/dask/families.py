@@ -1,5 +1,5 @@
 """Fixed-size (Karsmakers et al. 2011) and Nyström (Ding & Liao 2012) LS-SVMs
-on Dask collections, block by block (issue 18).
+on Dask collections, block by block.
 
 Both models are sums over row blocks, so they run on the passes of
 :mod:`lssvm.backends.dask` (input reading, the pass runner, fold

@@ -1,4 +1,4 @@
-"""The fixed-size and Nyström search criteria on Dask data (issue 18): the
+"""The fixed-size and Nyström search criteria on Dask data: the
 interface of :class:`lssvm.selection.FixedSizeCV` and
 :class:`lssvm.selection.NystromCV`, computed by the passes of
 :mod:`lssvm.backends.dask.families`.

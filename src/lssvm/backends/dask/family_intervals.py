@@ -1,5 +1,5 @@
 """CV+ intervals of the fixed-size and Nyström regressors fitted on Dask rows
-(issue 19): the k folds refitted on the Dask rows of their training parts,
+: the k folds refitted on the Dask rows of their training parts,
 the CV+ order statistics streamed in passes (:func:`refit_cv_plus`).
 
 In memory these families refit each fold (their exact CV models are not

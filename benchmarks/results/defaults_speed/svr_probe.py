@@ -1,4 +1,4 @@
-"""One fold of the SVR peer grid at friedman1 m = 5,000 (4,000 training rows), each setting timed (bench17)."""
+"""One fold of the SVR peer grid at friedman1 m = 5,000 (4,000 training rows), each setting timed."""
 import os
 import time
 
