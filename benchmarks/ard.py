@@ -1,4 +1,4 @@
-"""ARD widths tuned by the gradient of the exact CV error (issue 20).
+"""ARD widths tuned by the gradient of the exact CV error.
 
 Part "accuracy" (per data set, side by side in one run; inputs and target
 standardised on the training rows; test MSE reported relative to the test
@@ -44,13 +44,13 @@ cannot start); mean and standard error over realisations.
 
 Part "splits": ours (``--variants``: basis size, k-center basis, more
 evaluations, more restarts, 10-fold, 5-fold, Cawley-Talbot, the evidence; "ARD n=300" keeps the lowest LOO
-error, ``selection_rule="min"``, the default before session 28, and "ARD one-se" is the default since) and the GP
+error, ``selection_rule="min"``, and "ARD one-se" keeps the default rule) and the GP
 on ``--split-seeds`` random splits of one data set at ``--gp-m`` rows; the
 GP starts from ``--gp-theta`` (saved by part "gp") and re-optimises for at
 most ``--gp-maxiter`` iterations (0: scored there).  Per split test MSE /
 variance, then mean, spread and the paired difference from the GP.
 
-Part "gp-splits" (session 27): the GP alone on each split (``--gp-m`` rows from scikit-learn's default
+Part "gp-splits": the GP alone on each split (``--gp-m`` rows from scikit-learn's default
 start, then re-optimised on ``--gp-m2`` rows), appended to ``--gp-results``; part "splits" then reads the
 GP's test MSE from there (``--gp-results``) instead of fitting it, and appends ours to ``--csv``.  On
 Friedman #1 the split seed also seeds ``make_friedman1``.  Part "paired": the paired statistics against the
@@ -322,8 +322,8 @@ def splits(args):
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
     variants = {
-        "ARD n=300": dict(n_basis=300, selection_rule="min"),  # the default before session 28
-        "ARD one-se": dict(n_basis=300, selection_rule="one-se"),  # the default since session 28 (crit20)
+        "ARD n=300": dict(n_basis=300, selection_rule="min"),  # the lowest LOO error
+        "ARD one-se": dict(n_basis=300, selection_rule="one-se"),  # the default rule
         "ARD n=300 200 evaluations": dict(n_basis=300, max_evaluations=200),
         "ARD n=500": dict(n_basis=500),
         "ARD n=700": dict(n_basis=700),

@@ -1,4 +1,4 @@
-"""Selection over-fitting of the ARD search's LOO criterion (issue 20, session 28, crit20): candidates
+"""Selection over-fitting of the ARD search's LOO criterion: candidates
 that keep LOO as the criterion but refuse gains within its own noise (the one-standard-error rule,
 Breiman et al. 1984; Hastie, Tibshirani & Friedman, ESL 2nd ed., section 7.10).
 
@@ -16,8 +16,8 @@ residuals, log evidence and effective degrees of freedom, and the candidates pic
   evaluations) added;
 * ``C df``: within one standard error, the fewest effective degrees of freedom (trace of the hat matrix);
 * ``... + prune``: A, A', B' or B+ev', then ``gradient_prune.prune_inputs`` (inputs switched off by a
-  per-input one-standard-error rule, session 27) from there.  That module was removed after these runs (the
-  rows with "prune" in ``benchmarks/results/issue20_crit20/crit*_.csv`` come from commit 4dc5847 and its
+  per-input one-standard-error rule) from there.  That module was removed after these runs (the
+  rows with "prune" in ``benchmarks/results/ard_crit/crit*_.csv`` come from commit 4dc5847 and its
   successors up to the removal); the candidate is skipped where the module is gone.
 * ``... cap=c`` (``--caps``): the band ``z se`` capped at ``c`` times the best point's LOO MSE.
 
@@ -207,7 +207,7 @@ def candidates(args):
             # A + prune
             try:
                 from lssvm.estimators.gradient_prune import prune_inputs
-            except ImportError:  # removed in session 28 (crit20)
+            except ImportError:  # removed after these runs
                 prune_inputs = None
             for tagA in ("A z=1", "A' z=1", "B+ev'", "B'") if prune_inputs else ():
                 thA = out[tagA][0]

@@ -1,4 +1,4 @@
-"""Issue 20 at the library's literal defaults (session 28, defaults20).
+"""The ARD gradient search at the library's literal defaults, against the GP.
 
 Part "decide": per split of ``--sets`` at ``--m`` rows, the gradient search with the default basis
 ("pchol": the pivoted-Cholesky rows of the best isotropic grid point, then fixed) and with
@@ -10,8 +10,8 @@ the default evaluation budget per start.
 Part "defaults": ``SparseLSSVRCV(kernel="ard", search="gradient", random_state=split)`` and nothing else,
 and the isotropic grid ``SparseLSSVRCV()`` (``random_state=split``), per split; rows to ``--csv``.
 
-Part "summary": the paired differences of ``--csv``'s ARD rows against ``--gp`` (gp20's per-split GP, the
-largest m per split) or against ``--baseline`` (crit20's ``lib_*.csv`` rows, method "ARD one-se").
+Part "summary": the paired differences of ``--csv``'s ARD rows against ``--gp`` (``ard_gp.py``'s per-split GP, the
+largest m per split) or against ``--baseline`` (``ard_crit.py``'s ``lib_*.csv`` rows, method "ARD one-se").
 
 Splits as ``ard.py --part splits``: ``load(name, m, default_rng(split), seed=split)``, standardised.
 
@@ -153,8 +153,8 @@ def main():
     p.add_argument("--cap", type=int, default=400, help="part decide: max_evaluations per start (0: None)")
     p.add_argument("--methods", default="ARD default,grid default", help="part defaults")
     p.add_argument("--csv", default="")
-    p.add_argument("--gp", default="", help="part summary: gp20's gp_*.csv")
-    p.add_argument("--baseline", default="", help="part summary: crit20's lib_*.csv")
+    p.add_argument("--gp", default="", help="part summary: ard_gp.py's gp_*.csv")
+    p.add_argument("--baseline", default="", help="part summary: ard_crit.py's lib_*.csv")
     args = p.parse_args()
     args.sets = args.sets.split(",")
     args.split_seeds = [int(s) for s in args.split_seeds.split(",")]

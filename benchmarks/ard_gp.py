@@ -1,8 +1,8 @@
-"""The GP contender of issue 20, tuned on every split (session 28, gp20).
+"""The GP contender of the ARD gradient search, tuned on every split.
 
 scikit-learn's ``GaussianProcessRegressor`` with ``ConstantKernel(c) * RBF(l_1 .. l_d) + WhiteKernel(s)``,
-``normalize_y=True`` and its default jitter ``alpha=1e-10``, is the contender of issue 20's target "no worse
-than the GP".  Its own optimiser evaluates the gradient of the log marginal likelihood through an
+``normalize_y=True`` and its default jitter ``alpha=1e-10``, is the contender of the ARD search's target
+"no worse than the GP".  Its own optimiser evaluates the gradient of the log marginal likelihood through an
 m x m x (d + 2) tensor (``RBF.__call__(eval_gradient=True)``): 4.4 GB at m = 4000, d = 32, and over 70 minutes
 per fit here.  :class:`GPObjective` computes the same objective and gradient in O(m^3 + m^2 d) time and
 O(m^2) memory, so the GP can be tuned on each split instead of being refitted at one split's hyper-parameters.
@@ -20,14 +20,14 @@ Parts (``--part``):
   noise 0.1) and from ``--restarts`` starts drawn log-uniformly inside the bounds, as scikit-learn's
   ``n_restarts_optimizer`` draws them (``RandomState(split)``); the best is kept.  Stage 2: from there on all
   ``--m`` rows, at most ``--maxiter`` iterations, scipy's default tolerances.  Each stage appends one row to
-  ``--out-dir/gp_<set>.csv`` in the columns of ``results/issue20_ard20b/gp_friedman.csv`` (which ``ard.py
+  ``--out-dir/gp_<set>.csv`` in the columns of ``results/ard/gp_friedman.csv`` (which ``ard.py
   --part splits/paired --gp-results`` reads), then its own columns.
 * ``continue``: stage 2 continued from its capped optimum (``--maxiter`` more iterations), to a separate file.
-* ``transfer``: the puma32H GP of sessions 26–27 (``--gp-theta``, tuned on split 0 in session 25) scored on each
+* ``transfer``: the puma32H GP tuned once on split 0 (``--gp-theta``) and refitted at that theta, scored on each
   split: log marginal likelihood on the split's training rows and test MSE, against the per-split tuned row.
 * ``old``: re-score the old Friedman GP rows (``--old-gp``) through this script's scoring path (same test MSE?).
-* ``paired``: ours (session 27's rows: the "min" search, the evidence, PRUNE; session 28's ``selection_rule="one-se"``
-  rows from ``results/issue20_crit20/lib_*.csv``) against the per-split GP and the old GP.
+* ``paired``: ours (``results/ard``: the "min" search, the evidence, the removed PRUNE step; ``selection_rule="one-se"``
+  rows from ``results/ard_crit/lib_*.csv``) against the per-split GP and the old GP.
 
 Run from the repository root:
 ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python benchmarks/ard_gp.py --part tune --sets puma32H --m 4000``.
@@ -52,9 +52,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ard import fit_and_score, load, markdown, standardise  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OLD = os.path.join(HERE, "results", "issue20_ard20b")
-NEW = os.path.join(HERE, "results", "issue20_gp20")
-CRIT = os.path.join(HERE, "results", "issue20_crit20")  # crit20's per-split rows of the one-se rule
+OLD = os.path.join(HERE, "results", "ard")  # ard.py's rows, the GP refitted at one split's theta
+NEW = os.path.join(HERE, "results", "ard_gp")  # this script's rows, the GP tuned per split
+CRIT = os.path.join(HERE, "results", "ard_crit")  # ard_crit.py's per-split rows of the one-se rule
 JITTER = 1e-10  # GaussianProcessRegressor's default alpha
 RBF_BOUNDS, NOISE_BOUNDS = (1e-2, 1e4), (1e-6, 1e1)  # as in ard.py
 
@@ -265,7 +265,7 @@ def continue_(args):
 
 
 def transfer(args):
-    """The transferred puma32H theta (tuned on split 0's rows in session 25) on each split's training rows."""
+    """The transferred puma32H theta (tuned on split 0's rows) on each split's training rows."""
     theta = np.load(args.gp_theta)
     tuned = pd.read_csv(os.path.join(args.out_dir, "gp_puma32H.csv"))
     rows = []
@@ -309,17 +309,17 @@ def paired(args):
         ours_csv, old_csv, prune_csv = sets[name]
         ours = pd.read_csv(ours_csv).drop_duplicates(["split", "method"], keep="last")
         wide = ours.pivot_table(index="split", columns="method", values="test_mse")
-        cols = {"ours, min (s27 default)": wide["ARD n=300"]}
+        cols = {"ours, min": wide["ARD n=300"]}
         lib = os.path.join(CRIT, f"lib_{'puma' if name == 'puma32H' else name}.csv")
-        if os.path.exists(lib):  # crit20's rows: selection_rule="one-se", the default since session 28
+        if os.path.exists(lib):  # ard_crit.py's rows: selection_rule="one-se", the default
             one_se = pd.read_csv(lib)
             one_se = one_se[one_se.method == "ARD one-se"].drop_duplicates("split", keep="last").set_index("split")
-            cols["ours, one-se (s28 default)"] = one_se.test_mse
+            cols["ours, one-se (default)"] = one_se.test_mse
         if "ARD evidence" in wide:
             cols["ours, evidence"] = wide["ARD evidence"]
-        if os.path.exists(prune_csv):  # PRUNE (session 27) was removed in session 28
+        if os.path.exists(prune_csv):  # rows of PRUNE, a step since removed
             pr = pd.read_csv(prune_csv).drop_duplicates("split", keep="last").set_index("split")
-            cols["ours + PRUNE (s27)"] = pr.test_after
+            cols["ours + PRUNE"] = pr.test_after
         if old_csv is None:  # puma32H: the old GP was refitted at split 0's theta (ours_puma.csv)
             cols["old GP"] = wide["GP (at --gp-theta)"]
         else:

@@ -1,4 +1,4 @@
-"""Fit + 20-alpha LOO under CPU contention (issue 23): lssvm's default thread
+"""Fit + 20-alpha LOO under CPU contention: lssvm's default thread
 rule against forced 1 and 2 threads and scikit-learn, idle and beside busy
 processes.
 

@@ -1,4 +1,4 @@
-"""What a cold CV+ call pays (issue 19, session 28), and old against new code
+"""What a cold CV+ call pays, and old against new code
 side by side in one process.
 
     python benchmarks/cvplus_cold.py [--m 2000] [--n-basis 100] [--rounds 15] [--parts pause,counts,ab,fit]

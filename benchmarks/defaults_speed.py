@@ -1,4 +1,4 @@
-"""Issue 17: the defaults' speed and accuracy on real data, side by side.
+"""The defaults' speed and accuracy on real data, side by side.
 
 Every contender is run with its defaults on standardised inputs
 (``StandardScaler`` in a pipeline, as a user would), in one process, and
@@ -214,7 +214,7 @@ def main(argv=None):
     return df
 
 
-# --- Runner options added for issue 17, session 26 (bench17): a per-fit time limit, rows written as they
+# --- Runner options: a per-fit time limit, rows written as they
 # --- finish, and the growth check with CPU time.  Kept apart from the lssvm side of this script.
 
 

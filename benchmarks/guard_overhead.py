@@ -1,4 +1,4 @@
-"""Cost of issue 21 part B on hot paths: squared distances with exact
+"""Cost of the numerical safeguards on hot paths: squared distances with exact
 round-off-level entries (RBF kernel), row-block PRESS, per-fold cv_error
 and the lazy basis-identity hashing of the first hold-out call.
 
@@ -8,7 +8,7 @@ machine wall time is mostly other people's work) this checkout and, with
 ``--repeats`` per round, min over rounds), and prints the ratio and the
 load average.
 
-Run:  python benchmarks/issue21b_overhead.py --compare /tmp/old/src [--repeats 7] [--rounds 3]
+Run:  python benchmarks/guard_overhead.py --compare /tmp/old/src [--repeats 7] [--rounds 3]
 """
 
 from __future__ import annotations

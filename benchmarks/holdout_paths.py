@@ -1,12 +1,12 @@
 """Time the hold-out algorithms of ``lssvm.cv.holdout`` against each other
-(issue 18: one k-fold engine, drop the paths that are never the cheapest).
+(one k-fold engine: drop the paths that are never the cheapest).
 
 For a grid of hold-out size h, rank r (basis size), removed basis points e
 and number of alphas A, each algorithm is forced through the private
 ``_side`` argument of ``HoldoutEngine.predict`` and timed on one BLAS thread
 (folds run one per core), best of ``--repeats``.  ``PYTHONPATH`` selects
-the source tree (e.g. an export of a commit before issue 18, which still
-has the r-side path: ``--sides h r refactor``).  The table marks the fastest
+the source tree (e.g. an export of an older commit, which still has the
+r-side path: ``--sides h r refactor``).  The table marks the fastest
 path and the one the tree's flop-count rule picks.
 
 Run:  PYTHONPATH=src python benchmarks/holdout_paths.py [--sides h refactor] [--repeats 3]
@@ -37,7 +37,7 @@ def main(argv=None):
 
     try:
         from lssvm.cv.holdout_paths import cheapest_path
-    except ImportError:  # a tree from before issue 18 (it has the r-side path)
+    except ImportError:  # an older tree (it has the r-side path)
         from lssvm.cv.holdout import _cheapest_method as cheapest_path
 
     rng = np.random.default_rng(0)

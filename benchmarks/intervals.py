@@ -1,4 +1,4 @@
-"""Uncertainty from the exact CV engine (issue 19): conformal intervals,
+"""Uncertainty from the exact CV engine: conformal intervals,
 Bayesian error bars and calibrated probabilities, against MAPIE,
 neo-ls-svm, GaussianProcessRegressor and CalibratedClassifierCV(SVC).
 
@@ -166,7 +166,7 @@ def cv_plus_parts(est, Xt, cv):
     Y = fac.y_centered + fac.y_mean
     parts = {}
     parts["folds"], folds = best_of(lambda: contiguous_folds(cv, fac.n_samples) or engine.resolve_cv(cv), 5)
-    # the call's route: the fit's block Grams when the folds are its blocks (session 28), else cv_plus_folds
+    # the call's route: the fit's block Grams when the folds are its blocks, else cv_plus_folds
     parts["fold models + residuals"], (oof, models) = best_of(
         lambda: block_cv_plus(fac, folds, est.alpha)
         or cv_plus_folds(engine.holdout_engine(holders=False), folds, est.alpha, "keep"), 5)

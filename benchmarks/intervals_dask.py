@@ -1,4 +1,4 @@
-"""Conformal intervals of a model fitted on Dask, streamed in passes (issue 19).
+"""Conformal intervals of a model fitted on Dask, streamed in passes.
 
 Data: the regression of ``benchmarks/scale_dask.py`` (d = 10 Gaussian
 inputs, target ``sin(x0) + x1 x2`` + noise) generated block by block inside
@@ -19,7 +19,7 @@ printed with the results (the machine may be shared).
 
 Run:  python benchmarks/intervals_dask.py [--m 1e6] [--check-m 1e5] [--n 200] [--t 1000]
 
-``--families`` (issue 19, session 27) runs ``FixedSizeLSSVR/SVC`` and
+``--families`` runs ``FixedSizeLSSVR/SVC`` and
 ``NystromLSSVR/SVC`` instead (:func:`family_worker`): their fit, CV+ by ten
 fold refits on the Dask rows with streamed order statistics, and the
 classifiers' fit with and without ``calibration="sigmoid"``; passes, time
@@ -141,7 +141,7 @@ FAMILIES = ("fixed-size", "nystrom")
 
 
 def family_worker(family, m, n, t, chunk, check):
-    """Issue 19, session 27: a fixed-size or Nyström model on Dask rows.
+    """A fixed-size or Nyström model on Dask rows.
     Regression: fit, then CV+ (cv=10; each fold refitted by the family's Dask
     fit on its training rows, the order statistics streamed).  Classification
     (labels ``y > 0``): fit with ``calibration="sigmoid"`` and without, the

@@ -1,4 +1,4 @@
-"""CPU cost of the k-fold conditioning guard alone (issue 21), in process.
+"""CPU cost of the k-fold conditioning guard alone, in process.
 
 The hold-out engine's folds are timed three ways on the same fitted models,
 alternating, on one BLAS thread (folds run one per core), by CPU time of

@@ -1,4 +1,4 @@
-"""Paper 000's model selection, redone: Nelder-Mead on 10-fold CV (issue 6).
+"""Paper 000's model selection, redone: Nelder-Mead on 10-fold CV.
 
 Cawley & Talbot tuned the sparse LS-SVM's RBF width and regularisation by
 Nelder-Mead on a CV criterion and reported, for motorcycle,

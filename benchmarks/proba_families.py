@@ -1,4 +1,4 @@
-"""Calibrated probabilities of every classifier family (issue 19, proba19):
+"""Calibrated probabilities of every classifier family:
 held-out log-loss, Brier score and ECE of ``calibration="sigmoid"`` /
 ``"isotonic"`` for the sparse, fixed-size and Nyström classifiers, and what
 the calibration adds to the fit time (ratio against the same fit with

@@ -1,4 +1,4 @@
-"""Out-of-core scaling of the Dask backend (issue 7).
+"""Out-of-core scaling of the Dask backend.
 
 Data: the speed benchmarks' synthetic regression (d = 10 Gaussian inputs,
 target ``sin(x0) + x1 x2`` + noise) written to Parquet in files of
@@ -21,7 +21,7 @@ values are compared with the Dask ones.
 Targets (2 cores): peak memory <= 4 GiB at m = 10^7; Dask throughput at
 least half the in-memory one at m = 10^6; time linear in m.
 
-Fixed-size and Nyström models (issue 18), ``--families 1e6,1e7``: the same
+Fixed-size and Nyström models, ``--families 1e6,1e7``: the same
 regression generated block by block inside the Dask graph (chunks of
 ``--family-chunk`` rows, each from its own seed, never all in memory, no
 files); ``FixedSizeLSSVR(basis="random", n_basis=200,

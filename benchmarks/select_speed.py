@@ -1,4 +1,4 @@
-"""Speed of full model selection (issue 6): widths x 20 alphas.
+"""Speed of full model selection: widths x 20 alphas.
 
 m = 5000 training rows (d = 10 Gaussian inputs, the speed benchmarks'
 smooth target), a separate test set of 2000 rows, an RBF width grid of 5

@@ -1,6 +1,6 @@
 """Speed of fit + exact LOO over a 20-alpha path, against scikit-learn.
 
-Issue 2's speed check: m = 5000, d = 10, n in {500, 1000, 2000} random basis
+The speed check: m = 5000, d = 10, n in {500, 1000, 2000} random basis
 points, RBF kernel, 20 alphas on a log grid.
 
 * ours:  SparseLSSVR(basis=Z).fit, then loo_residuals(alphas) (20 alphas);

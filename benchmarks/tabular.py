@@ -1,4 +1,4 @@
-"""Mixed tables (issue 22): ``lssvm select`` on raw tables against a
+"""Mixed tables: ``lssvm select`` on raw tables against a
 scikit-learn Pipeline and neo-ls-svm.
 
 Data (``--data``, default ``../shared/data``):

@@ -1,4 +1,4 @@
-"""Cost of the input validation and numerical safeguards (issue 8).
+"""Cost of the input validation and numerical safeguards.
 
 Times the hot paths the reliability work touched — training (basis
 de-duplication, finiteness checks of K and y), exact 10-fold CV with basis
@@ -8,7 +8,7 @@ d = 8, RBF, on this checkout; with ``--compare SRC`` also on another source
 tree (e.g. a ``git worktree`` of the commit before the change), in
 interleaved subprocesses, best of ``--repeats``, with the ratio.
 
-Issue 21 adds the cases its conditioning guards touch: the 10-fold CV of
+It adds the cases the conditioning guards touch: the 10-fold CV of
 ``paper001_speed.py`` and the model selections of ``select_speed.py`` (at
 smaller m), a fixed-size direct fit and a Nyström fit.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 CASES = ["fit, random basis n=1000", "10-fold CV, remove, 20 alphas", "FVS basis, n<=300",
          "RBF kernel 5000x1000", "linear kernel 5000x5000",
-         # issue 21: the conditioning guards, on the well-conditioned cases of
+         # the conditioning guards, on the well-conditioned cases of
          # paper001_speed.py and select_speed.py (smaller m to stay short)
          "p001: 10-fold remove n=800 20a", "select: LOO 5 widths x 20a", "select: 10-fold remove 5w x 20a",
          "fixed-size direct fit M=500", "Nystrom fit c=500 k=250"]

@@ -56,7 +56,7 @@ def lstsq_solve(K_mn, K_BB, Y, alpha, nu=0.0):
 
     which never forms the normal equations (so it does not square their
     conditioning) nor truncates small singular values (as ``lstsq`` does):
-    the stable float64 reference of issue 21.  ``R`` is the
+    the stable float64 reference of the conditioning guards.  ``R`` is the
     Cholesky factor of K_BB, or ``U sqrt(max(s, 0))`` from its
     eigendecomposition when K_BB is not numerically positive definite.
     """

@@ -1,4 +1,4 @@
-"""The ARD kernel (issue 20): one width per feature."""
+"""The ARD kernel: one width per feature."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""evidence_and_gradient (issue 20): value against log_evidence_path, gradient against central differences."""
+"""evidence_and_gradient: value against log_evidence_path, gradient against central differences."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 21 item 8: basis points are identified with the training rows that
+"""Basis points are identified with the training rows that
 hold them (their index, or equal values), so basis_in_holdout="remove"
 works for points given as an array, and a point held by duplicate rows
 leaves the model only when all of them are held out.

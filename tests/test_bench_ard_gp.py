@@ -1,4 +1,4 @@
-"""The GP contender's objective in ``benchmarks/ard_gp.py`` (issue 20, session 28) against scikit-learn.
+"""The GP contender's objective in ``benchmarks/ard_gp.py`` against scikit-learn.
 
 ``GPObjective`` replaces scikit-learn's m x m x d gradient tensor by one ``P @ X``; the benchmark's fairness rests
 on it being the same objective, so it is checked here on fresh random problems, not only by ``--part check``.

@@ -1,4 +1,4 @@
-"""Issue 21 item 6: searches stop on their tolerances and every amount of
+"""Searches stop on their tolerances and every amount of
 work a caller can ask for is bounded with a clear error."""
 
 import time

@@ -1,4 +1,4 @@
-"""Issue 21 item 10: unclear messages made clear."""
+"""Unclear messages made clear."""
 
 import gzip
 import warnings

@@ -274,7 +274,7 @@ def test_streamed_nan_target_in_a_later_block_names_the_row(rng):
         SparseLSSVR(basis="random", n_basis=10).fit(da.from_array(X, chunks=20), da.from_array(y, chunks=20))
 
 
-# ------------------------------------------------- malformed input (issue 8)
+# ------------------------------------------------- malformed input
 def _malformed_files(tmp_path):
     (tmp_path / "empty.csv").write_text("")
     (tmp_path / "header.csv").write_text("a,b,y\n")

@@ -1,4 +1,4 @@
-"""Issue 21 item 3: the CLI never leaves a model it cannot load.
+"""The CLI never leaves a model it cannot load.
 
 A feature of about 1e300 (whose std overflows float64) is scaled safely; a
 target of about 1e300 (LOO / CV errors overflow) is refused before saving

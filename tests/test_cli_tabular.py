@@ -1,4 +1,4 @@
-"""Issue 22 on the command line: mixed tables, test evaluation, predict
+"""Mixed tabular data on the command line: mixed tables, test evaluation, predict
 --keep and metrics, alpha selection in fit, log-friendly output, umask."""
 
 import io

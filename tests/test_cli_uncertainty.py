@@ -1,4 +1,4 @@
-"""``lssvm predict --interval / --proba`` (issue 19)."""
+"""``lssvm predict --interval / --proba``."""
 
 import numpy as np
 import pandas as pd

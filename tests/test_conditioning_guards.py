@@ -1,4 +1,4 @@
-"""Conditioning guards of the fast paths (issue 21, part A): each fast result
+"""Conditioning guards of the fast paths: each fast result
 equals a stable brute-force refit, or carries a NumericalWarning."""
 
 import warnings
@@ -47,8 +47,8 @@ def call_warned(func):
 
 @pytest.mark.parametrize("seed", [31, 37, 51])
 @pytest.mark.parametrize("mode", MODES)
-def test_issue21_poly_holdout_every_mode(seed, mode):
-    # issue 21, item 1: poly kernel, gamma 100, degree 4, alpha 1e-2, 10 rows
+def test_poly_holdout_every_mode(seed, mode):
+    # poly kernel, gamma 100, degree 4, alpha 1e-2, 10 rows
     # (lambda_max / alpha up to 1e17): the unguarded downdates were up to
     # 50 % off or NaN ("keep"); guarded, every side matches the refit.
     rng = np.random.default_rng(seed)
@@ -66,7 +66,7 @@ def test_issue21_poly_holdout_every_mode(seed, mode):
 
 @pytest.mark.parametrize("side", SIDES)
 def test_holdout_leaving_one_training_row_gives_its_target(side):
-    # issue 21, item 1: trained on one row, the model is that row's target
+    # trained on one row, the model is that row's target
     rng = np.random.default_rng(1)
     X = rng.normal(size=(10, 2)) * 3
     y = rng.normal(size=10)
@@ -120,7 +120,7 @@ def test_guard_warns_when_even_the_stable_route_cannot_resolve():
     assert GUARD_RTOL == 1e-8
 
 
-# ----------------------------------------------------------------- item 2
+# ------------------------------------------- fixed-size normal equations
 def _fs_problem(seed=1):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(300, 2)) * rng.choice([1, 3])
@@ -138,7 +138,7 @@ def _fs_objective(est, X, y, alpha, nu=1e-8):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fixed_size_direct_reaches_the_minimum_when_normal_equations_square_conditioning(seed):
-    # issue 21, item 2: RBF gamma 0.02, alpha 1e-6, 20 prototypes; the
+    # RBF gamma 0.02, alpha 1e-6, 20 prototypes; the
     # Cholesky of the normal equations succeeded 0.3 % - 30 % above the minimum
     from lssvm import FixedSizeLSSVR
 
@@ -189,9 +189,9 @@ def test_scdp_skips_a_rounding_negative_pivot_and_explains_an_indefinite_matrix(
         scdp(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, -1.0]))
 
 
-# ------------------------------------------------------- items 4, 7, 11
+# ------------------------------------------------ Nyström factorisations
 def test_dense_factorize_loo_cuts_rounding_eigenvalues_rank13_linear():
-    # issue 21, item 11: a rank-13 linear kernel kept ~half of its rounding
+    # a rank-13 linear kernel once kept ~half of its rounding
     # noise eigenvalues, and LOO was only ~1e-9 accurate
     from lssvm.solvers.nystrom import dense_factorize
 
@@ -231,7 +231,7 @@ def test_nystrom_with_every_column_is_the_exact_lssvm():
 
 @pytest.mark.parametrize("alpha", [1e-2, 1e-8, 1e-12, 1e-300])
 def test_nystrom_low_rank_predictor_keeps_its_digits(alpha):
-    # issue 21, item 4: k(x, X_S) W_k^+ C^T a cancelled (1.7 % off at
+    # k(x, X_S) W_k^+ C^T a cancels (1.7 % off at
     # lambda_max / alpha ~ 1e13, +-1e286 at alpha=1e-300)
     from scipy import linalg
 
@@ -264,7 +264,7 @@ def test_nystrom_exact_predictor_warns_at_tiny_alpha():
 
 
 def test_nystrom_rank_inside_a_degenerate_cluster_warns():
-    # issue 21, item 7: narrow RBF, W ~ I; reversing the columns changed
+    # narrow RBF, W ~ I; reversing the columns once changed
     # the predictions by ~1 without a word
     from lssvm import NystromLSSVR
 

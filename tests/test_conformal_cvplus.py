@@ -1,4 +1,4 @@
-"""CV+ from per-fold moments and sorted per-fold scores (issue 19, session 26).
+"""CV+ from per-fold moments and sorted per-fold scores.
 
 Brute force here: each fold refitted from scratch by a Householder QR of
 the augmented least-squares problem (``_reference.lstsq_solve``, shares no
@@ -151,7 +151,7 @@ def test_a_basis_point_held_by_two_rows_leaves_only_with_both(rng, route, monkey
 
 @pytest.mark.parametrize("route", ["moments", "h"])
 def test_ill_conditioned_folds_take_the_stable_route_or_warn(monkeypatch, route):
-    # issue 21's poly problem: lambda_max / alpha up to 1e17, the downdate loses every digit
+    # the conditioning guards' poly problem: lambda_max / alpha up to 1e17, the downdate loses every digit
     if route == "h":
         monkeypatch.setattr(conformal_module, "moments_cost", lambda *a: np.inf)
     calls = []

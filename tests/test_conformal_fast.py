@@ -1,4 +1,4 @@
-"""The CV+ call without its fixed costs (issue 19, session 27): contiguous
+"""The CV+ call without its fixed costs: contiguous
 folds without the splitter, the new points without scikit-learn's checks,
 no basis holders for "keep", and the order statistics' count table.
 

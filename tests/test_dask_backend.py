@@ -1,4 +1,4 @@
-"""The Dask backend against the in-memory path (issue 7).
+"""The Dask backend against the in-memory path.
 
 Every result computed block by block (training, predictions, exact LOO,
 k-fold / grouped / hold-out CV in all three basis treatments, model
@@ -215,7 +215,7 @@ def test_bad_dask_input_is_refused(rng):
         SparseLSSVR(basis=basis[:5]).fit(da.from_array(Xn, chunks=100), yd)
     with pytest.raises(ValueError, match="1 class"):
         SparseLSSVC(basis=basis).fit(Xd, da.zeros(400, chunks=100))
-    with pytest.raises(ValueError, match="kcenter.*needs all rows in memory"):  # issue 18: fixed size runs on Dask
+    with pytest.raises(ValueError, match="kcenter.*needs all rows in memory"):  # fixed size runs on Dask, k-center does not
         from lssvm import FixedSizeLSSVRCV
 
         FixedSizeLSSVRCV().fit(Xd, yd)
@@ -309,7 +309,7 @@ def test_ill_conditioned_basis_against_high_precision(rng):
     assert rel_err(est.predict(X), ref_fit) < 1e-9
 
 
-# ------------------------------------------------------- edge cases (review)
+# ---------------------------------------------------------------- edge cases
 @pytest.mark.filterwarnings("ignore::lssvm.exceptions.NumericalWarning")
 def test_singular_basis_removal_refits_folds_like_numpy(rng):
     """Singular K_BB (rank 9 of 40): folds that remove basis points are

@@ -1,4 +1,4 @@
-"""Fixed-size and Nyström models on Dask against the in-memory path (issue 18).
+"""Fixed-size and Nyström models on Dask against the in-memory path.
 
 Everything computed block by block (fit, predictions, the fixed-size v-fold
 curves by downdates, Nyström exact LOO and k-fold CV, the ``*CV`` searches)
@@ -89,7 +89,7 @@ def test_fixed_size_classifier_integer_cv_is_stratified(rng, n_classes):
     X, y, _ = _problem(rng)
     labels = np.array(["a", "b", "c"])[np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))]
     kw = dict(gamma=1.0, alpha=0.3, basis="random", n_basis=25, random_state=2)
-    # an int cv is unshuffled StratifiedKFold in memory and on Dask (the rule of issue 18)
+    # an int cv is unshuffled StratifiedKFold in memory and on Dask (one fold rule)
     a = FixedSizeLSSVC(**kw, cv=4).fit(X, labels)
     assert rel_err(FixedSizeLSSVC(**kw, cv=StratifiedKFold(4)).fit(X, labels).coef_full_, a.coef_full_) == 0
     b = FixedSizeLSSVC(**kw, cv=4).fit(_dask(rng, X), da.from_array(labels.astype(object), chunks=250))

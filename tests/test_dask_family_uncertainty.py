@@ -1,5 +1,5 @@
 """Intervals and probabilities of the fixed-size and Nyström families fitted
-on Dask (issue 19, session 27) against the in-memory ones.
+on Dask against the in-memory ones.
 
 * ``predict_interval(method="cv+")``: in memory each fold is refitted on its
   training rows (``RefitIntervalMixin``); on Dask by the family's own Dask
@@ -116,7 +116,7 @@ def test_search_refit_on_dask_gives_the_in_memory_intervals(rng, search):
     same = clone(est.best_estimator_).fit(X, y)  # its parameters, in memory
     assert rel_err(got, same.predict_interval(Xt, 0.9, "cv+", cv=3)) < TOL
     want = ref.predict_interval(Xt, 0.9, "cv+", cv=3)  # the in-memory search (before: row indices out of range)
-    assert rel_err(got, want) < TOL  # both refit with the int cv (review27)
+    assert rel_err(got, want) < TOL  # both refit with the int cv
 
 
 @pytest.mark.parametrize("make", [_fixed, _nystrom], ids=["fixed", "nystrom"])

@@ -1,4 +1,4 @@
-"""Intervals, probabilities and error bars of models fitted on Dask (issue 19).
+"""Intervals, probabilities and error bars of models fitted on Dask.
 
 Every Dask result must equal the in-memory one on the same rows and basis:
 ``predict_interval`` ("jackknife+", "jackknife", "cv+"), ``predict_proba``,

@@ -1,4 +1,4 @@
-"""Issue 17 defaults: gamma="scale", the bounded pivoted-Cholesky basis, the
+"""The defaults: gamma="scale", the bounded pivoted-Cholesky basis, the
 search-edge warning, and scikit-learn compatibility of every estimator as
 constructed with no arguments."""
 

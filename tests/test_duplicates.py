@@ -1,4 +1,4 @@
-"""Duplicate and near-duplicate basis points (issue 8): dropped, the first
+"""Duplicate and near-duplicate basis points: dropped, the first
 of each group kept, with a warning saying how many; the model then equals
 the one fitted on the de-duplicated basis exactly, and hold-out removal
 stays exact against retraining."""

@@ -1,4 +1,4 @@
-"""The engine protocol (issue 18): the in-memory engine (``cv.MemorySparseEngine``)
+"""The engine protocol: the in-memory engine (``cv.MemorySparseEngine``)
 and the Dask engine (``backends.dask.DaskSparseFit``) return the same values
 and the same dataclasses for fit, LOO, k-fold CV and hold-out, and the
 in-memory engine equals explicit retraining."""
@@ -92,7 +92,7 @@ def test_dask_engine_refuses_in_memory_features(rng):
     _, dsk, *_ = _pair(rng, SparseLSSVR)
     with pytest.raises(ValueError, match="not available for a model fitted on Dask"):
         dsk._engine.in_memory("the hold-out engine")
-    # gcv, the evidence, predict_std and predict_interval are served on Dask since issue 19
+    # gcv, the evidence, predict_std and predict_interval are served on Dask
     # (tests/test_dask_intervals.py)
 
 

@@ -1,4 +1,4 @@
-"""Bad input to the estimators and searches (issue 8, found by an audit):
+"""Bad input to the estimators and searches:
 each case raises a ValueError naming the argument and what to do, or warns,
 instead of hanging, crashing inside, or returning a silent wrong number."""
 
@@ -136,7 +136,7 @@ def test_polynomial_degree_is_searched_on_a_grid_only():
 
 
 def test_singular_holdout_system_is_refitted_or_warned():
-    # issue 21: a numerically singular I - U no longer raises; the fold is
+    # a numerically singular I - U does not raise; the fold is
     # refitted on the whitened factor, and at alpha=1e-20 even that route
     # cannot resolve the isolated rows, which its warning says
     rng = np.random.default_rng(0)

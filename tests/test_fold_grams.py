@@ -1,4 +1,4 @@
-"""CV+ fold models from the fit's block Grams (issue 19, session 28).
+"""CV+ fold models from the fit's block Grams.
 
 Brute force: explicit refits of each fold (``test_intervals.brute_cv_plus``,
 a Householder QR per fold that shares no code with lssvm) and order

@@ -1,4 +1,4 @@
-"""One fold rule for an integer ``cv`` (issue 18): scikit-learn's ``check_cv``,
+"""One fold rule for an integer ``cv``: scikit-learn's ``check_cv``,
 unshuffled ``KFold(k)`` for regressors and ``StratifiedKFold(k)`` for
 classifiers, through every entry point, in memory and on Dask."""
 

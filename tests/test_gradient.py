@@ -1,4 +1,4 @@
-"""cv_error_and_gradient (issue 20): value against the CV engines, gradient
+"""cv_error_and_gradient: value against the CV engines, gradient
 against central finite differences."""
 
 import numpy as np

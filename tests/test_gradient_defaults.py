@@ -1,4 +1,4 @@
-"""search="gradient" at the library's defaults (issue 20, session 28, defaults20): the default basis
+"""search="gradient" at the library's defaults: the default basis
 ("auto": "random" for the gradient search, "pchol" otherwise), basis="pchol" under the gradient search
 (the pivoted-Cholesky rows of the best isotropic grid point, then fixed) and the default evaluation budget
 per L-BFGS-B start."""
@@ -34,7 +34,7 @@ def caps(monkeypatch):
     return seen
 
 
-def test_the_issues_call_at_the_defaults_fits_on_a_random_basis(caps):
+def test_the_ard_search_at_the_defaults_fits_on_a_random_basis(caps):
     X, y = _data()
     est = SparseLSSVRCV(kernel="ard", search="gradient", random_state=0).fit(X, y)
     # parameters untouched (scikit-learn's rule); fitted attributes say what was used

@@ -1,4 +1,4 @@
-"""search="gradient" in SparseLSSVRCV / SparseLSSVCCV (issue 20)."""
+"""search="gradient" in SparseLSSVRCV / SparseLSSVCCV."""
 
 import warnings
 

@@ -1,4 +1,4 @@
-"""The gradient search refits at the user's ``rcond`` (issue 20, session 27), not at the search's 1e-14."""
+"""The gradient search refits at the user's ``rcond``, not at the search's 1e-14."""
 
 import warnings
 

@@ -1,4 +1,4 @@
-"""The one-standard-error rule of the ARD gradient search (issue 20, session 28): the per-point LOO residuals
+"""The one-standard-error rule of the ARD gradient search: the per-point LOO residuals
 and evidence it reads, the rule on a constructed trace, and the search's ``selection_rule``."""
 
 import warnings

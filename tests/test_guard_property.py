@@ -1,4 +1,4 @@
-"""Property test of issue 21: zero silent wrong answers on the fast paths.
+"""Property test of the conditioning guards: zero silent wrong answers on the fast paths.
 
 Random problems across kernels, conditioning (``lambda_max / alpha`` from 1
 to 1e16), ``basis_in_holdout`` modes and families (sparse hold-out, k-fold

@@ -95,7 +95,7 @@ def test_whole_basis_removed_is_an_error_but_the_reference_leaves_the_intercept(
 
 
 def test_explicit_basis_array_is_identified_with_equal_rows(rng):
-    """Issue 21 item 8: points equal to training rows behave as those rows' indices."""
+    """Points equal to training rows behave as those rows' indices."""
     X, Y = data(rng)
     est = SparseLSSVR(gamma=0.3, alpha=0.05, basis=X[:10] + 0.0).fit(X, Y)  # points equal to rows, but an array
     by_rows = SparseLSSVR(gamma=0.3, alpha=0.05, basis=np.arange(10)).fit(X, Y)

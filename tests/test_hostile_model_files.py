@@ -1,4 +1,4 @@
-"""Issue 21 item 5: hostile model files are refused cheaply and cleanly.
+"""Hostile model files are refused cheaply and cleanly.
 
 A decompression bomb is refused from the ZIP directory alone (within 1 s
 and 100 MB), deeply nested metadata JSON gives ModelFileError, members that

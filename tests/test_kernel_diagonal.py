@@ -1,4 +1,4 @@
-"""Issue 21 item 9: squared distances exact on identical rows, so the RBF
+"""Squared distances exact on identical rows, so the RBF
 and Laplacian kernels give k(x, x) = 1 at any width."""
 
 import warnings

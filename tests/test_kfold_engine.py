@@ -1,4 +1,4 @@
-"""One k-fold engine (issue 18) and its cheap guard (issue 21).
+"""One k-fold engine and its cheap guard.
 
 The shared fold solver (``lssvm.cv.fold_solver``) against dense solves and
 its error estimate against the exact ``||(C + alpha I)^-1||``; the named
@@ -122,7 +122,7 @@ def test_dask_kfold_uses_the_shared_solver_and_equals_memory(rng, mode):
 
 
 def test_dask_kfold_is_right_or_warns():
-    # issue 21 item 1 on row blocks: wide RBF kernels (ill-conditioned
+    # the conditioning guard on row blocks: wide RBF kernels (ill-conditioned
     # whitened Gram matrices) and small alphas; each out-of-fold prediction must equal a QR
     # refit of its fold (tests/_reference.py, no normal equations) to 1e-6 of
     # the targets' scale, or the call carries a NumericalWarning

@@ -1,4 +1,4 @@
-"""Issue 18 (layers): the one kernel expansion every estimator predicts with,
+"""The one kernel expansion every estimator predicts with,
 and the one label coder every layer codes and decodes labels with.
 
 Brute force here is a dense kernel matrix written out in NumPy and label

@@ -2,7 +2,7 @@
 
 Problems are kept well conditioned (moderate RBF width, alpha >= 1e-3, basis
 kernel matrices with cond < 1e8); there the fast and explicit residual vectors
-agree to about 1e-12, and the test demands 1e-8 (the issue's bound).
+agree to about 1e-12, and the test demands 1e-8 (the accuracy promised).
 """
 
 import numpy as np

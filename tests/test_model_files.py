@@ -1,4 +1,4 @@
-"""Model files (issue 8): the versioned, checksummed, pickle-free format.
+"""Model files: the versioned, checksummed, pickle-free format.
 
 Every way a file can go wrong — another format version, truncation at any
 byte, a flipped byte, an edited array with or without a recomputed

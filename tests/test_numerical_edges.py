@@ -1,4 +1,4 @@
-"""Numerical edge cases (issue 8): leverage h_ii -> 1, constant targets, a
+"""Numerical edge cases: leverage h_ii -> 1, constant targets, a
 hold-out set holding every basis vector, and a property test that fast
 hold-out equals retraining within a tolerance scaled by the measured
 condition number of each fold's problem, and that no NaN or inf is returned

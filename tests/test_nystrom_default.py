@@ -1,4 +1,4 @@
-"""Issue 22: the Nyström estimators default to the predictor that generalises,
+"""The Nyström estimators default to the predictor that generalises,
 and the exact-kernel predictor warns when it is unstable at new points."""
 
 import warnings

@@ -1,5 +1,5 @@
-"""scikit-learn's ``_parameter_constraints`` on the twelve estimators (issue
-18): one declarative table per family replaces three hand-written
+"""scikit-learn's ``_parameter_constraints`` on the twelve estimators: one
+declarative table per family replaces three hand-written
 validators, so the families agree (``block_size=True`` was accepted by the
 sparse models and refused by the Nyström ones), and the one hook
 ``_check_param_rules`` holds the rules that span parameters."""

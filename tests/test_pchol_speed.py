@@ -1,4 +1,4 @@
-"""Issue 17, session 27: the pivoted Cholesky's shortcuts stop and pivot where the plain algorithm does.
+"""The pivoted Cholesky's shortcuts stop and pivot where the plain algorithm does.
 
 The condition estimate (LAPACK ``dppcon``) is skipped while a bound on ``||K_SS^-1||`` proves it would
 pass; kernel columns that a block's first batch missed are computed in batches; BLAS runs on one thread

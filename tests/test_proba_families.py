@@ -1,4 +1,4 @@
-"""Calibrated probabilities for every classifier (issue 19): the fixed-size and
+"""Calibrated probabilities for every classifier: the fixed-size and
 Nyström classifiers, the three ``*CV`` searches, their model files and
 ``lssvm select --calibration``.  The decision values the maps are fitted on
 are checked against explicit retraining on each fold."""

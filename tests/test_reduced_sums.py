@@ -1,4 +1,4 @@
-"""Issue 21 item 10: press / loo_error_rate / cv_error reduce per row block
+"""press / loo_error_rate / cv_error reduce per row block
 (or per fold) and say when the sums overflow."""
 
 import tracemalloc

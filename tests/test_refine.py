@@ -1,4 +1,4 @@
-"""Coarse-to-fine search of the default width grid (issue 17): same best value as the exhaustive grid on
+"""Coarse-to-fine search of the default width grid: same best value as the exhaustive grid on
 one-minimum curves, fewer criterion calls, the same edge warnings."""
 
 import warnings

@@ -1,4 +1,4 @@
-"""The uncertainty figure of the ``lssvm select`` report (issue 19): its
+"""The uncertainty figure of the ``lssvm select`` report: its
 numbers against a direct computation from ``loo_residuals`` /
 ``loo_decision_function`` and the fitted calibration maps."""
 

@@ -1,4 +1,4 @@
-"""Reproducibility: every random choice follows ``random_state`` (reliability issue).
+"""Reproducibility: every random choice follows ``random_state``.
 
 The random choices of the library -- basis draws ("random", "fvs" with
 ``n_candidates``, "greedy" candidates, "kcenter" start, "renyi" swaps),
@@ -209,7 +209,7 @@ def _fixed_size_cases(cls, data, splitter):
         Case(cls, dict(basis="renyi", n_basis=15, cv=5), data, key, label="renyi-scdp-cv5"),
         Case(cls, dict(basis="kcenter", n_basis=0.3, solver="direct", cv=5), data, key,
              label="kcenter-fraction-direct-cv5"),
-        # an int cv is unshuffled (Stratified)KFold (issue 18): the seed must not move the CV curve
+        # an int cv is unshuffled (Stratified)KFold: the seed must not move the CV curve
         Case(cls, dict(basis="all", cv=5, max_size=20), data, "cv_curve_", random=False,
              label="all-scdp-int-folds"),
         # SCDPP's candidate draws alone

@@ -1,4 +1,4 @@
-"""Issue 17 (session 26): the search's refit reuses the factorisation it scored at the chosen parameters
+"""The search's refit reuses the factorisation it scored at the chosen parameters
 instead of factorising again; the model is the one a fresh fit gives, and anything that does not match
 (data, targets, kernel, rows) is fitted afresh."""
 
@@ -111,7 +111,7 @@ def test_kept_factorisation_is_only_the_best_and_only_where_it_matches(rng, coun
 
 
 def test_default_basis_size_is_smaller_for_the_sparse_regressors(rng):
-    """Issue 17, session 26: the sparse regressors' default pchol basis is capped at 500, the classifiers'
+    """The sparse regressors' default pchol basis is capped at 500, the classifiers'
     (and every other family's) at 700; an explicit n_basis or another method is left alone."""
     from lssvm.basis import DEFAULT_REGRESSION_BASIS_CAP, default_basis_size, default_n_basis
     from lssvm.cli._cost import estimate_cost

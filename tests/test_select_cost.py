@@ -1,5 +1,5 @@
 """``lssvm select`` says what the search will cost before it starts, and
-prints the search-edge warning (issue 17)."""
+prints the search-edge warning."""
 
 import pytest
 from click.testing import CliRunner

@@ -201,7 +201,7 @@ def test_nogil_is_in_use_with_this_scipy():
 @pytest.mark.parametrize("fast", [True, False])
 def test_nogil_refuses_mis_shaped_arguments(monkeypatch, fast):
     # a 10 x 10 view given 50-row factors: BLAS would address 50 x 50 entries
-    # of it (issue 18 measured 1,220 written outside); refused, nothing written
+    # of it (1,220 were measured written outside); refused, nothing written
     if not fast:
         monkeypatch.setattr(_nogil, "AVAILABLE", False)
         monkeypatch.setattr(_nogil, "_warned", True)

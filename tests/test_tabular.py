@@ -1,4 +1,4 @@
-"""Issue 22: mixed tabular data -- the encoding, its stored form, the pipeline."""
+"""Mixed tabular data -- the encoding, its stored form, the pipeline."""
 
 import warnings
 

@@ -1,4 +1,4 @@
-"""The thread-count rule (issue 23) and ``n_jobs`` (issue 18), given quota,
+"""The thread-count rule and ``n_jobs``, given quota,
 affinity, load and outer schedulers; no timing."""
 
 import threading

@@ -1,5 +1,5 @@
 """One fold solver for every k-fold route: a fold's ridge problem for a whole
-path of alphas, with its own error estimate (issues 18 and 21).
+path of alphas, with its own error estimate.
 
 Both k-fold routes end in the same problem.  In coordinates where the
 penalty is ``||beta||^2`` (the training eigenbasis in memory, the whitened
