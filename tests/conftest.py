@@ -3,12 +3,47 @@ import zlib
 import numpy as np
 import pytest
 
+#: ``pytest -m quick``: a representative subset for while you work, one file per layer or concern,
+#: about half a minute on an idle machine (CONTRIBUTING.md).  Every test in these files gets the
+#: ``quick`` marker; with ``-m quick`` alone the other files are not even imported.
+QUICK_FILES = {
+    "test_architecture.py",  # the layer rule
+    "test_version.py",
+    "test_doc_links.py",
+    "test_kernels.py",  # kernels
+    "test_kernel_diagonal.py",
+    "test_fvs.py",  # bases
+    "test_greedy.py",
+    "test_basis_identity.py",
+    "test_solver.py",  # solvers
+    "test_loo.py",  # exact LOO against explicit refits
+    "test_holdout.py",  # hold-out and k-fold without retraining
+    "test_kfold_engine.py",
+    "test_evidence.py",  # selection criteria
+    "test_nystrom.py",  # another model family
+    "test_hostile_model_files.py",  # files
+    "test_function_validation.py",  # clear errors
+    "test_clear_messages.py",
+    "test_attack_arguments.py",
+}
+
+
+def pytest_ignore_collect(collection_path, config):
+    if (config.getoption("markexpr", "") == "quick" and collection_path.suffix == ".py"
+            and collection_path.name.startswith("test_") and collection_path.name not in QUICK_FILES):
+        return True
+    return None
+
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run slow tests")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in QUICK_FILES:
+            item.add_marker(pytest.mark.quick)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")
