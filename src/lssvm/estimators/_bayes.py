@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from ..cv.conformal import eigen_rows
+from ..exceptions import NumericalWarning
 from ..kernels import iter_row_blocks
 from ..selection.evidence import gcv_path, log_evidence_path, noise_precision
 from ..solvers import check_alphas
+from ..solvers.whitening import whiten_rows
 from ._base import squeeze_outputs
 from ._validation import validate_input
 
@@ -66,7 +69,7 @@ class BayesMixin:
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         return squeeze_outputs(log_evidence_path(fac, alphas), scalar, self._single_output)
 
-    def predict_std(self, X, noise=True):
+    def predict_std(self, X, noise=True, basis_residual=True):
         """Posterior predictive standard deviation at the fitted alpha.
 
         Parameters
@@ -75,6 +78,16 @@ class BayesMixin:
         noise : bool, default=True
             Include the noise variance ``1 / zeta`` (the spread of a new
             target); False gives the spread of the fitted function alone.
+        basis_residual : bool, default=True
+            Include the kernel's variance outside the span of the basis,
+            ``(k(x, x) - k_B(x)^T K_BB^-1 k_B(x)) / mu``: the Gaussian-process
+            posterior of the model's kernel (the deterministic training
+            conditional, DTC), which grows back to the prior spread away from
+            the data and, with every training row in the basis, equals the
+            full Gaussian process with a flat prior on the intercept.  False
+            gives the posterior of the finite weight vector alone (subset of
+            regressors, SoR), which far from the data falls to the
+            intercept's spread: overconfident there.
 
         Returns
         -------
@@ -85,19 +98,42 @@ class BayesMixin:
         With noise precision ``zeta = (m - 1) / S(alpha)`` from the evidence
         and ``mu = alpha zeta``, the posterior covariance of the augmented
         weights ``[a, b]`` is ``P^-1 / zeta`` (``P`` as in
-        :mod:`lssvm.cv.conformal`), so ``var f(x) = (1/m + m_x^T D m_x) /
-        zeta`` with ``m_x = (k(x, Z) - mu)^T Q``; O(n^2) per point.
+        :mod:`lssvm.cv.conformal`), so the subset-of-regressors variance is
+        ``(1/m + m_x^T D m_x) / zeta`` with ``m_x = (k(x, Z) - mu)^T Q``; the
+        basis residual adds ``(k(x, x) - ||k(x, Z) W||^2) / mu`` with
+        ``W W^T = K_BB^-1`` (on the numerical range of ``K_BB`` where it is
+        singular).  Quiñonero-Candela and Rasmussen (2005), §5 and §6; the
+        documentation's Mathematics page, §6.  O(n^2) per point either way.
         """
-        if not isinstance(noise, (bool, np.bool_)):
-            raise TypeError(f"noise must be True or False; got {noise!r}")
+        for name, value in (("noise", noise), ("basis_residual", basis_residual)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False; got {value!r}")
         fac = self._in_memory_factorization("predict_std")
         zeta = noise_precision(fac, self.alpha)[0]  # (v,)
-        d = 1.0 / (fac.eigenvalues + float(self.alpha))
+        alpha = float(self.alpha)
+        d = 1.0 / (fac.eigenvalues + alpha)
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        mean_row = whiten_rows(np.asarray(fac.kernel_mean, dtype=float)[None, :], fac.whitener, fac.method)
         out = np.empty((X.shape[0], zeta.size))
+        with np.errstate(divide="ignore", over="ignore"):
+            noise_var = 1.0 / zeta  # 0 for a constant output (zeta = inf)
         for rows in iter_row_blocks(X.shape[0], self.block_size):
-            Mx = eigen_rows(fac, self.kernel_(X[rows], self.basis_vectors_))
+            Phi = whiten_rows(np.asarray(self.kernel_(X[rows], self.basis_vectors_), dtype=float), fac.whitener,
+                              fac.method)  # (t, r): k(x, Z) W
+            Mx = (Phi - mean_row) @ fac.V
             h = 1.0 / fac.n_samples + (Mx * Mx) @ d
-            out[rows] = (h[:, None] + (1.0 if noise else 0.0)) / zeta[None, :]
+            var = (h[:, None] + (1.0 if noise else 0.0)) * noise_var[None, :]
+            if basis_residual:
+                # k(x, x) - k_B(x)^T K_BB^-1 k_B(x) >= 0; rounding can make it slightly negative
+                residual = np.maximum(np.asarray(self.kernel_.diag(X[rows]), dtype=float)
+                                      - np.einsum("tr,tr->t", Phi, Phi), 0.0)
+                with np.errstate(over="ignore"):  # 1 / mu = (1 / zeta) / alpha
+                    var = var + residual[:, None] * (noise_var[None, :] / alpha)
+            out[rows] = var
         out = np.sqrt(out)
+        if not np.all(np.isfinite(out)):
+            warnings.warn(
+                f"predict_std overflowed at alpha={alpha:g}: the prior variance 1 / (alpha zeta) of the kernel "
+                "term is beyond floating point; use a larger alpha or scale the targets",
+                NumericalWarning, stacklevel=2)
         return out[:, 0] if self._single_output else out
