@@ -10,7 +10,7 @@ from sklearn.exceptions import NotFittedError
 
 from ..exceptions import NumericalWarning
 from ..kernels import iter_row_blocks
-from ..selection.evidence import gcv_path, log_evidence_path, noise_precision
+from ..selection.evidence import gcv_path, log_evidence_path, ridge_objective
 from ..solvers import check_alphas
 from ..solvers.whitening import whiten_rows
 from ._base import squeeze_outputs
@@ -109,14 +109,13 @@ class BayesMixin:
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False; got {value!r}")
         fac = self._in_memory_factorization("predict_std")
-        zeta = noise_precision(fac, self.alpha)[0]  # (v,)
         alpha = float(self.alpha)
+        # the noise variance 1 / zeta = S(alpha) / (m - 1): exactly 0 for a constant output
+        noise_var = ridge_objective(fac, alpha)[0] / (fac.n_samples - 1.0)  # (v,)
         d = 1.0 / (fac.eigenvalues + alpha)
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         mean_row = whiten_rows(np.asarray(fac.kernel_mean, dtype=float)[None, :], fac.whitener, fac.method)
-        out = np.empty((X.shape[0], zeta.size))
-        with np.errstate(divide="ignore", over="ignore"):
-            noise_var = 1.0 / zeta  # 0 for a constant output (zeta = inf)
+        out = np.empty((X.shape[0], noise_var.size))
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             Phi = whiten_rows(np.asarray(self.kernel_(X[rows], self.basis_vectors_), dtype=float), fac.whitener,
                               fac.method)  # (t, r): k(x, Z) W
