@@ -14,6 +14,8 @@ variance is the deterministic-training-conditional one: the subset-of-regressors
 variance plus the kernel's residual outside the basis, checked densely.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import linalg
@@ -22,6 +24,7 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
 
 from lssvm import SparseLSSVR, SparseLSSVRCV
+from lssvm.exceptions import NumericalWarning
 from lssvm.selection.evidence import noise_precision
 
 TOL = 1e-6
@@ -138,3 +141,16 @@ def test_basis_residual_must_be_bool():
     est = SparseLSSVR(n_basis=10).fit(X, y)
     with pytest.raises(TypeError, match="basis_residual"):
         est.predict_std(X[:2], basis_residual="no")
+
+
+def test_alpha_within_rounding_of_the_eigenvalues_warns():
+    # every row in the basis: one centred direction has lambda = 0 exactly, computed as ~eps lambda_max,
+    # so 1 / (lambda + alpha) is off by eps lambda_max / alpha (3e-4 measured against 50-digit arithmetic)
+    rng = np.random.default_rng(7)
+    X, y = _friedman(rng, m=8)
+    T = np.vstack(_test_points(rng, X))
+    with pytest.warns(NumericalWarning, match="accurate to about"):
+        SparseLSSVR(gamma=0.5, alpha=1e-12, basis=np.arange(8)).fit(X, y).predict_std(T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        SparseLSSVR(gamma=0.5, alpha=1e-3, basis=np.arange(8)).fit(X, y).predict_std(T)

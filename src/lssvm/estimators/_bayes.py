@@ -69,6 +69,25 @@ class BayesMixin:
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         return squeeze_outputs(log_evidence_path(fac, alphas), scalar, self._single_output)
 
+    @staticmethod
+    def _warn_alpha_below_rounding(fac, alpha):
+        """Warn when ``alpha`` is within rounding of the eigenvalues: each
+        ``1 / (lambda_j + alpha)`` then carries a relative error of about
+        ``sqrt(r) eps lambda_max / (lambda_j + alpha)`` (the eigensolver's
+        backward error), which the variance inherits in full along the
+        directions the data leave undetermined (``lambda_j ~ 0``)."""
+        lam = np.asarray(fac.eigenvalues, dtype=float)
+        if not lam.size:
+            return
+        slack = np.sqrt(lam.size) * np.finfo(float).eps * max(float(lam.max()), 0.0)
+        err = float(np.max(slack / (lam + alpha)))
+        if err > 1e-6:
+            warnings.warn(
+                f"predict_std at alpha={alpha:g} is accurate to about {err:.0e} only: the rounding of the Gram "
+                f"matrix's eigenvalues (about eps times the largest, {lam.max():.3g}) is that large against "
+                "lambda + alpha along the directions the data leave undetermined; use a larger alpha",
+                NumericalWarning, stacklevel=3)
+
     def predict_std(self, X, noise=True, basis_residual=True):
         """Posterior predictive standard deviation at the fitted alpha.
 
@@ -130,6 +149,7 @@ class BayesMixin:
                     var = var + residual[:, None] * (noise_var[None, :] / alpha)
             out[rows] = var
         out = np.sqrt(out)
+        self._warn_alpha_below_rounding(fac, alpha)
         if not np.all(np.isfinite(out)):
             warnings.warn(
                 f"predict_std overflowed at alpha={alpha:g}: the prior variance 1 / (alpha zeta) of the kernel "
