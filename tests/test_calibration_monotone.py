@@ -202,3 +202,18 @@ def test_scikit_learn_is_matched_within_1e7_where_it_has_converged():
             np.testing.assert_allclose(est.calibrators_[0].params, [sk.a_, sk.b_], rtol=1e-7, atol=1e-7)
             matched += 1
     assert matched >= 3
+
+
+def test_a_flat_map_survives_the_model_file(tmp_path):
+    from lssvm.io import SavedModel, load_model, save_model
+
+    for seed in range(8):
+        est, X, y, record = _random_label_fit(seed)
+        if _platt_warnings(record):
+            break
+    assert est.calibrators_[0].params[0] == 0
+    save_model(tmp_path / "flat.npz", SavedModel(est, np.zeros(2), np.ones(2), ["u", "w"], "label"))
+    loaded = load_model(tmp_path / "flat.npz").estimator
+    T = np.random.default_rng(0).standard_normal((20, 2))
+    np.testing.assert_array_equal(loaded.predict_proba(T), est.predict_proba(T))
+    np.testing.assert_array_equal(loaded.predict(T), est.predict(T))
