@@ -70,22 +70,30 @@ class BayesMixin:
         return squeeze_outputs(log_evidence_path(fac, alphas), scalar, self._single_output)
 
     @staticmethod
-    def _warn_alpha_below_rounding(fac, alpha):
-        """Warn when ``alpha`` is within rounding of the eigenvalues: each
-        ``1 / (lambda_j + alpha)`` then carries a relative error of about
+    def _warn_alpha_below_rounding(fac, alpha, S):
+        """Warn when the variance has lost digits to rounding: each
+        ``1 / (lambda_j + alpha)`` carries a relative error of about
         ``sqrt(r) eps lambda_max / (lambda_j + alpha)`` (the eigensolver's
-        backward error), which the variance inherits in full along the
-        directions the data leave undetermined (``lambda_j ~ 0``)."""
+        backward error), inherited in full along the directions the data
+        leave undetermined (``lambda_j ~ 0``); and the noise variance
+        ``S(alpha) = ||Yc||^2 - sum z_j^2 / (lambda_j + alpha)``, a difference,
+        one of about ``r eps ||Yc||^2 / S`` (a model that nearly interpolates)."""
         lam = np.asarray(fac.eigenvalues, dtype=float)
         if not lam.size:
             return
-        slack = np.sqrt(lam.size) * np.finfo(float).eps * max(float(lam.max()), 0.0)
+        eps = np.finfo(float).eps
+        slack = np.sqrt(lam.size) * eps * max(float(lam.max()), 0.0)
         err = float(np.max(slack / (lam + alpha)))
+        yy = (np.asarray(fac.y_centered, dtype=float) ** 2).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err_S = np.where(yy > 0, (lam.size + 1) * eps * yy / S, 0.0)  # a constant output: S = 0 exactly
+        err = min(max(err, float(np.max(err_S))), 1.0)
         if err > 1e-6:
             warnings.warn(
-                f"predict_std at alpha={alpha:g} is accurate to about {err:.0e} only: the rounding of the Gram "
-                f"matrix's eigenvalues (about eps times the largest, {lam.max():.3g}) is that large against "
-                "lambda + alpha along the directions the data leave undetermined; use a larger alpha",
+                f"predict_std at alpha={alpha:g} is accurate to about {err:.0e} only: rounding (about eps "
+                f"times the Gram matrix's largest eigenvalue, {lam.max():.3g}, or times the targets' sum of "
+                "squares) is that large against lambda + alpha, or against the residual sum of squares of a model "
+                "that nearly interpolates; use a larger alpha",
                 NumericalWarning, stacklevel=3)
 
     def predict_std(self, X, noise=True, basis_residual=True):
@@ -130,7 +138,8 @@ class BayesMixin:
         fac = self._in_memory_factorization("predict_std")
         alpha = float(self.alpha)
         # the noise variance 1 / zeta = S(alpha) / (m - 1): exactly 0 for a constant output
-        noise_var = ridge_objective(fac, alpha)[0] / (fac.n_samples - 1.0)  # (v,)
+        S = ridge_objective(fac, alpha)[0]  # (v,)
+        noise_var = S / (fac.n_samples - 1.0)
         d = 1.0 / (fac.eigenvalues + alpha)
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         mean_row = whiten_rows(np.asarray(fac.kernel_mean, dtype=float)[None, :], fac.whitener, fac.method)
@@ -149,7 +158,7 @@ class BayesMixin:
                     var = var + residual[:, None] * (noise_var[None, :] / alpha)
             out[rows] = var
         out = np.sqrt(out)
-        self._warn_alpha_below_rounding(fac, alpha)
+        self._warn_alpha_below_rounding(fac, alpha, S)
         if not np.all(np.isfinite(out)):
             warnings.warn(
                 f"predict_std overflowed at alpha={alpha:g}: the prior variance 1 / (alpha zeta) of the kernel "
