@@ -154,3 +154,15 @@ def test_alpha_within_rounding_of_the_eigenvalues_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumericalWarning)
         SparseLSSVR(gamma=0.5, alpha=1e-3, basis=np.arange(8)).fit(X, y).predict_std(T)
+
+
+def test_a_nearly_interpolating_fit_warns_about_its_noise_variance():
+    # two rows, one basis point: the fit interpolates up to alpha, so S(alpha) = ||Yc||^2 - z^2 / (lambda + alpha)
+    # is a difference of two equal numbers (4e-4 off against 34-digit arithmetic at alpha = 1e-12)
+    X = np.array([[-0.42388896, -2.1104852, 0.93530501], [1.67470082, -0.12264699, -2.13102401]])
+    y = np.array([-1.01521169, -0.37237288])
+    with pytest.warns(NumericalWarning, match="accurate to about"):
+        SparseLSSVR(kernel="linear", alpha=1e-12, basis=np.array([0])).fit(X, y).predict_std(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        SparseLSSVR(kernel="linear", alpha=1.0, basis=np.array([0])).fit(X, y).predict_std(X)
