@@ -166,3 +166,15 @@ def test_a_nearly_interpolating_fit_warns_about_its_noise_variance():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumericalWarning)
         SparseLSSVR(kernel="linear", alpha=1.0, basis=np.array([0])).fit(X, y).predict_std(X)
+
+
+def test_the_basis_residual_magnified_by_a_tiny_alpha_warns():
+    # at a basis point k(x, x) - ||k_B(x) W||^2 is 0 up to ~n eps, which 1 / mu = 1 / (alpha zeta) magnifies
+    # (9e-5 off against 34-digit arithmetic at alpha = 1e-12 on duplicated rows)
+    rng = np.random.default_rng(8)
+    X, y = _friedman(rng, m=20)
+    with pytest.warns(NumericalWarning, match="accurate to about"):
+        SparseLSSVR(gamma=0.5, alpha=1e-12, basis=np.arange(5)).fit(X, y).predict_std(X[:2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        SparseLSSVR(gamma=0.5, alpha=1e-2, basis=np.arange(5)).fit(X, y).predict_std(X[:2])

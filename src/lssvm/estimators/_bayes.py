@@ -70,30 +70,33 @@ class BayesMixin:
         return squeeze_outputs(log_evidence_path(fac, alphas), scalar, self._single_output)
 
     @staticmethod
-    def _warn_alpha_below_rounding(fac, alpha, S):
+    def _warn_alpha_below_rounding(fac, alpha, S, residual_err=0.0):
         """Warn when the variance has lost digits to rounding: each
         ``1 / (lambda_j + alpha)`` carries a relative error of about
         ``sqrt(r) eps lambda_max / (lambda_j + alpha)`` (the eigensolver's
         backward error), inherited in full along the directions the data
         leave undetermined (``lambda_j ~ 0``); and the noise variance
         ``S(alpha) = ||Yc||^2 - sum z_j^2 / (lambda_j + alpha)``, a difference,
-        one of about ``r eps ||Yc||^2 / S`` (a model that nearly interpolates)."""
+        one of about ``r eps ||Yc||^2 / S`` (a model that nearly interpolates);
+        and the basis residual ``k(x, x) - ||k_B(x) W||^2``, one of about
+        ``n eps k(x, x)`` absolute, times ``1 / mu`` (``residual_err``: that
+        relative to the variance, at its worst over the points)."""
         lam = np.asarray(fac.eigenvalues, dtype=float)
         if not lam.size:
-            return
+            lam = np.zeros(1)
         eps = np.finfo(float).eps
         slack = np.sqrt(lam.size) * eps * max(float(lam.max()), 0.0)
         err = float(np.max(slack / (lam + alpha)))
         yy = (np.asarray(fac.y_centered, dtype=float) ** 2).sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             err_S = np.where(yy > 0, (lam.size + 1) * eps * yy / S, 0.0)  # a constant output: S = 0 exactly
-        err = min(max(err, float(np.max(err_S))), 1.0)
+        err = min(max(err, float(np.max(err_S)), residual_err), 1.0)
         if err > 1e-6:
             warnings.warn(
                 f"predict_std at alpha={alpha:g} is accurate to about {err:.0e} only: rounding (about eps "
-                f"times the Gram matrix's largest eigenvalue, {lam.max():.3g}, or times the targets' sum of "
-                "squares) is that large against lambda + alpha, or against the residual sum of squares of a model "
-                "that nearly interpolates; use a larger alpha",
+                f"times the Gram matrix's largest eigenvalue, {lam.max():.3g}, the targets' sum of squares or "
+                "k(x, x)) is that large against lambda + alpha, against the residual sum of squares of a model "
+                "that nearly interpolates, or, magnified by 1 / alpha, against the variance; use a larger alpha",
                 NumericalWarning, stacklevel=3)
 
     def predict_std(self, X, noise=True, basis_residual=True):
@@ -144,6 +147,7 @@ class BayesMixin:
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         mean_row = whiten_rows(np.asarray(fac.kernel_mean, dtype=float)[None, :], fac.whitener, fac.method)
         out = np.empty((X.shape[0], noise_var.size))
+        n_basis, residual_err = self.basis_vectors_.shape[0], 0.0
         for rows in iter_row_blocks(X.shape[0], self.block_size):
             Phi = whiten_rows(np.asarray(self.kernel_(X[rows], self.basis_vectors_), dtype=float), fac.whitener,
                               fac.method)  # (t, r): k(x, Z) W
@@ -152,13 +156,16 @@ class BayesMixin:
             var = (h[:, None] + (1.0 if noise else 0.0)) * noise_var[None, :]
             if basis_residual:
                 # k(x, x) - k_B(x)^T K_BB^-1 k_B(x) >= 0; rounding can make it slightly negative
-                residual = np.maximum(np.asarray(self.kernel_.diag(X[rows]), dtype=float)
-                                      - np.einsum("tr,tr->t", Phi, Phi), 0.0)
-                with np.errstate(over="ignore"):  # 1 / mu = (1 / zeta) / alpha
+                kxx = np.asarray(self.kernel_.diag(X[rows]), dtype=float)
+                residual = np.maximum(kxx - np.einsum("tr,tr->t", Phi, Phi), 0.0)
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # 1 / mu = (1 / zeta) / alpha
                     var = var + residual[:, None] * (noise_var[None, :] / alpha)
+                    # the difference carries ~ n eps k(x, x) of rounding, which 1 / mu magnifies at a tiny alpha
+                    lost = (n_basis * np.finfo(float).eps * np.abs(kxx))[:, None] * (noise_var[None, :] / alpha) / var
+                residual_err = max(residual_err, float(np.max(np.where(var > 0, lost, 0.0), initial=0.0)))
             out[rows] = var
         out = np.sqrt(out)
-        self._warn_alpha_below_rounding(fac, alpha, S)
+        self._warn_alpha_below_rounding(fac, alpha, S, residual_err)
         if not np.all(np.isfinite(out)):
             warnings.warn(
                 f"predict_std overflowed at alpha={alpha:g}: the prior variance 1 / (alpha zeta) of the kernel "
