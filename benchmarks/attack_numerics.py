@@ -23,6 +23,7 @@ Run: ``PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/attack_numerics.py [--
 from __future__ import annotations
 
 import argparse
+import resource
 import signal
 import time
 import traceback
@@ -362,6 +363,7 @@ def main():
         print(f"{subject:<20}{n:>8}" + "".join(f"{counts[o]:>8}" for o in OUTCOMES)
               + f"{time.perf_counter() - t0:>9.1f}")
     print(f"{'all':<20}{sum(totals.values()):>8}" + "".join(f"{totals[o]:>8}" for o in OUTCOMES))
+    print(f"peak resident memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":
