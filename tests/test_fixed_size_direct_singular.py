@@ -2,8 +2,8 @@
 
 A prototype with ``k(z, z) = 0`` (the zero row under the linear kernel, or
 the polynomial kernel with ``coef0 = 0``) has a zero kernel column: the
-least-squares matrix is exactly rank-deficient and its triangular solve
-used to fail on a zero pivot ("singular matrix").  The pivoted QR gives it
+least-squares matrix is exactly rank-deficient, and a plain triangular solve
+fails on the zero pivot ("singular matrix").  The pivoted QR gives it
 weight 0 with a ``NumericalWarning``, and the model equals the exact
 (100-digit) solve without that prototype.  On near-singular sets (wide
 kernels, prototypes close together, tiny alpha) every fit either equals the
