@@ -110,7 +110,8 @@ def test_no_predict_proba_without_calibration(rng):
 
 
 # calibrated probabilities need not peak where the decision values do (as SVC(probability=True))
-_ARGMAX = {"check_classifiers_train": "argmax of predict_proba may differ from predict near the boundary"}
+_ARGMAX = {"check_classifiers_train": "predict follows the calibrated probabilities: near the boundary it may differ from "
+           "the sign (argmax) of decision_function"}
 
 
 @parametrize_with_checks([SparseLSSVC(calibration="sigmoid")], expected_failed_checks=lambda est: _ARGMAX)

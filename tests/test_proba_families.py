@@ -257,7 +257,8 @@ def test_a_dask_fit_calibrates_itself(rng, family):
 
 
 # calibrated probabilities need not peak where the decision values do (as SVC(probability=True))
-_ARGMAX = {"check_classifiers_train": "argmax of predict_proba may differ from predict near the boundary"}
+_ARGMAX = {"check_classifiers_train": "predict follows the calibrated probabilities: near the boundary it may differ from "
+           "the sign (argmax) of decision_function"}
 
 
 @pytest.mark.slow

@@ -9,15 +9,16 @@ isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
-from scipy import optimize
 from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ..exceptions import NumericalWarning
 from ._conformal_sets import ConformalSetMixin
 
 __all__ = [
@@ -74,8 +75,10 @@ CALIBRATION_DOC = """    calibration : {None, "sigmoid", "isotonic"}, default=No
         Platt's sigmoid or isotonic regression (scikit-learn's), one per
         one-vs-rest output, fitted on the model's own out-of-sample decision
         values.  None: no ``predict_proba`` (as
-        ``SVC(probability=False)``; calibrated probabilities may disagree
-        with ``predict`` near the boundary).
+        ``SVC(probability=False)``).  With a map, ``predict`` returns the
+        class of largest calibrated probability (never disagreeing with
+        ``predict_proba``; near the boundary it may differ from the sign of
+        ``decision_function``).
     calibration_cv : None, int or scikit-learn splitter, default=None
         Where those decision values come from: None
         CV_TEXT;
@@ -104,8 +107,53 @@ def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
     return decorate
 
 
-def fit_platt(f, t):
-    """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``.
+def _platt_objective(A, B, g, target):
+    """Smoothed-target negative log-likelihood of ``z = A g + B`` and its
+    gradient and Hessian in ``(A, B)``."""
+    z = A * g + B
+    p = expit(-z)  # P(positive | g)
+    loss = float(np.sum(np.logaddexp(0.0, z) - (1.0 - target) * z))
+    r = target - p  # d loss / dz
+    w = p * (1.0 - p)  # d^2 loss / dz^2
+    grad = np.array([r @ g, r.sum()])
+    hess = np.array([[w @ (g * g), w @ g], [w @ g, w.sum()]])
+    return loss, grad, hess
+
+
+def _platt_newton(g, target, B0):
+    """Minimise :func:`_platt_objective` by Newton's method with a
+    backtracking line search (Lin, Lin and Weng 2007, Algorithm 1), to the
+    last digits: the objective is strictly convex in two unknowns, so
+    Newton converges quadratically and stops when a step no longer lowers it."""
+    A, B = 0.0, B0
+    loss, grad, hess = _platt_objective(A, B, g, target)
+    scale = max(1.0, float(len(g)))
+    for _ in range(200):
+        # the Hessian is singular only for constant g (handled by the caller); the shift keeps
+        # the solve defined where the sigmoid saturates (Lin et al.: 1e-12)
+        step = -np.linalg.solve(hess + 1e-12 * np.eye(2), grad)
+        decrement = float(-(grad @ step))
+        if not (np.isfinite(decrement) and decrement > 0.0):
+            break
+        if decrement < 1e-16 * scale:  # in the quadratic region: the full step is exact to rounding
+            A, B = A + step[0], B + step[1]
+            break
+        t = 1.0
+        while t >= 1e-10:
+            new = _platt_objective(A + t * step[0], B + t * step[1], g, target)
+            if new[0] <= loss - 1e-4 * t * decrement:
+                break
+            t /= 2.0
+        else:
+            break  # no decrease left: at the minimum to rounding
+        A, B = A + t * step[0], B + t * step[1]
+        loss, grad, hess = new
+    return A, B
+
+
+def fit_platt(f, t, what="the positive class"):
+    """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``, constrained
+    to increase in ``f`` (``A <= 0``).
 
     Parameters
     ----------
@@ -113,36 +161,60 @@ def fit_platt(f, t):
         Decision values (out-of-sample: LOO or k-fold).
     t : ndarray of shape (m,) of bool
         Whether each row belongs to the positive class.
+    what : str
+        The class or output named in the warning.
 
     Returns
     -------
     A, B : float
+        ``A < 0`` (strictly increasing), or ``A = 0`` and ``B`` the log-odds
+        of the smoothed class frequency (flat) after a ``NumericalWarning``.
 
     Notes
     -----
     Maximum likelihood with Platt's smoothed targets ``(N+ + 1)/(N+ + 2)``
     and ``1/(N- + 2)`` (J. Platt 1999; H.-T. Lin, C.-J. Lin and R. Weng 2007),
     which keep ``A`` finite on separable data.  With ``z = A f + B`` the
-    loss is ``sum log(1 + e^z) - (1 - t) z`` and its gradient in z is
-    ``t - p``: a smooth convex problem in two unknowns, solved by L-BFGS;
-    O(m) per iteration.
+    loss is ``sum log(1 + e^z) - (1 - t) z``, strictly convex; Newton's
+    method with a line search (Lin et al. 2007, Algorithm 1) converges to
+    rounding, the same maximiser scikit-learn's ``_SigmoidCalibration``
+    approaches by L-BFGS.  O(m) per iteration, a few tens of iterations.
+
+    When the maximiser has ``A >= 0`` (held-out decision values that do not
+    rise with the class, e.g. poorly separated classes), the likelihood's
+    maximiser under the constraint ``A <= 0`` lies on ``A = 0`` (the
+    objective is convex): the flat map at the smoothed class frequency,
+    with a ``NumericalWarning``; likewise for constant decision values.
     """
     f = np.asarray(f, dtype=float)
     pos = np.asarray(t, dtype=bool)
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     target = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    scale = max(float(np.std(f)), 1e-12)  # optimise in a unit-scale variable
-    g = f / scale
-
-    def loss(ab):
-        z = ab[0] * g + ab[1]
-        p = expit(-z)
-        grad_z = target - p
-        return np.sum(np.logaddexp(0.0, z) - (1.0 - target) * z), np.array([grad_z @ g, grad_z.sum()])
-
-    x0 = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
-    res = optimize.minimize(loss, x0, jac=True, method="L-BFGS-B")
-    return float(res.x[0] / scale), float(res.x[1])
+    mean_target = float(target.mean()) if target.size else 0.5
+    flat_B = float(np.log1p(-mean_target) - np.log(mean_target))  # 1 / (1 + e^B) = mean target
+    spread = float(np.max(np.abs(f - f.mean()))) if f.size else 0.0
+    if not spread > 0.0:
+        warnings.warn(
+            f"the {f.size} out-of-sample decision values of {what} are all equal: the sigmoid calibration is "
+            f"the flat map P = {mean_target:.3g} (the smoothed class frequency) and predict follows it; "
+            "try other kernel parameters or alpha, or more data",
+            NumericalWarning, stacklevel=3)
+        return 0.0, flat_B
+    # Newton in a unit-scale variable (affine invariant in exact arithmetic; better rounded)
+    centre, scale = float(f.mean()), spread
+    g = (f - centre) / scale
+    a, c = _platt_newton(g, target, float(np.log((n_neg + 1.0) / (n_pos + 1.0))))
+    A, B = a / scale, c - a * centre / scale
+    if not A < 0.0:
+        warnings.warn(
+            f"Platt's sigmoid for {what} came out non-increasing in the decision value (A = {A:.3g} >= 0): "
+            "its out-of-sample decision values do not rise with the class, so the map is the flat class "
+            f"frequency P = {1.0 / (1.0 + np.exp(flat_B)):.3g} and predict follows it; the model does not "
+            "separate that class out of sample: try other kernel parameters or alpha, more data, or "
+            "calibration='isotonic'",
+            NumericalWarning, stacklevel=3)
+        return 0.0, flat_B
+    return float(A), float(B)
 
 
 class CalibrationMap:
@@ -151,12 +223,12 @@ class CalibrationMap:
     ``IsotonicRegression(out_of_bounds="clip").predict``: linear
     interpolation, constant outside)."""
 
-    def __init__(self, method, f=None, t=None, *, params=None):
+    def __init__(self, method, f=None, t=None, *, params=None, what="the positive class"):
         self.method = method
         if params is not None:  # restored from a model file
             self.params = np.asarray(params, dtype=float)
         elif method == "sigmoid":
-            self.params = np.array(fit_platt(f, t))
+            self.params = np.array(fit_platt(f, t, what))
         else:
             iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
             self.params = np.vstack([iso.X_thresholds_, iso.y_thresholds_])
@@ -199,8 +271,9 @@ def calibration_maps(method, F, codes, n_classes):
     F = np.asarray(F, dtype=float).reshape(len(codes), -1)
     ok = np.all(np.isfinite(F), axis=1)
     if n_classes == 2:
-        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1)]
-    return [CalibrationMap(method, F[ok, k], codes[ok] == k) for k in range(n_classes)]
+        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1, what="the second class (classes_[1])")]
+    return [CalibrationMap(method, F[ok, k], codes[ok] == k, what=f"class index {k} against the rest")
+            for k in range(n_classes)]
 
 
 class ProbaMixin(ConformalSetMixin):
@@ -250,6 +323,28 @@ class ProbaMixin(ConformalSetMixin):
         self._held_out = None if F is None else (np.asarray(F, dtype=float).reshape(len(codes), -1), codes)
         return self
 
+    def predict(self, X):
+        """Predicted labels, shape (t,).
+
+        With ``calibration`` set, the class of largest calibrated probability,
+        ``classes_[argmax predict_proba(X)]``, so that ``predict`` and
+        :meth:`predict_proba` never disagree (as scikit-learn's
+        ``CalibratedClassifierCV``); this can differ from the sign (argmax)
+        of :meth:`decision_function` near the boundary, or everywhere for a
+        class whose map fell back to flat (a ``NumericalWarning`` at fit says
+        so).  Without calibration, the sign (argmax) of the decision values.
+        """
+        if getattr(self, "calibration", None) is None or getattr(self, "calibrators_", None) is None:
+            return super().predict(X)
+        F = self._decision_2d(X)
+        if hasattr(F, "map_blocks"):  # Dask input: block by block, one chunk across the outputs
+            return F.rechunk({1: -1}).map_blocks(self._labels_of_decisions, drop_axis=1, dtype=self.classes_.dtype)
+        return self._labels_of_decisions(F)
+
+    def _labels_of_decisions(self, F):
+        """``classes_[argmax]`` of the calibrated probabilities of decision values F (t, v)."""
+        return self.classes_[np.argmax(self._proba_from_decisions(np.asarray(F, dtype=float)), axis=1)]
+
     @available_if(_calibrated)
     def predict_proba(self, X):
         """Class probabilities calibrated on out-of-sample decision values.
@@ -272,13 +367,16 @@ class ProbaMixin(ConformalSetMixin):
         the row, as Platt recommends, without any refit.  Two classes: the
         map of ``classes_[1]``, and 1 - p for ``classes_[0]``.  More: one
         map per one-vs-rest output, rows normalised (uniform where every map
-        gives 0).  The sigmoid is strictly increasing in the decision value;
-        the isotonic map is non-decreasing.  O(t n d) like ``decision_function``.
+        gives 0).  The sigmoid is strictly increasing in the decision value
+        (flat, with a ``NumericalWarning`` at fit, where the out-of-sample
+        values do not rise with the class: :func:`fit_platt`); the isotonic
+        map is non-decreasing.  O(t n d) like ``decision_function``.
 
-        Only with ``calibration`` set (as ``SVC(probability=True)``): the
+        Only with ``calibration`` set (as ``SVC(probability=True)``); with it
+        :meth:`predict` returns the class of largest probability.  The
         calibrated probabilities need not cross 1/2 (binary) or peak
-        (one-vs-rest) where the decision values do, so ``argmax`` of the
-        probabilities may differ from :meth:`predict` near the boundary.
+        (one-vs-rest) where the decision values do, so near the boundary
+        ``predict`` may differ from the sign of :meth:`decision_function`.
         """
         check_is_fitted(self, "classes_")
         if getattr(self, "calibrators_", None) is None:  # fitted on Dask

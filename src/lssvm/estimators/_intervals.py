@@ -301,9 +301,9 @@ class SearchIntervalMixin:
         return self._best().predict_interval(X, coverage, **kwargs)
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_std"))
-    def predict_std(self, X, noise=True):
+    def predict_std(self, X, noise=True, basis_residual=True):
         """Posterior predictive standard deviation of ``best_estimator_`` (see its ``predict_std``)."""
-        return self._best().predict_std(X, noise=noise)
+        return self._best().predict_std(X, noise=noise, basis_residual=basis_residual)
 
 
 class RefitIntervalMixin:

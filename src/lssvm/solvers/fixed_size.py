@@ -245,7 +245,7 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
             return W
     except LinAlgError:
         pass
-    W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu)
+    W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call=call)
     if not err <= FS_GUARD_RTOL:
         warnings.warn(
             f"{call}: the fixed-size system is so ill-conditioned that even its QR solve has an estimated "
@@ -284,9 +284,10 @@ def normal_solve_error(A, Ka, W, chol=None, gram=None):
     return float(np.max(_EPS / rcond * ka_norm * np.linalg.norm(W, axis=0) / fit))
 
 
-def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu):
+def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
     """Minimise ``||Y - K w - 1 b||^2 + alpha w^T K_ZZ w + nu b^2`` by a
-    Householder QR of the augmented matrix (columns scaled to unit norm)
+    column-pivoted Householder QR of the augmented matrix (columns scaled to
+    unit norm)
 
         [K                1          ]
         [sqrt(alpha) R^T  0          ],   K_ZZ = R R^T,
@@ -303,6 +304,16 @@ def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu):
         Estimated relative error of the fitted values, ``4 eps sqrt(M + 1)
         ||w|| / ||G w||`` in the scaled problem (large only when the
         coefficients cancel).
+
+    Notes
+    -----
+    A prototype whose column is a combination of the others to rounding
+    (``|R_kk| <= (N + M + 1) eps |R_11|`` in the pivoted factor, or a column
+    of norm below ``(N + M + 1) eps`` times the largest: e.g. a point with
+    ``k(z, z) = 0`` for the linear or polynomial kernel, whose column is
+    zero) carries no information the others lack: it gets weight 0 (the
+    basic solution) with a ``NumericalWarning``, instead of the triangular
+    solve failing on a zero pivot.
     """
     N, M = K_rows.shape
     Y_rows = np.asarray(Y_rows, dtype=float).reshape(N, -1)
@@ -310,23 +321,42 @@ def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu):
         R = linalg.cholesky(K_ZZ, lower=True, check_finite=False)
     except LinAlgError:
         s, U = eigh(K_ZZ, check_finite=False)
-        R = U * np.sqrt(np.maximum(s, 0.0))
+        # eigenvalues at rounding level are zero: their square roots (~1e-8) would be taken for data
+        s = np.where(s > M * _EPS * max(float(s[-1]), 0.0), s, 0.0)
+        R = U * np.sqrt(s)
     G = np.zeros((N + M + 1, M + 1))
     G[:N, :M] = K_rows
     G[:N, M] = 1.0
     G[N : N + M, :M] = np.sqrt(alpha) * R.T
     G[N + M, M] = np.sqrt(nu)
     scale = np.linalg.norm(G, axis=0)
-    scale[scale == 0] = 1.0
+    # a column at rounding level against the largest (e.g. k(z, z) = 0, whose penalty row is K_ZZ's
+    # eigenvector noise) is numerically zero: scaling it to unit norm would turn that noise into data
+    negligible = ~(scale > G.shape[0] * _EPS * scale.max())
+    G[:, negligible] = 0.0
+    scale[negligible] = 1.0
     G /= scale
-    Q, Rq = linalg.qr(G, mode="economic", check_finite=False)
+    Q, Rq, piv = linalg.qr(G, mode="economic", pivoting=True, check_finite=False)
+    diag = np.abs(np.diag(Rq))
+    rank = int(np.sum(diag > G.shape[0] * _EPS * diag[0])) if diag.size and diag[0] > 0 else 0
+    if rank < M + 1:
+        warnings.warn(
+            f"{call}: {M + 1 - rank} of the {M + 1} coefficients (prototypes and intercept) are numerically "
+            "dependent on the others in the least-squares problem (duplicated or near-duplicated prototypes, or "
+            "points with k(z, z) = 0 for the linear or polynomial kernel); they get weight 0 and the model is "
+            "the minimiser over the others. Drop those prototypes, or use a larger alpha",
+            NumericalWarning,
+            stacklevel=3,
+        )
     rhs = np.zeros((N + M + 1, Y_rows.shape[1]))
     rhs[:N] = Y_rows
-    Ws = linalg.solve_triangular(Rq, Q.T @ rhs, check_finite=False)
+    Ws = np.zeros((M + 1, Y_rows.shape[1]))
+    if rank:
+        Ws[piv[:rank]] = linalg.solve_triangular(Rq[:rank, :rank], (Q.T @ rhs)[:rank], check_finite=False)
     # QR is backward stable: the fitted values G Ws carry an error of about
     # eps ||G|| ||Ws|| (||G||_2 <= sqrt(M + 1) with unit columns), large
     # relative to them only when the coefficients cancel
-    fit = np.linalg.norm(Rq @ Ws, axis=0)
+    fit = np.linalg.norm(G @ Ws, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.linalg.norm(Ws, axis=0) / fit
     ratio = np.where(fit > 0, ratio, 1.0)
