@@ -18,6 +18,7 @@ from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
 from ..exceptions import InputWarning
 from ..io import SavedModel, load_model, save_model
+from ..io.paths import atomic_write, check_output_file
 from ._baseline import cv_baseline
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
@@ -57,6 +58,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     if output and not Path(output).parent.is_dir():
         raise click.BadParameter(f"folder {str(Path(output).parent)!r} does not exist", param_hint="--output")
     frame, name = _load_frame(data)
+    output = _output_file(Path(output) if output else Path(f"{name}.lssvm.npz"), "model")
     alpha_path = _parse_log_values(alphas, "--alphas")
     alpha = _parse_alpha(alpha_text)
     gamma = _parse_gamma(gamma_text)
@@ -118,22 +120,33 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
         fitted = table.loc[np.isclose(table["alpha"], alpha, rtol=1e-12), crit].iloc[0]
         hint = "" if np.isclose(best["alpha"], alpha, rtol=1e-12) else "; --alpha best saves the best instead"
         click.echo(f"saved      alpha={alpha:.4g} as given by --alpha ({crit} = {fitted:.4g}){hint}")
-    echo_warnings(caught, verbose)
 
-    output = Path(output) if output else Path(f"{name}.lssvm.npz")
     model = SavedModel(
         est, t["center"], t["scale"], features, str(y.name),
         metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale,
                   "alpha": float(est.alpha), "alpha_chosen": "best by LOO" if alpha is None else "given"},
         preprocessing=t["encoding"],
     )
+    saving = []
     try:
-        save_model(output, model)
+        with collect_warnings() as saving:  # the stored interval data: warned like the LOO table, in the summary
+            save_model(output, model)
     except ValueError as exc:
         raise click.ClickException(f"{exc}; no model was saved") from None
     except OSError as exc:
         raise click.ClickException(f"cannot write model file {output}: {exc}") from None
+    finally:
+        echo_warnings(list(caught) + list(saving), verbose)
     click.echo(f"model saved to {output}")
+
+
+def _output_file(path, what):
+    """``path`` checked as a place to write ``what`` (a new path or a regular
+    file, :func:`lssvm.io.paths.check_output_file`), before any work."""
+    try:
+        return check_output_file(path, what)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--output") from None
 
 
 def _parse_gamma(text):
@@ -194,6 +207,8 @@ def predict(model_file, data, output, keep, interval, proba):
     MODEL.  Classifiers add their decision values (and calibrated
     probabilities with --proba), regressors interval bounds with --interval;
     when DATA holds the target column, test metrics are printed (on stderr)."""
+    if output:
+        _output_file(Path(output), "predictions")
     try:
         model = load_model(model_file)
     except ValueError as exc:
@@ -233,7 +248,9 @@ def predict(model_file, data, output, keep, interval, proba):
         click.echo(f"{label:<10} {text}", err=True)
     if output:
         try:
-            out.to_csv(output, index=False)
+            atomic_write(output, lambda fh: out.to_csv(fh, index=False), "predictions", binary=False)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--output") from None
         except OSError as exc:
             raise click.ClickException(f"cannot write {output}: {exc}") from None
         click.echo(f"{len(out)} predictions written to {output}", err=True)

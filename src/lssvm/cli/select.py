@@ -34,6 +34,7 @@ from ..estimators import (
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel, save_model
+from ..io.paths import check_output_file, check_output_folder, replace_folder
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._common import load_frame, parse_log_values
@@ -171,6 +172,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     for path in (output.parent, None if report_dir is None else report_dir.parent):
         if path is not None and not path.is_dir():
             raise click.BadParameter(f"folder {str(path)!r} does not exist", param_hint="--output/--report")
+    output, report_dir = _check_outputs(output, report_dir)
     caught = []
     try:
         groups, encoding, notes = None, None, []
@@ -429,6 +431,26 @@ def _echo_evaluation(params, path):
                err=True)
 
 
+def _check_outputs(output, report_dir):
+    """The model file and report folder, checked before any work: a new path
+    or a regular file, and a new, empty or earlier report folder that does
+    not hold the model file (:mod:`lssvm.io.paths`)."""
+    try:
+        output = check_output_file(output, "model")
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--output") from None
+    if report_dir is None:
+        return output, None
+    try:
+        report_dir = check_output_folder(report_dir, "report folder")
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--report") from None
+    if report_dir.resolve() in output.resolve().parents:
+        raise click.BadParameter(f"the model file {output} would lie inside the report folder {report_dir}, which "
+                                 "is replaced as a whole: give them apart", param_hint="--output/--report")
+    return output, report_dir
+
+
 def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None,
                    test_baseline=None):
     """Report into a temporary folder, model file atomically, then the
@@ -443,19 +465,22 @@ def _write_outputs(output, model, report_dir, est, summary, table, test_values=N
             write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features,
                          test_baseline=test_baseline)
         try:
-            save_model(output, model)
+            with collect_warnings() as saving:  # the stored interval data (warned already by the search)
+                save_model(output, model)
         except ValueError as exc:
             raise click.ClickException(f"{exc}; nothing was saved") from None
         if tmp is not None:
-            if report_dir.exists():
-                shutil.rmtree(report_dir)
-            os.replace(tmp, report_dir)
+            try:
+                replace_folder(tmp, report_dir)
+            except ValueError as exc:  # it became something else while the search ran
+                raise click.ClickException(f"{exc}; the model was saved to {output}, the report not") from None
             tmp = None
     except OSError as exc:
         raise click.ClickException(f"cannot write the results: {exc}") from None
     finally:
         if tmp is not None and tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    echo_warnings(saving)
     click.echo(f"model saved to {output}")
     if report_dir is not None:
         click.echo(f"report written to {report_dir / 'index.html'}")

@@ -36,17 +36,15 @@ names), and raises :class:`ModelFileError` (a ``ValueError``) saying what
 is wrong.  The checksum detects truncation, corruption and edits; it is not
 a signature (whoever can write the file can recompute it).  Saving writes a
 temporary file in the target folder, flushes it to disk and renames it over
-the target, so an interrupted save leaves the old file or none.
+the target, so an interrupted save leaves the old file or none; the target
+must be a new path or a regular file (:mod:`lssvm.io.paths`), never a
+device, FIFO, socket or folder.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
-import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,6 +54,7 @@ from ..estimators import RENAMED_PARAMS, RENAMED_VALUES, SparseLSSVC, SparseLSSV
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
+from .paths import atomic_write
 from .saved_model import SavedModel
 from .tabular import TabularEncoding
 from .uncertainty import stored_uncertainty, uncertainty_arrays
@@ -89,6 +88,12 @@ def save_model(path, model: SavedModel):
     ValueError
         If the model holds NaN or infinity (or a zero ``x_scale``): such a
         file could not be loaded, so none is written.
+    lssvm.io.paths.OutputPathError
+        (a ``ValueError``) If ``path`` is a folder, device, FIFO or socket:
+        only a new path or a regular file is written
+        (:func:`lssvm.io.paths.check_output_file`).
+    FileNotFoundError
+        If the folder to save in does not exist.
     """
     if not isinstance(model, SavedModel):  # a bare estimator, or the arguments swapped
         raise TypeError(f"save_model(path, model) takes a SavedModel (the fitted estimator with its input scaling "
@@ -152,30 +157,7 @@ def save_model(path, model: SavedModel):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"model metadata must be JSON-serialisable without NaN/inf: {exc}") from None
     arrays["checksum"] = np.array(_checksum(arrays))
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "the folder to save the model in does not exist", str(folder))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the user's umask, as open() gives
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    _fsync_folder(folder)
-    return path
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    return atomic_write(path, lambda fh: np.savez(fh, **arrays), "model")
 
 
 def load_model(path) -> SavedModel:
@@ -226,20 +208,6 @@ def _checksum(arrays):
         h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
         h.update(a.tobytes())
     return "sha256:" + h.hexdigest()
-
-
-def _fsync_folder(folder):
-    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _check_version(meta, path):
