@@ -162,6 +162,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
+    if model_kind == "sparse" and isinstance(n_basis, float):
+        raise click.BadParameter(f"{n_basis}: the sparse model takes a whole number of basis points >= 1 (a fraction "
+                                 "of the rows is for --model fixed-size or nystrom)", param_hint="--n-basis")
     if max_evaluations is not None and not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
                                  param_hint="--max-evaluations")
