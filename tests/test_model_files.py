@@ -205,7 +205,7 @@ _SAVER = textwrap.dedent("""
     import time
     import numpy as np
     from lssvm import SparseLSSVR
-    from lssvm.io import SavedModel, model_io, save_model
+    from lssvm.io import SavedModel, save_model
 
     path, i, pause = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "pause"
     rng = np.random.default_rng(0)
@@ -219,7 +219,7 @@ _SAVER = textwrap.dedent("""
             time.sleep(60)
         rename(src, dst)
 
-    model_io.os.replace = slow_rename
+    os.replace = slow_rename  # the rename of every atomic writer (lssvm.io.paths)
     while True:
         save_model(path, SavedModel(est, np.zeros(4000), np.ones(4000), [f"x{j}" for j in range(4000)], "y",
                                     {"i": i}))

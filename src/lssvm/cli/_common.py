@@ -12,7 +12,7 @@ from ..datasets import DATASETS, load_dataset
 from ..io import infer_task, read_table, split_xy
 from ..io.tables import stray_text_in_target
 
-__all__ = ["load_frame", "parse_log_values", "prepare_xy", "scaling"]
+__all__ = ["check_normal", "load_frame", "parse_log_values", "prepare_xy", "scaling"]
 
 
 def load_frame(data: str):
@@ -60,7 +60,21 @@ def parse_log_values(text: str, option: str) -> np.ndarray:
         raise click.BadParameter(f"{values.size} values: give at most {limit}", param_hint=option)
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise click.BadParameter(f"{text!r}: values must be finite and > 0", param_hint=option)
+    check_normal(values, option)
     return values
+
+
+def check_normal(values, option):
+    """Refuse subnormal numbers (below 2.2e-308, the smallest normal
+    float64): they carry fewer significant digits, and 1 / value overflows,
+    so results computed from them are not to be trusted."""
+    tiny = np.finfo(float).tiny
+    small = np.asarray(values, dtype=float)
+    small = small[(small > 0) & (small < tiny)]
+    if small.size:
+        raise click.BadParameter(
+            f"{small[0]:.3g} is subnormal (below {tiny:.3g}, the smallest normal float64): such a value has few "
+            "significant digits and its inverse overflows; give values of 1e-300 or more", param_hint=option)
 
 
 def scaling(X, how):

@@ -40,6 +40,19 @@ def _min_frequency(ctx, param, value):
     return float(value) if value < 1 else int(value)
 
 
+#: Largest ``--degree``: ``(gamma x.z + coef0)^degree`` is finite and nonzero in float64 only for a base within
+#: a factor exp(709 / degree) of 1 (1e3 at degree 100, 1.0007 at 1e6): beyond it the kernel is inf or 0.
+MAX_DEGREE = 100
+
+
+def _degree(ctx, param, value):
+    if not 1 <= value <= MAX_DEGREE:
+        raise click.BadParameter(
+            f"{value}: the poly kernel's degree must be between 1 and {MAX_DEGREE}; (gamma x.z + coef0)^{value} "
+            "overflows or underflows float64 for almost every input")
+    return value
+
+
 #: --target, --drop, --task, --categorical, --impute, --min-frequency, --scale
 table_options = _apply([
     click.option("--target", "-t", default=None, help="Target column (default: the last column)."),
@@ -61,8 +74,8 @@ table_options = _apply([
 kernel_options = _apply([
     click.option("--kernel", type=click.Choice(["rbf", "laplacian", "linear", "poly", "ard"]), default="rbf",
                  show_default=True),
-    click.option("--degree", type=click.IntRange(min=1), default=3, show_default=True,
-                 help="Degree of the poly kernel."),
+    click.option("--degree", type=int, default=3, show_default=True, callback=_degree,
+                 help=f"Degree of the poly kernel, 1 to {MAX_DEGREE}."),
     click.option("--coef0", type=float, default=1.0, show_default=True, help="Offset of the poly kernel."),
     click.option("--normalize-kernel", is_flag=True, help="Use k(x,z)/sqrt(k(x,x) k(z,z))."),
 ])

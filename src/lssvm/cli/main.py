@@ -18,7 +18,9 @@ from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
 from ..exceptions import InputWarning
 from ..io import SavedModel, load_model, save_model
+from ..io.paths import atomic_write, check_output_file
 from ._baseline import cv_baseline
+from ._common import check_normal
 from ._common import load_frame as _load_frame
 from ._common import parse_log_values as _parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table
@@ -56,9 +58,15 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     print the exact LOO error over an alpha path and save the model."""
     if output and not Path(output).parent.is_dir():
         raise click.BadParameter(f"folder {str(Path(output).parent)!r} does not exist", param_hint="--output")
+    if isinstance(n_basis, float):
+        raise click.BadParameter(f"{n_basis}: lssvm fit takes a whole number of basis points >= 1 (a fraction of "
+                                 "the rows is for lssvm select --model fixed-size or nystrom)", param_hint="--n-basis")
     frame, name = _load_frame(data)
+    output = _output_file(Path(output) if output else Path(f"{name}.lssvm.npz"), "model")
     alpha_path = _parse_log_values(alphas, "--alphas")
     alpha = _parse_alpha(alpha_text)
+    if alpha is not None:
+        check_normal([alpha], "--alpha")
     gamma = _parse_gamma(gamma_text)
     try:
         with collect_warnings() as caught:
@@ -84,7 +92,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
             if alpha is None:  # refit at the best alpha on the same basis points: the model the table scored
                 est = clone(est).set_params(alpha=float(best["alpha"]), basis=est.basis_vectors_).fit(
                     Xs, y.to_numpy())
-                table["fitted"] = np.where(np.isclose(table["alpha"], est.alpha, rtol=1e-12), "*", "")
+                table["fitted"] = np.where(np.isclose(table["alpha"], est.alpha, rtol=1e-12, atol=0.0), "*", "")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -100,11 +108,7 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
     if not np.all(np.isfinite(table[crit])):
-        raise click.ClickException(
-            f"the LOO {crit} is not finite for some alphas: the errors overflow float64 (a target of "
-            "about 1e154 or more overflows when squared); divide the target by a large constant (or "
-            "rescale the inputs) and refit; no model was saved"
-        )
+        raise click.ClickException(_not_finite_message(table, crit, y))
     click.echo(f"best alpha by LOO: {best['alpha']:.4g} ({crit} = {best[crit]:.4g})")
     base = cv_baseline(y.to_numpy(), None, "error_rate" if task == "classification" else "mse",
                        getattr(est, "classes_", None))
@@ -115,25 +119,51 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
     if alpha is None:
         click.echo(f"saved      alpha={est.alpha:.4g}, the best by LOO (--alpha best)")
     else:
-        fitted = table.loc[np.isclose(table["alpha"], alpha, rtol=1e-12), crit].iloc[0]
-        hint = "" if np.isclose(best["alpha"], alpha, rtol=1e-12) else "; --alpha best saves the best instead"
+        fitted = table.loc[np.isclose(table["alpha"], alpha, rtol=1e-12, atol=0.0), crit].iloc[0]
+        hint = "" if np.isclose(best["alpha"], alpha, rtol=1e-12, atol=0.0) else "; --alpha best saves the best instead"
         click.echo(f"saved      alpha={alpha:.4g} as given by --alpha ({crit} = {fitted:.4g}){hint}")
-    echo_warnings(caught, verbose)
 
-    output = Path(output) if output else Path(f"{name}.lssvm.npz")
     model = SavedModel(
         est, t["center"], t["scale"], features, str(y.name),
         metadata={"data": str(data), "task": task, "n_samples": int(Xs.shape[0]), "scale": scale,
                   "alpha": float(est.alpha), "alpha_chosen": "best by LOO" if alpha is None else "given"},
         preprocessing=t["encoding"],
     )
+    saving = []
     try:
-        save_model(output, model)
+        with collect_warnings() as saving:  # the stored interval data: warned like the LOO table, in the summary
+            save_model(output, model)
     except ValueError as exc:
         raise click.ClickException(f"{exc}; no model was saved") from None
     except OSError as exc:
         raise click.ClickException(f"cannot write model file {output}: {exc}") from None
+    finally:
+        echo_warnings(list(caught) + list(saving), verbose)
     click.echo(f"model saved to {output}")
+
+
+def _not_finite_message(table, crit, y):
+    """Why the LOO table has non-finite errors, naming the alphas: a target
+    so large that its square overflows, or rows fitted exactly (leverage 1,
+    so their leave-one-out residual divides by zero) at too small an alpha."""
+    bad = table.loc[~np.isfinite(table[crit]), "alpha"].to_numpy()
+    shown = ", ".join(f"{a:.3g}" for a in bad[:5]) + (f" and {bad.size - 5} more" if bad.size > 5 else "")
+    where = f"the LOO {crit} is not finite at alpha = {shown}"
+    values = pd.to_numeric(pd.Series(np.asarray(y).ravel()), errors="coerce").to_numpy(dtype=float)
+    if np.nanmax(np.abs(values), initial=0.0) >= 1e150:
+        return (f"{where}: the errors overflow float64 (a target of about 1e154 or more overflows when squared); "
+                "divide the target by a large constant and refit; no model was saved")
+    return (f"{where}: at such a small alpha some training rows are fitted exactly (leverage 1), so their "
+            "leave-one-out residual is undefined; raise the smallest --alphas value (or --alpha); no model was saved")
+
+
+def _output_file(path, what):
+    """``path`` checked as a place to write ``what`` (a new path or a regular
+    file, :func:`lssvm.io.paths.check_output_file`), before any work."""
+    try:
+        return check_output_file(path, what)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--output") from None
 
 
 def _parse_gamma(text):
@@ -177,7 +207,7 @@ def _loo_table(est, alphas, task) -> pd.DataFrame:
         table = pd.DataFrame({"alpha": alphas, "loo_mse": np.square(R).mean(axis=(1, 2))})
     if task == "classification":
         table["loo_error_rate"] = est.loo_error_rate(alphas)
-    table["fitted"] = np.where(np.isclose(alphas, est.alpha, rtol=1e-12), "*", "")
+    table["fitted"] = np.where(np.isclose(alphas, est.alpha, rtol=1e-12, atol=0.0), "*", "")
     return table
 
 
@@ -194,6 +224,8 @@ def predict(model_file, data, output, keep, interval, proba):
     MODEL.  Classifiers add their decision values (and calibrated
     probabilities with --proba), regressors interval bounds with --interval;
     when DATA holds the target column, test metrics are printed (on stderr)."""
+    if output:
+        _output_file(Path(output), "predictions")
     try:
         model = load_model(model_file)
     except ValueError as exc:
@@ -233,7 +265,9 @@ def predict(model_file, data, output, keep, interval, proba):
         click.echo(f"{label:<10} {text}", err=True)
     if output:
         try:
-            out.to_csv(output, index=False)
+            atomic_write(output, lambda fh: out.to_csv(fh, index=False), "predictions", binary=False)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--output") from None
         except OSError as exc:
             raise click.ClickException(f"cannot write {output}: {exc}") from None
         click.echo(f"{len(out)} predictions written to {output}", err=True)

@@ -9,9 +9,6 @@ files are moved into place at the end.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +30,7 @@ from ..estimators import (
 )
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
-from ..io import SavedModel, save_model
+from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._common import load_frame, parse_log_values
@@ -41,6 +38,8 @@ from ._cost import _duration, estimate_cost
 from ._inputs import evaluate, format_metrics, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, table_options, verbose_option
+from ._outputs import check_outputs as _check_outputs
+from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
 from ._wall_time import CommandClock, after_search_seconds, gradient_stage_seconds
 
@@ -163,6 +162,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
+    if model_kind == "sparse" and isinstance(n_basis, float):
+        raise click.BadParameter(f"{n_basis}: the sparse model takes a whole number of basis points >= 1 (a fraction "
+                                 "of the rows is for --model fixed-size or nystrom)", param_hint="--n-basis")
     if max_evaluations is not None and not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
                                  param_hint="--max-evaluations")
@@ -171,6 +173,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     for path in (output.parent, None if report_dir is None else report_dir.parent):
         if path is not None and not path.is_dir():
             raise click.BadParameter(f"folder {str(path)!r} does not exist", param_hint="--output/--report")
+    output, report_dir = _check_outputs(output, report_dir)
     caught = []
     try:
         groups, encoding, notes = None, None, []
@@ -427,44 +430,6 @@ def _echo_evaluation(params, path):
     shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
     click.echo(f"evaluated  {shown or 'the kernel'}: best alpha {path.alphas[i]:.3g}, CV {what} {scores[i]:.4g}",
                err=True)
-
-
-def _write_outputs(output, model, report_dir, est, summary, table, test_values=None, curve=None, features=None,
-                   test_baseline=None):
-    """Report into a temporary folder, model file atomically, then the
-    folder into place: on any failure nothing new is left behind."""
-    tmp = None
-    try:
-        if report_dir is not None:
-            from .report import write_report
-
-            tmp = Path(tempfile.mkdtemp(prefix=".tmp-report-", dir=report_dir.parent))
-            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's 0700 -> the user's umask
-            write_report(tmp, est, summary, table, test_values=test_values, curve=curve, feature_names=features,
-                         test_baseline=test_baseline)
-        try:
-            save_model(output, model)
-        except ValueError as exc:
-            raise click.ClickException(f"{exc}; nothing was saved") from None
-        if tmp is not None:
-            if report_dir.exists():
-                shutil.rmtree(report_dir)
-            os.replace(tmp, report_dir)
-            tmp = None
-    except OSError as exc:
-        raise click.ClickException(f"cannot write the results: {exc}") from None
-    finally:
-        if tmp is not None and tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    click.echo(f"model saved to {output}")
-    if report_dir is not None:
-        click.echo(f"report written to {report_dir / 'index.html'}")
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _gradient_budget(est, X, kernel, rows, rates, classification):

@@ -8,6 +8,8 @@ against none of these, so the archive is read here with :mod:`zipfile` and
 :mod:`numpy.lib.format` under these rules, all checked from the ZIP central
 directory and the ``.npy`` headers before a member's data is read:
 
+* the file is a regular file, opened without blocking (a FIFO named like a
+  model file is refused at once, never waited on);
 * members are stored uncompressed (``np.savez``, which lssvm uses, never
   compresses), so a member's size in the directory is its size on disk and
   nothing is ever inflated; compressed or encrypted members are refused;
@@ -31,6 +33,7 @@ import json
 import math
 import os
 import re
+import stat
 import zipfile
 
 import numpy as np
@@ -152,20 +155,38 @@ def read_archive(path, check_version):
         raise ModelFileError(f"{path}: no such model file")
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a folder, not a model file")
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(6)
+    try:  # never blocks: a FIFO opens at once (and is refused below), where a plain open waits for a writer
+        fh = open(path, "rb", opener=_open_nonblocking)
     except PermissionError:
         raise ModelFileError(f"{path}: permission denied; cannot read the model file") from None
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
+    with fh:
+        return _read_open_archive(fh, path, check_version)
+
+
+def _open_nonblocking(path, flags):
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+
+
+def _read_open_archive(fh, path, check_version):
+    """:func:`read_archive` on the open file ``fh``, which must be a regular file."""
+    try:
+        st = os.fstat(fh.fileno())
+        regular = stat.S_ISREG(st.st_mode)
+        magic = fh.read(6) if regular else b""
+    except OSError as exc:
+        raise ModelFileError(f"{path}: cannot read the model file ({exc})") from None
+    if not regular:
+        raise ModelFileError(f"{path}: not a model file: it is {_kind(st.st_mode)}, not a regular file")
     if magic.startswith(b"\x93NUMPY"):
         raise ModelFileError(f"{path}: not an lssvm model file (a single array, not an .npz archive)")
     if not magic.startswith(b"PK"):
         raise ModelFileError(f"{path}: not an lssvm model file (not an .npz archive)")
     try:
-        with zipfile.ZipFile(path) as zf:
-            infos = _check_directory(zf, path)
+        fh.seek(0)
+        with zipfile.ZipFile(fh) as zf:
+            infos = _check_directory(zf, path, st.st_size)
             if "metadata" not in infos:
                 raise ModelFileError(f"{path}: not an lssvm model file (no lssvm metadata)")
             raw = _read_npy(zf, infos.pop("metadata"), path, MAX_METADATA_BYTES)
@@ -191,11 +212,19 @@ def read_archive(path, check_version):
         ) from None
 
 
-def _check_directory(zf, path):
+def _kind(mode):
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _check_directory(zf, path, file_size):
     """``{name: ZipInfo}`` after checking names and storage, from the ZIP
     central directory alone (nothing is decompressed)."""
     infos = {}
-    if sum(info.compress_size for info in zf.infolist()) > os.path.getsize(path):
+    if sum(info.compress_size for info in zf.infolist()) > file_size:
         raise ModelFileError(f"{path}: not a readable lssvm model file; its ZIP directory declares more data than it holds")
     for info in zf.infolist():
         name = info.filename

@@ -36,17 +36,15 @@ names), and raises :class:`ModelFileError` (a ``ValueError``) saying what
 is wrong.  The checksum detects truncation, corruption and edits; it is not
 a signature (whoever can write the file can recompute it).  Saving writes a
 temporary file in the target folder, flushes it to disk and renames it over
-the target, so an interrupted save leaves the old file or none.
+the target, so an interrupted save leaves the old file or none; the target
+must be a new path or a regular file (:mod:`lssvm.io.paths`), never a
+device, FIFO, socket or folder.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
-import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,6 +54,7 @@ from ..estimators import SparseLSSVC, SparseLSSVR
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
+from .paths import atomic_write
 from .saved_model import SavedModel
 from .tabular import TabularEncoding
 from .uncertainty import stored_uncertainty, uncertainty_arrays
@@ -89,6 +88,12 @@ def save_model(path, model: SavedModel):
     ValueError
         If the model holds NaN or infinity (or a zero ``x_scale``): such a
         file could not be loaded, so none is written.
+    lssvm.io.paths.OutputPathError
+        (a ``ValueError``) If ``path`` is a folder, device, FIFO or socket:
+        only a new path or a regular file is written
+        (:func:`lssvm.io.paths.check_output_file`).
+    FileNotFoundError
+        If the folder to save in does not exist.
     """
     if not isinstance(model, SavedModel):  # a bare estimator, or the arguments swapped
         raise TypeError(f"save_model(path, model) takes a SavedModel (the fitted estimator with its input scaling "
@@ -144,38 +149,19 @@ def save_model(path, model: SavedModel):
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise ValueError(f"cannot save the model: its {k!r} holds NaN or infinity (inputs or targets "
                              "too large for float64?); rescale the data and refit")
-    if np.any(arrays["x_scale"] == 0):
-        raise ValueError("cannot save the model: x_scale holds zeros")
+    if np.any(arrays["x_scale"] <= 0):
+        raise ValueError("cannot save the model: x_scale holds zeros or negative values (inputs are divided by it)")
+    try:  # nor one whose predictions overflow
+        _check_predictions_finite(expansion)
+    except ModelFileError as exc:
+        raise ValueError(f"cannot save the model: {exc}") from None
     meta["arrays"] = {k: [a.dtype.str, list(a.shape)] for k, a in arrays.items()}
     try:
         arrays["metadata"] = np.array(json.dumps(meta, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"model metadata must be JSON-serialisable without NaN/inf: {exc}") from None
     arrays["checksum"] = np.array(_checksum(arrays))
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "the folder to save the model in does not exist", str(folder))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the user's umask, as open() gives
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    _fsync_folder(folder)
-    return path
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    return atomic_write(path, lambda fh: np.savez(fh, **arrays), "model")
 
 
 def load_model(path) -> SavedModel:
@@ -226,20 +212,6 @@ def _checksum(arrays):
         h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
         h.update(a.tobytes())
     return "sha256:" + h.hexdigest()
-
-
-def _fsync_folder(folder):
-    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _check_version(meta, path):
@@ -306,8 +278,10 @@ def _build(meta, arrays):
         raise ModelFileError(
             f"shapes disagree: basis {Z.shape}, dual_coef {coef.shape}, intercept {intercept.shape}"
         )
-    if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d or np.any(x_scale == 0):
+    if x_center.shape != (d,) or x_scale.shape != (d,) or len(meta["feature_names"]) != d:
         raise ModelFileError(f"the input scaling or feature names do not match the {d} basis column(s)")
+    if np.any(x_scale <= 0):
+        raise ModelFileError(f"the input scaling x_scale must be > 0 (inputs are divided by it); it holds {float(x_scale.min()):.3g}")
     gamma = getattr(kernel, "gamma", None)
     if getattr(kernel, "name", None) == "ard" and np.ndim(gamma) == 1 and np.size(gamma) != d:
         raise ModelFileError(f"the 'ard' kernel has {np.size(gamma)} widths but the basis has {d} columns")
@@ -322,6 +296,10 @@ def _build(meta, arrays):
         classes = arrays.get("classes")
         if classes is None or classes.ndim != 1 or classes.dtype.kind not in "biufU" or classes.size < 2:
             raise ModelFileError("a classifier needs a 1-D array 'classes' of at least two labels")
+        if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
+            raise ModelFileError("the class labels hold NaN or infinity")
+        if np.unique(classes).size != classes.size:
+            raise ModelFileError(f"the class labels repeat: {classes.tolist()[:10]}; each class is named once")
         single = coef.shape[1] == 1  # checked against the classes by from_kernel_expansion
     else:
         single = meta["single_output"]
@@ -329,6 +307,7 @@ def _build(meta, arrays):
             raise ModelFileError(f"a single-output model with {coef.shape[1]} output columns")
     try:
         expansion = KernelExpansion(Z, coef, intercept, kernel, single)
+        _check_predictions_finite(expansion)
         uncertainty = stored_uncertainty(cls, params.get("calibration"), coef.shape, arrays, ModelFileError)
         est = cls.from_kernel_expansion(expansion, classes=classes, **uncertainty, **params)
     except ModelFileError:
@@ -354,6 +333,59 @@ def _build(meta, arrays):
         fitted_params=dict(meta["fitted_params"]),
         preprocessing=pre,
     )
+
+
+def _check_predictions_finite(expansion):
+    """Refuse coefficients whose predictions overflow float64.
+
+    For a bounded kernel (rbf, laplacian, ard, normalised: ``|k| <= c``)
+    every prediction obeys ``|f(x)| <= c sum_i |W_i| + |b|``; for the linear
+    kernel and the polynomial one with ``coef0 >= 0`` (positive
+    semi-definite, ``k(x, x)`` growing with ``|x|``), Cauchy-Schwarz gives
+    ``|f(x)| <= sqrt(k_max) sum_i |W_i| sqrt(k(z_i, z_i)) + |b|`` for every
+    ``x`` no longer than the longest basis point, ``k_max`` its ``k(z, z)``.
+    That bound must be finite: then no input in the stored basis's range
+    gives inf.  Cost O(n d).  A polynomial kernel with ``coef0 < 0`` (not
+    positive semi-definite) is checked by its predictions at the basis
+    points, in blocks, O(n^2 d).  Raises ModelFileError.
+    """
+    Z, W, b, kernel = expansion.centres, np.abs(expansion.coef), np.abs(expansion.intercept), expansion.kernel
+    with np.errstate(over="ignore", invalid="ignore"):
+        if getattr(kernel, "max_diag", None) is not None:
+            bound = kernel.max_diag * W.sum(axis=0) + b
+        elif kernel.name == "poly" and getattr(kernel, "coef0", 0.0) < 0:
+            return _check_basis_predictions(expansion)
+        else:
+            diag = np.asarray(kernel.diag(Z), dtype=float)
+            root = np.sqrt(np.maximum(diag, 0.0))
+            bound = root.max() * (root @ W) + b
+        total = float(W.sum(axis=0).max())
+    if not np.all(np.isfinite(bound)):
+        raise ModelFileError(
+            f"dual_coef sums to {total:.3g}: predictions of the {kernel.name} kernel can reach beyond float64 "
+            "(about 1.8e308) for inputs like the basis points; the coefficients are damaged or edited"
+        )
+
+
+#: Basis rows whose kernel rows are evaluated at once by :func:`_check_basis_predictions`.
+_CHECK_BLOCK = 1024
+
+
+def _check_basis_predictions(expansion):
+    """Refuse an expansion whose predictions at its own basis points are not
+    finite; O(n^2 d) in blocks of :data:`_CHECK_BLOCK` rows."""
+    Z, kernel = expansion.centres, expansion.kernel
+    for start in range(0, Z.shape[0], _CHECK_BLOCK):
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                F = kernel(Z[start:start + _CHECK_BLOCK], Z) @ expansion.coef + expansion.intercept
+        except ValueError as exc:  # the kernel values themselves overflow
+            raise ModelFileError(f"the kernel values at the stored basis points overflow: {exc}") from None
+        if not np.all(np.isfinite(F)):
+            raise ModelFileError(
+                "the predictions at the stored basis points overflow float64 (dual_coef up to "
+                f"{float(np.abs(expansion.coef).max()):.3g}); the coefficients are damaged or edited"
+            )
 
 
 _PREDICT_PARAMS = ("kernel", "gamma", "alpha", "degree", "coef0", "normalize_kernel", "block_size")

@@ -1,8 +1,27 @@
-"""Reading tabular data (CSV, gzip CSV, Parquet) into inputs and targets."""
+"""Reading tabular data (CSV, compressed CSV, Parquet) into inputs and targets.
+
+A table is read whole into memory, so its size is bounded before it can
+exhaust memory: a 2 MB ``.csv.gz`` can inflate to gigabytes (a
+decompression bomb), and its compressed size says nothing of that.  The
+decompressed bytes are counted while they are read (``.gz``, ``.bz2``,
+``.xz``, ``.zip``, and plain files that are not regular files, e.g. pipes),
+a plain file's size is checked before reading, a Parquet file's in-memory
+size is estimated from its metadata (rows times column widths, or the
+uncompressed pages where larger) before reading; beyond
+:func:`max_table_bytes` the table is refused with
+:class:`TableTooLargeError`, naming ``--chunk-rows`` (``lssvm select``
+streams such data with Dask).  Memory used by a refusal is about the bound
+itself (the text parsed so far).
+"""
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
 import lzma
+import os
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -11,10 +30,169 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import type_of_target
 
-__all__ = ["read_table", "split_xy", "input_matrix", "infer_task"]
+__all__ = ["read_table", "split_xy", "input_matrix", "infer_task", "max_table_bytes", "TableTooLargeError",
+           "MAX_TABLE_BYTES_ENV"]
 
 _CSV_SUFFIXES = {".csv", ".txt", ".tsv", ".gz", ".bz2", ".xz", ".zip"}
 _PARQUET_SUFFIXES = {".parquet", ".pq"}
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+#: Environment variable that sets the largest table read into memory, in bytes
+#: (default: a quarter of the available memory).
+MAX_TABLE_BYTES_ENV = "LSSVM_MAX_TABLE_BYTES"
+
+
+class TableTooLargeError(ValueError):
+    """A table larger than :func:`max_table_bytes` (decompressed): it does not
+    fit in memory, so it must be streamed (``lssvm select --chunk-rows``)."""
+
+
+def max_table_bytes():
+    """The largest table (bytes of decompressed text, or of Parquet columns
+    in memory) :func:`read_table` reads.
+
+    ``LSSVM_MAX_TABLE_BYTES`` if set (a whole number of bytes, e.g.
+    ``2e9``), else a quarter of the available memory (psutil, else
+    ``/proc/meminfo``'s MemAvailable, within a cgroup's memory limit), else
+    None (no bound) where neither is known: the parsed table, the
+    estimator's copies and its factorisation need the rest.
+
+    Raises
+    ------
+    ValueError
+        ``LSSVM_MAX_TABLE_BYTES`` is not a positive number.
+    """
+    text = os.environ.get(MAX_TABLE_BYTES_ENV, "").strip()
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not (np.isfinite(value) and value >= 1):
+            raise ValueError(f"{MAX_TABLE_BYTES_ENV}={text!r}: give a whole number of bytes >= 1, e.g. 2e9")
+        return int(value)
+    available = _available_memory()
+    return None if available is None else available // 4
+
+
+def _available_memory():
+    """Bytes of memory available to this process, or None if unknown."""
+    try:
+        import psutil
+
+        available = int(psutil.virtual_memory().available)
+    except Exception:  # not installed, or no such information on this platform
+        available = _meminfo_available()
+    try:  # a container's limit (cgroup v2) can be far below the machine's memory
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as fh:
+            limit = fh.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as fh:
+            used = int(fh.read().strip())
+        if limit.isdigit():
+            left = max(int(limit) - used, 0)
+            available = left if available is None else min(available, left)
+    except (OSError, ValueError):
+        pass
+    return available
+
+
+def _meminfo_available():
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _too_large(path, what, bound):
+    return TableTooLargeError(
+        f"{path}: {what} more than {bound:,} bytes, the most read into memory (a quarter of the available "
+        f"memory, or {MAX_TABLE_BYTES_ENV}); stream it instead: lssvm select --chunk-rows 100000 (needs "
+        f"lssvm[dask]), or raise {MAX_TABLE_BYTES_ENV} if the memory is there"
+    )
+
+
+class _BoundedReader(io.RawIOBase):
+    """A binary stream that counts the bytes read from ``raw`` and raises
+    :class:`TableTooLargeError` past ``bound``: what pandas parses is never
+    more than ``bound`` bytes of text plus one buffer."""
+
+    def __init__(self, raw, bound, path, what):
+        self._raw, self._bound, self._path, self._what = raw, bound, path, what
+        self.count = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        data = self._raw.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        self.count += n
+        if self.count > self._bound:
+            raise _too_large(self._path, self._what, self._bound)
+        return n
+
+    def close(self):
+        try:
+            self._raw.close()
+        finally:
+            super().close()
+
+
+def _open_text(path, suffix, bound):
+    """A binary stream of the CSV text of ``path``, decompressed, counted
+    against ``bound`` where the size is not known up front; or None to let
+    pandas read the (regular, plain, small enough) file itself."""
+    if suffix == ".zip":
+        zf = zipfile.ZipFile(path)
+        names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
+        if len(names) != 1:
+            zf.close()
+            raise ValueError(f"{path}: a .zip table must hold exactly one file; it holds {len(names)}")
+        raw = zf.open(names[0])
+        what = "the file inside the .zip inflates to"
+    elif suffix in _OPENERS:
+        raw = _OPENERS[suffix](path, "rb")
+        what = f"the {suffix} file inflates to"
+    else:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            if bound is not None and st.st_size > bound:
+                raise _too_large(path, "the table holds", bound)
+            return None
+        raw = open(path, "rb")  # a pipe or device: its size is known only once read
+        what = "the stream holds"
+    if bound is None:
+        return raw
+    return io.BufferedReader(_BoundedReader(raw, bound, path, what), buffer_size=1 << 16)
+
+
+def _parquet_bytes(path):
+    """Estimated bytes of a Parquet table in memory, from its metadata: per
+    row group and column, the rows times the column's width (8 bytes for
+    variable-width ones: an object pointer) or the uncompressed pages,
+    whichever is larger.  Reads the footer only."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    schema = meta.schema.to_arrow_schema()
+    widths = []
+    for field in schema:
+        try:
+            widths.append(max(field.type.bit_width // 8, 1))
+        except ValueError:  # variable width
+            widths.append(8)
+    total = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            width = widths[c] if c < len(widths) else 8
+            total += max(group.column(c).total_uncompressed_size, group.num_rows * width)
+    return total
 
 
 def read_table(path) -> pd.DataFrame:
@@ -22,17 +200,33 @@ def read_table(path) -> pd.DataFrame:
 
     Raises
     ------
+    TableTooLargeError
+        (a ``ValueError``) The table, decompressed, is larger than
+        :func:`max_table_bytes`: stream it (``lssvm select --chunk-rows``).
     ValueError
         Unknown file type, unreadable or empty file.
+
+    Notes
+    -----
+    Memory: the table, and at most :func:`max_table_bytes` of text when it
+    is refused (the bytes are counted as they are decompressed).
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    bound = max_table_bytes()
     try:
         if suffix in _PARQUET_SUFFIXES:
+            if bound is not None and _parquet_bytes(path) > bound:
+                raise _too_large(path, "its columns take", bound)
             frame = pd.read_parquet(path)
         elif suffix in _CSV_SUFFIXES:
             sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
-            frame = pd.read_csv(path, sep=sep)
+            stream = _open_text(path, suffix, bound)
+            if stream is None:
+                frame = pd.read_csv(path, sep=sep)
+            else:
+                with stream:
+                    frame = pd.read_csv(stream, sep=sep, compression=None)
         else:
             raise ValueError(
                 f"{path}: unknown file type {suffix!r}; use .csv, .csv.gz, .tsv or .parquet"

@@ -28,6 +28,10 @@ def uncertainty_arrays(est):
     """Arrays to store for ``est``'s intervals or probabilities (may be empty)."""
     cals = getattr(est, "calibrators_", None)
     if cals:
+        for cal in cals:  # never write a map that stored_uncertainty refuses
+            why = _map_fault(cal.method, np.asarray(cal.params, dtype=float))
+            if why:
+                raise ValueError(f"cannot save the model's {cal.method} calibration: {why}")
         return {f"calibration_{k}": cal.params for k, cal in enumerate(cals)}
     fac = getattr(est, "factorization_", None)
     if fac is None or getattr(fac, "M", None) is None or not hasattr(est, "predict_interval"):
@@ -61,6 +65,9 @@ def stored_uncertainty(cls, calibration, shape, arrays, error):
             ok = ok and (p.shape == (2,) if calibration == "sigmoid" else (p.ndim == 2 and p.shape[0] == 2 and p.shape[1] >= 1))
             if not ok:
                 raise error(f"array {k!r} is not a valid {calibration} calibration map")
+            why = _map_fault(calibration, p)
+            if why:
+                raise error(f"array {k!r}: {why}")
         return {"calibration_maps": [arrays[k] for k in keys]}
     if "loo_weights" not in arrays:
         return {}
@@ -70,3 +77,23 @@ def stored_uncertainty(cls, calibration, shape, arrays, error):
     if not all(a.dtype.kind == "f" and np.all(np.isfinite(a)) for a in (G, R, mu)):
         raise error("the leave-one-out arrays must be finite float arrays")
     return {"loo_data": (G, R, mu)}
+
+
+def _map_fault(calibration, p):
+    """Why the stored map ``p`` cannot be a probability map increasing in
+    the decision value, or None.  Platt's ``P = 1 / (1 + exp(A f + B))``
+    rises with ``f`` only for ``A <= 0``; the isotonic thresholds (2, L) must
+    be sorted in ``f`` and rise within [0, 1]."""
+    if calibration == "sigmoid":
+        if p[0] > 0:
+            return (f"the sigmoid slope A = {p[0]:.3g} > 0 makes the probability fall as the decision value rises; "
+                    "refit the model")
+        return None
+    f, prob = p
+    if np.any(np.diff(f) < 0):
+        return "the isotonic thresholds are not sorted"
+    if np.any(prob < 0) or np.any(prob > 1):
+        return f"the isotonic map leaves [0, 1] (from {prob.min():.3g} to {prob.max():.3g}): not probabilities"
+    if np.any(np.diff(prob) < 0):
+        return "the isotonic map falls somewhere: it must rise with the decision value"
+    return None

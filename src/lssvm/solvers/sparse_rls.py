@@ -177,28 +177,28 @@ class PathSolution:
         r, A, v = C.shape
         D = self._inv_shift(alphas)  # (r, A)
         E = Yc[:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
-        M2 = M * M
-        denom = (1.0 - 1.0 / self.n_samples) - M2 @ D  # (b, A)
-        with np.errstate(divide="ignore", invalid="ignore"):  # said by warn_tiny_leverage
+        denom = (1.0 - 1.0 / self.n_samples) - (M2 := M * M) @ D  # (b, A)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # said by warn_tiny_leverage
             R = E / denom[:, :, None]
             # guard: eigenvalue rounding (eps lambda_max) moves the fit by sum_j |M_ij z_j| D_j^2
             # and h_ii by sum_j M_ij^2 D_j^2 per unit, over 1 - h_ii.  That costs as much as the residuals,
             # so only alphas where a free bound trips get it: sum_j M_ij^2 D_j^2 <= max_j D_j (M2 D)_i and,
             # by Cauchy-Schwarz, sum_j |M_ij z_j| D_j^2 <= sqrt(max_j D_j (M2 D)_i sum_j z_j^2 D_j^2).
             absR, scale = np.abs(R), _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0)
-            y_scale = np.sqrt(np.mean(Yc * Yc, axis=0)) if Yc.shape[0] else np.ones(v)
+            big = np.maximum(np.abs(Yc).max(axis=0, initial=0.0), np.finfo(float).tiny)  # RMS without overflow
+            y_scale = np.sqrt(np.mean((Yc / big) ** 2, axis=0)) * big if Yc.shape[0] else np.ones(v)
             limit = LOO_RTOL * np.maximum(absR, y_scale)  # (b, A, v)
             D2, Dmax = D * D, D.max(axis=0, initial=0.0)  # (r, A), (A,)
             H = np.maximum(1.0 - 1.0 / self.n_samples - denom, 0.0) * Dmax  # >= sum_j M_ij^2 D_j^2, (b, A)
             Sz = D2.T @ (self.z * self.z)  # (A, v)
             bound = scale * (np.sqrt(H[:, :, None] * Sz[None]) + absR * H[:, :, None]) / np.abs(denom)[:, :, None]
-            suspect = np.flatnonzero((bound > limit).any(axis=(0, 2)))  # alphas that need the estimate
+            suspect = np.flatnonzero(((bound > limit) | np.isnan(bound)).any(axis=(0, 2)))  # NaN: overflowed
             unreliable = np.zeros(R.shape[0], dtype=bool)
             if suspect.size:
                 Ds = D2[:, suspect]
                 dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * Ds[:, :, None]).reshape(r, -1)).reshape(M.shape[0], -1, v)
                 err = scale * (dF + absR[:, suspect] * (M2 @ Ds)[:, :, None]) / np.abs(denom[:, suspect])[:, :, None]
-                unreliable = (err > limit[:, suspect]).any(axis=(1, 2))
+                unreliable = ((err > limit[:, suspect]) | np.isnan(err)).any(axis=(1, 2))
         tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable)
         return R.transpose(1, 0, 2), tiny_rows
 
