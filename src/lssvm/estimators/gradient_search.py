@@ -85,7 +85,14 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
-from ..exceptions import NumericalWarning, SearchEdgeWarning
+from ..exceptions import (
+    NumericalWarning,
+    SearchEdgeWarning,
+    numerical_warnings_collect,
+    numerical_warnings_ignore,
+    numerical_warnings_raise,
+    warn_numerical,
+)
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
 from .gradient_defaults import FIXED_AFTER_GRID, auto_basis, gradient_evaluations, pchol_rows
@@ -252,8 +259,7 @@ def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evid
     theta = trace["theta"][best]
     gamma = np.exp(theta[:p])
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", NumericalWarning)
+        with numerical_warnings_raise():
             # the last alpha: the start's own
             criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
             path = criterion()
@@ -316,9 +322,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     def evaluate(theta, rcond=search_rcond, by_evidence=evidence):
         gamma = np.exp(theta[:p])
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
-        with warnings.catch_warnings():
-            # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
-            warnings.simplefilter("error" if rcond == search_rcond else "ignore", NumericalWarning)
+        # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
+        with numerical_warnings_raise() if rcond == search_rcond else numerical_warnings_ignore():
             if by_evidence:  # minus the log evidence per target value: minimised as it is
                 value, grad, *det = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
                                                           classification=classification, rcond=rcond,
@@ -414,11 +419,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
             best.update(theta=trace["theta"][chosen].copy(), mse=trace["mse"][chosen])
             est.gradient_selection_ = {"rule": "one-se", **chosen_record}
     if stops:
-        warnings.warn(
-            "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
-            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular",
-            NumericalWarning, stacklevel=3,
-        )
+        warn_numerical("search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
+            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular", stacklevel=3)
     if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
         best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
@@ -455,22 +457,18 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         gamma = np.exp(theta[:p])
         params = {**est._model_params(), "gamma": gamma if est.kernel == "ard" else float(gamma[0]),
                   "alpha": float(np.exp(theta[-1])), "basis": rows}
-        with warnings.catch_warnings(record=True) as caught:  # K_BB singular at rcond: said below if it matters
-            warnings.simplefilter("always")
+        with numerical_warnings_collect() as caught:  # K_BB singular at rcond: said below if it matters
             model = est._estimator_class(**params).fit(X, y)  # also without refit: the relevance needs the model
         truncated = model.factorization_.method != "cholesky" and est.rcond > search_rcond
         score = -_rescore(evaluate, theta, est.rcond) * (n_res if evidence else 1) if truncated else searched
-        for w in caught:
-            if not (truncated and issubclass(w.category, NumericalWarning)):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if not truncated:
+            for w in caught:
+                warn_numerical(w, stacklevel=4)
         if truncated and -score > -searched + REFIT_RTOL * abs(searched):
-            warnings.warn(
-                f"search='gradient': at the chosen widths K_BB is numerically singular at rcond={est.rcond:g} (the "
+            warn_numerical(f"search='gradient': at the chosen widths K_BB is numerically singular at rcond={est.rcond:g} (the "
                 f"search evaluates down to rcond={search_rcond:g}), so the refitted model is solved on K_BB's range, "
                 f"which scores worse: best_score_ is that model's, {score:.6g}, against {searched:.6g} at the "
-                f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself",
-                NumericalWarning, stacklevel=4,
-            )
+                f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself", stacklevel=4)
         return model, score
 
     # evidence: the total log evidence

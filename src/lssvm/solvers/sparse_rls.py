@@ -13,7 +13,6 @@ by the generalised eigenproblem ``Kc^T Kc Q = K_BB Q Lambda`` with
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,7 +21,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from .._threads import cholesky_threads, eigh_threads
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from .block_gram import gram_by_blocks, times_in_place
 from .whitening import whiten_rows
 
@@ -235,15 +234,11 @@ def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
         return
     shown = ", ".join(str(int(i)) for i in rows[:10])
     more = f" and {n_rows - min(rows.size, 10)} more" if n_rows > min(rows.size, 10) else ""
-    warnings.warn(
-        f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
+    warn_numerical(f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
         f"{LEVERAGE_TOL:g} of 1, or their residual's estimated relative error passes {LOO_RTOL:g}, for some "
         "alpha: these rows are fitted almost exactly or lambda_max / alpha is too large, and their "
         "leave-one-out residuals are unreliable (inf or NaN where h_ii rounds to 1); increase alpha, "
-        "or check these rows for duplicates of basis points with conflicting targets",
-        NumericalWarning,
-        stacklevel=stacklevel,
-    )
+        "or check these rows for duplicates of basis points with conflicting targets", stacklevel=stacklevel)
 
 
 @dataclass(frozen=True)
@@ -489,12 +484,8 @@ def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
         s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if warn and keep.sum() < n:
-        warnings.warn(
-            f"the basis kernel matrix K_BB is numerically singular (rank {int(keep.sum())} "
+        warn_numerical(f"the basis kernel matrix K_BB is numerically singular (rank {int(keep.sum())} "
             f"of {n} at rcond={rcond:g}); the model is fitted on its range, which drops "
             f"{n - int(keep.sum())} redundant direction(s). Fewer or more distinct basis "
-            "points, or a narrower kernel, avoid this.",
-            NumericalWarning,
-            stacklevel=stacklevel,
-        )
+            "points, or a narrower kernel, avoid this.", stacklevel=stacklevel)
     return U[:, keep] / np.sqrt(s[keep]), "eigh"
