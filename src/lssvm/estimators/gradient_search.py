@@ -469,10 +469,18 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
                 f"search evaluates down to rcond={search_rcond:g}), so the refitted model is solved on K_BB's range, "
                 f"which scores worse: best_score_ is that model's, {score:.6g}, against {searched:.6g} at the "
                 f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself", stacklevel=4)
-        return model, score
+        return model, score, truncated
 
     # evidence: the total log evidence
-    model, est.best_score_ = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
+    model, est.best_score_, truncated = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
+    if truncated and est.gradient_selection_ is not None:
+        # the record describes the model fitted (on K_BB's range at rcond), not the point searched at SEARCH_RCOND:
+        # its exact LOO error (rescored above) and its log evidence; the searched values are kept beside them
+        record = est.gradient_selection_
+        evidence_of = getattr(model, "log_evidence", None)  # regression only
+        record.update(searched_loo=record["chosen_loo"], searched_log_evidence=record["chosen_log_evidence"],
+                      chosen_loo=-float(est.best_score_),
+                      chosen_log_evidence=float(evidence_of()) if evidence_of is not None else np.nan)
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
     est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}
