@@ -418,9 +418,13 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         if chosen is not None:
             best.update(theta=trace["theta"][chosen].copy(), mse=trace["mse"][chosen])
             est.gradient_selection_ = {"rule": "one-se", **chosen_record}
-    if stops:
-        warn_numerical("search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
-            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular", stacklevel=3)
+    if stops:  # a note: it concerns the result only where no start evaluated a point (the grid's best is kept)
+        warn_numerical(
+            "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
+            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular"
+            + ("; no start evaluated a point, so the isotropic grid's best is kept: a larger n_basis or a narrower "
+               "param_space['gamma'] lets the search move" if "theta" not in best else ""),
+            stacklevel=3, affects_result="theta" not in best)
     if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
         best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
