@@ -76,3 +76,10 @@ def test_plain_fit_still_warns():
     X, y = _interpolating()
     with pytest.warns(NumericalWarning, match="K_BB"):
         SparseLSSVR(gamma=1e-6, alpha=1e-3, basis="random", n_basis=40, random_state=0).fit(X, y)
+
+
+def test_default_gradient_search_on_data_with_repeated_rows():
+    """The motorcycle data's 133 rows hold 94 distinct inputs: the default basis size is capped by them."""
+    X, y = load_motorcycle(return_X_y=True)
+    est = SparseLSSVRCV(search="gradient", random_state=0, max_evaluations=10).fit(X, y / y.std())
+    assert est.gradient_basis_["n_basis"] <= 94

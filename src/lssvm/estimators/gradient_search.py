@@ -290,7 +290,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gammas = space.get("gamma", None)
     if gammas is None or set(space) != {"gamma"}:
         raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
-    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0])
+    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0], np.unique(X, axis=0).shape[0])
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
                               groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
