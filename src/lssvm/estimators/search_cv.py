@@ -106,6 +106,9 @@ _RESULT_DOC = """
         Test indices of the folds every candidate was scored on (None for LOO).
     search_time_, refit_time_ : float
         Seconds.
+    numerical_notes_ : list of str
+        Every NumericalWarning text of the search and refit; ``fit`` issues one
+        warning only when some concerns the fitted model (``lssvm.estimators._numerical_notes``).
     n_features_in_ : int
 """
 
