@@ -45,8 +45,13 @@ def test_leverage_warning_names_the_rows(rng):
         warnings.simplefilter("error")
         est.loo_residuals(1e-3)  # a sane alpha: no warning
         assert 1 - est.factorization_.hat_diag(1e-3).max() > 1e-6
-    with pytest.warns(NumericalWarning, match=r"row\(s\) 30 is within"):
-        SparseLSSVRCV(param_space={"gamma": [20.0]}, alphas=[1e-14, 1e-2], basis=basis, cv="loo").fit(X, y)
+    with pytest.warns(NumericalWarning, match=r"concern the fitted model.*row\(s\) 30 is within"):
+        SparseLSSVRCV(param_space={"gamma": [20.0]}, alphas=[1e-14], basis=basis, cv="loo").fit(X, y)
+    # an alpha the search does not choose: a note, not a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        est = SparseLSSVRCV(param_space={"gamma": [20.0]}, alphas=[1e-14, 1e-2], basis=basis, cv="loo").fit(X, y)
+    assert est.alpha_ == 1e-2 and any("row(s) 30 is within" in note for note in est.numerical_notes_)
 
 
 def test_leverage_warning_on_dask_names_the_rows(rng):

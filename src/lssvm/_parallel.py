@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from threadpoolctl import ThreadpoolController
 
 from ._threads import current_plan
+from .exceptions import with_numerical_handler
 
 __all__ = ["single_threaded_blas", "serial_region", "in_parallel_region", "parallel_map"]
 
@@ -100,6 +101,7 @@ def parallel_map(func, items):
         for item in items:
             func(item)
         return
+    func = with_numerical_handler(func)  # a search's raise / collect reaches its workers' warnings too
     with single_threaded_blas(), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(func, items):
             pass

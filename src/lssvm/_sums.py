@@ -9,11 +9,9 @@ without an lssvm warning.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from .exceptions import NumericalWarning
+from .exceptions import warn_numerical
 
 __all__ = ["sum_squares", "warn_if_overflow"]
 
@@ -31,10 +29,6 @@ def warn_if_overflow(S, what, stacklevel=3):
     bad = ~np.isfinite(S)
     if not bad.any():
         return
-    warnings.warn(
-        f"{what}: {int(bad.sum())} of {S.size} value(s) are inf or NaN because the squared residuals "
+    warn_numerical(f"{what}: {int(bad.sum())} of {S.size} value(s) are inf or NaN because the squared residuals "
         "overflow float64 (residuals of about 1e154 or more), or residuals are themselves infinite "
-        "(see any leverage warning); divide the target by a large constant and refit to compare them",
-        NumericalWarning,
-        stacklevel=stacklevel,
-    )
+        "(see any leverage warning); divide the target by a large constant and refit to compare them", stacklevel=stacklevel)

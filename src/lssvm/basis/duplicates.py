@@ -15,12 +15,10 @@ the threshold.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..kernels import Kernel
 
 __all__ = ["NEAR_DUPLICATE_RTOL", "near_duplicate_free", "drop_near_duplicates", "warn_dropped"]
@@ -106,10 +104,6 @@ def drop_near_duplicates(Z, kernel: Kernel, indices=None, *, what="basis", stack
 
 def warn_dropped(n, kept, what="basis", stacklevel=3):
     """The :class:`NumericalWarning` for ``n - kept`` dropped near-duplicates."""
-    warnings.warn(
-        f"dropped {n - kept} of {n} {what} points that duplicate or nearly duplicate "
+    warn_numerical(f"dropped {n - kept} of {n} {what} points that duplicate or nearly duplicate "
         f"another in the kernel's feature space (squared distance <= {NEAR_DUPLICATE_RTOL:g} x k(z, z)); "
-        f"{kept} remain. A repeated point adds nothing to the model and makes K_BB singular.",
-        NumericalWarning,
-        stacklevel=stacklevel,
-    )
+        f"{kept} remain. A repeated point adds nothing to the model and makes K_BB singular.", stacklevel=stacklevel)

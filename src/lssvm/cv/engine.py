@@ -209,17 +209,18 @@ class MemorySparseEngine:
         sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if self.classes is not None else None
         Y = self.targets()
-        tiny = []
+        tiny, bad = [], np.zeros(alphas.size, dtype=bool)
         step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
         with thread_scope(self.n_jobs):
             for lo in range(0, m, step):
                 rows = slice(lo, min(lo + step, m))
-                R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)
+                R, t, b = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas, per_alpha=True)
                 tiny.append(lo + t)
+                bad |= b
                 sse += sum_squares(R, axis=1)
                 if wrong is not None:
                     wrong += misclassified(Y[None, rows] - R, Y[rows])
-        warn_tiny_leverage(np.concatenate(tiny), stacklevel=5)
+        warn_tiny_leverage(np.concatenate(tiny), stacklevel=5, alphas=alphas[bad])
         warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=5)
         return ErrorSums(sse, wrong, m)
 

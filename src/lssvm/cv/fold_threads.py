@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from .._parallel import in_parallel_region
 from .._threads import current_plan
+from ..exceptions import with_numerical_handler
 
 __all__ = ["fold_threads", "run_split"]
 
@@ -72,7 +73,7 @@ def run_split(func, n, threads):
         _run_range(func, 0, n)
         return
     half = (n + 1) // 2
-    future = _worker().submit(_run_range, func, half, n)
+    future = _worker().submit(with_numerical_handler(_run_range), func, half, n)
     try:
         _run_range(func, 0, half)
     finally:

@@ -215,14 +215,15 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     closed = (singles if basis_in_holdout == "keep" else singles[~removes] if basis_in_holdout == "remove"
               else singles[~is_basis])
     kept_in_training = singles[is_basis] if basis_in_holdout == "train" else singles[:0]
-    tiny = []
+    tiny, bad = [], np.zeros(np.size(alphas), dtype=bool)
     for lo in range(0, closed.size, 4096):
         rows = closed[lo : lo + 4096]
-        R, t = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas)  # only these rows: warn about them
+        R, t, b = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas, per_alpha=True)  # only these rows
         tiny.append(rows[t])
+        bad |= b
         sink(rows, engine.Y[None, rows] - R)
     if tiny:
-        warn_tiny_leverage(np.concatenate(tiny))
+        warn_tiny_leverage(np.concatenate(tiny), alphas=np.asarray(alphas)[bad])
     if kept_in_training.size:
         sink(kept_in_training, engine.Y[None, kept_in_training] - fac.residuals(alphas)[:, kept_in_training])
     done = set(closed.tolist()) | set(kept_in_training.tolist())

@@ -37,13 +37,11 @@ where the count reaches ``m - k + 1``; it always holds ``y = f(x)``.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..kernels import iter_row_blocks
 from .conformal import conformal_ranks, eigen_rows
 
@@ -260,11 +258,8 @@ def ridge_full_conformal(Z, penalty, test_rows, X, E, centre, coverage, block_si
     rcond, _ = lapack.dpocon(c, anorm, uplo="U")
     est = np.inf if rcond <= 0 else np.finfo(float).eps / rcond
     if est > _LEVERAGE_RTOL:
-        warnings.warn(
-            f"the full conformal bounds may carry a relative error of about {est:.1e}: the model's normal "
-            "matrix is ill-conditioned (Z^T Z squares the features' conditioning); increase alpha",
-            NumericalWarning, stacklevel=4,
-        )
+        warn_numerical(f"the full conformal bounds may carry a relative error of about {est:.1e}: the model's normal "
+            "matrix is ill-conditioned (Z^T Z squares the features' conditioning); increase alpha", stacklevel=4)
     out = np.empty((X.shape[0], 2, E.shape[1]))
     step = max(1, _BLOCK_FLOATS // m)
     if block_size is not None:

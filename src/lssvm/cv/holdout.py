@@ -19,11 +19,9 @@ computed in the eigenbasis of the training factorisation: O(|H|^2 r +
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas
 from .holdout_guard import GUARD_RTOL, stable_fold_predictions, warn_inaccurate
 from .holdout_paths import PATHS, FoldProblem, cheapest_path
@@ -189,12 +187,8 @@ class HoldoutEngine:
         if E.size and fac.method != "cholesky":
             # On the range of a numerically singular K_BB, "without these basis
             # points" is a different truncation than the training one: refit.
-            warnings.warn(
-                "K_BB is numerically singular (the model lives on its range): hold-out with "
-                "basis points removed refits the fold on the remaining basis, O(m n^2) per fold",
-                NumericalWarning,
-                stacklevel=3,
-            )
+            warn_numerical("K_BB is numerically singular (the model lives on its range): hold-out with "
+                "basis points removed refits the fold on the remaining basis, O(m n^2) per fold", stacklevel=3)
             out = self._refit(H, p, E, alphas)
             return out[0] if scalar else out
         if _side is None:

@@ -34,12 +34,10 @@ Error model (eps = 2.2e-16, float64):
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import linalg
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 
 __all__ = ["GUARD_RTOL", "EPS", "stable_fold_predictions", "warn_inaccurate"]
 
@@ -134,12 +132,8 @@ def stable_fold_predictions(fac, Y, H, p, E, alphas):
 def warn_inaccurate(call, rel_err, alpha, stacklevel=3):
     """The ``NumericalWarning`` of a result whose estimated relative error
     ``rel_err`` passes :data:`GUARD_RTOL` even on the stable route."""
-    warnings.warn(
-        f"{call}: the estimated relative error of the result is {rel_err:.1e} at alpha={alpha:g} "
+    warn_numerical(f"{call}: the estimated relative error of the result is {rel_err:.1e} at alpha={alpha:g} "
         f"(above {GUARD_RTOL:g}) even after refitting the fold on the whitened factor: the "
         "remaining rows determine the model too poorly at this alpha (lambda_max / alpha is too "
         "large). Increase alpha, scale the features (poly kernels with large values), hold out "
-        "fewer rows, or use more basis points",
-        NumericalWarning,
-        stacklevel=stacklevel,
-    )
+        "fewer rows, or use more basis points", stacklevel=stacklevel)

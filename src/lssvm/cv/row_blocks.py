@@ -14,14 +14,13 @@ Pahikkala et al. 2012 (:mod:`lssvm.cv.holdout`), which need all kernel rows in m
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 
 from .._parallel import serial_region
-from ..exceptions import NumericalWarning
+from ..exceptions import numerical_warnings_ignore, warn_numerical
 from ..solvers.row_blocks import SUB_ROWS, RowMoments, check_block, code_targets, misclassified, whitened_rows
 from .fold_solver import solve_fold_path
 from .holdout_guard import GUARD_RTOL
@@ -75,15 +74,11 @@ def _warn_folds(est, alphas):
     bad = ~(est <= GUARD_RTOL)
     if bad.any():
         worst = int(np.argmax(np.where(bad, np.nan_to_num(est, nan=np.inf), -np.inf)))
-        warnings.warn(
-            f"k-fold CV on row blocks (Dask): the estimated relative error of fold models is "
+        warn_numerical(f"k-fold CV on row blocks (Dask): the estimated relative error of fold models is "
             f"{est[worst]:.1e} at alpha={alphas[worst]:g} (above {GUARD_RTOL:g}), "
             f"at {int(bad.sum())} of {alphas.size} alphas: the remaining rows determine the model "
             "too poorly there (lambda_max / alpha is too large). Increase alpha, scale the features, "
-            "or run the CV in memory, where such folds are refitted by a stable route",
-            NumericalWarning,
-            stacklevel=4,
-        )
+            "or run the CV in memory, where such folds are refitted by a stable route", stacklevel=4)
 
 
 def _removal_null_space(ctx, removed):
@@ -190,8 +185,7 @@ def refit_contexts(ctx, removed, rcond):
                 f"fold {f} holds every basis vector: with basis_in_holdout='remove' its model would have "
                 "no basis; use basis_in_holdout='keep', more basis vectors or smaller folds"
             )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumericalWarning)
+        with numerical_warnings_ignore():
             out[f] = BlockContext.of_basis(ctx.basis[keep], ctx.kernel, rcond, ctx.classes, ctx.n_features)
     return out
 

@@ -10,7 +10,6 @@ prototype per step and is stopped at the size chosen by fast v-fold CV
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +24,7 @@ from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
@@ -315,15 +314,11 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                 while state.k < sizes[j] and state.step() is not None:
                     pass
                 if state.k < sizes[j] and state.skipped:
-                    warnings.warn(
-                        f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
+                    warn_numerical(f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
                         f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
                         "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
                         "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
-                        "ill-conditioned), a larger alpha or a narrower kernel avoid this",
-                        NumericalWarning,
-                        stacklevel=3,
-                    )
+                        "ill-conditioned), a larger alpha or a narrower kernel avoid this", stacklevel=3)
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
@@ -331,13 +326,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                     sel = state.order
                     err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
                     if err > FS_GUARD_RTOL:
-                        warnings.warn(
-                            f"{name}: the SCDP solution's fitted values have an estimated "
+                        warn_numerical(f"{name}: the SCDP solution's fitted values have an estimated "
                             f"relative error of {err:.1e} (the normal equations square the kernel's "
-                            "conditioning); solver='direct' re-solves by QR, or increase alpha",
-                            NumericalWarning,
-                            stacklevel=3,
-                        )
+                            "conditioning); solver='direct' re-solves by QR, or increase alpha", stacklevel=3)
         if v == 1:  # keep SCDP's selection order
             used = np.array([c for c in orders[0] if c < M and W[c, 0] != 0], dtype=np.intp)
         else:

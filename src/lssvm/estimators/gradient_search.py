@@ -84,7 +84,14 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
-from ..exceptions import NumericalWarning, SearchEdgeWarning
+from ..exceptions import (
+    NumericalWarning,
+    SearchEdgeWarning,
+    numerical_warnings_collect,
+    numerical_warnings_ignore,
+    numerical_warnings_raise,
+    warn_numerical,
+)
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
 from ..selection.gradient import evidence_and_gradient
 from .gradient_defaults import FIXED_AFTER_GRID, auto_basis, gradient_evaluations, pchol_rows
@@ -251,8 +258,7 @@ def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evid
     theta = trace["theta"][best]
     gamma = np.exp(theta[:p])
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", NumericalWarning)
+        with numerical_warnings_raise():
             # the last alpha: the start's own
             criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
             path = criterion()
@@ -283,7 +289,7 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     gammas = space.get("gamma", None)
     if gammas is None or set(space) != {"gamma"}:
         raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
-    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0])
+    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0], np.unique(X, axis=0).shape[0])
     criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
                               groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
                               basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
@@ -315,9 +321,8 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
     def evaluate(theta, rcond=search_rcond, by_evidence=evidence):
         gamma = np.exp(theta[:p])
         params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
-        with warnings.catch_warnings():
-            # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
-            warnings.simplefilter("error" if rcond == search_rcond else "ignore", NumericalWarning)
+        # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
+        with numerical_warnings_raise() if rcond == search_rcond else numerical_warnings_ignore():
             if by_evidence:  # minus the log evidence per target value: minimised as it is
                 value, grad, *det = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
                                                           classification=classification, rcond=rcond,
@@ -412,12 +417,13 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         if chosen is not None:
             best.update(theta=trace["theta"][chosen].copy(), mse=trace["mse"][chosen])
             est.gradient_selection_ = {"rule": "one-se", **chosen_record}
-    if stops:
-        warnings.warn(
+    if stops:  # a note: it concerns the result only where no start evaluated a point (the grid's best is kept)
+        warn_numerical(
             "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
-            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular",
-            NumericalWarning, stacklevel=3,
-        )
+            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular"
+            + ("; no start evaluated a point, so the isotropic grid's best is kept: a larger n_basis or a narrower "
+               "param_space['gamma'] lets the search move" if "theta" not in best else ""),
+            stacklevel=3, affects_result="theta" not in best)
     if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
         best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
     theta = best["theta"]
@@ -454,26 +460,30 @@ def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
         gamma = np.exp(theta[:p])
         params = {**est._model_params(), "gamma": gamma if est.kernel == "ard" else float(gamma[0]),
                   "alpha": float(np.exp(theta[-1])), "basis": rows}
-        with warnings.catch_warnings(record=True) as caught:  # K_BB singular at rcond: said below if it matters
-            warnings.simplefilter("always")
+        with numerical_warnings_collect() as caught:  # K_BB singular at rcond: said below if it matters
             model = est._estimator_class(**params).fit(X, y)  # also without refit: the relevance needs the model
         truncated = model.factorization_.method != "cholesky" and est.rcond > search_rcond
         score = -_rescore(evaluate, theta, est.rcond) * (n_res if evidence else 1) if truncated else searched
-        for w in caught:
-            if not (truncated and issubclass(w.category, NumericalWarning)):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if not truncated:
+            for w in caught:
+                warn_numerical(w, stacklevel=4)
         if truncated and -score > -searched + REFIT_RTOL * abs(searched):
-            warnings.warn(
-                f"search='gradient': at the chosen widths K_BB is numerically singular at rcond={est.rcond:g} (the "
+            warn_numerical(f"search='gradient': at the chosen widths K_BB is numerically singular at rcond={est.rcond:g} (the "
                 f"search evaluates down to rcond={search_rcond:g}), so the refitted model is solved on K_BB's range, "
                 f"which scores worse: best_score_ is that model's, {score:.6g}, against {searched:.6g} at the "
-                f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself",
-                NumericalWarning, stacklevel=4,
-            )
-        return model, score
+                f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself", stacklevel=4)
+        return model, score, truncated
 
     # evidence: the total log evidence
-    model, est.best_score_ = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
+    model, est.best_score_, truncated = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
+    if truncated and est.gradient_selection_ is not None:
+        # the record describes the model fitted (on K_BB's range at rcond), not the point searched at SEARCH_RCOND:
+        # its exact LOO error (rescored above) and its log evidence; the searched values are kept beside them
+        record = est.gradient_selection_
+        evidence_of = getattr(model, "log_evidence", None)  # regression only
+        record.update(searched_loo=record["chosen_loo"], searched_log_evidence=record["chosen_log_evidence"],
+                      chosen_loo=-float(est.best_score_),
+                      chosen_log_evidence=float(evidence_of()) if evidence_of is not None else np.nan)
     est.alpha_ = float(np.exp(theta[-1]))
     est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
     est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}

@@ -8,7 +8,6 @@ gives the exact LOO and k-fold residuals of this approximate model.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -24,7 +23,7 @@ from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import SAMPLINGS, nystrom_columns
 from ..cv import resolve_folds
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
 from ..solvers import check_alphas
 from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
@@ -217,12 +216,10 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         spread = np.maximum(Y.std(axis=0), np.finfo(float).tiny)
         ratio = float(np.max(gap / spread))
         if ratio > 0.5:
-            warnings.warn(
-                f"predictor='exact' is unstable at new points: on training rows it departs from the Nyström "
+            warn_numerical(f"predictor='exact' is unstable at new points: on training rows it departs from the Nyström "
                 f"model by {ratio:.3g} x the targets' standard deviation (the coefficients' component outside "
                 f"the Nyström kernel's range, about 1/alpha, meets the true kernel); use predictor='low-rank' "
-                f"(the default) or a larger alpha (now {float(self.alpha):.4g})",
-                NumericalWarning, stacklevel=3)
+                f"(the default) or a larger alpha (now {float(self.alpha):.4g})", stacklevel=3)
 
     def _expansion_arrays(self):
         """Centres, coefficients (n, v) and intercept (v,) of ``predictor``: the

@@ -35,22 +35,14 @@ from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
+from ._numerical_notes import fit_reporting_notes
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
 
-__all__ = [
-    "DEFAULT_CV_ALPHAS",
-    "DEFAULT_CV_GAMMA_FACTORS",
-    "FixedSizeLSSVCCV",
-    "FixedSizeLSSVRCV",
-    "NystromLSSVCCV",
-    "NystromLSSVRCV",
-    "SEARCHES",
-    "SparseLSSVCCV",
-    "SparseLSSVRCV",
-]
+__all__ = ["DEFAULT_CV_ALPHAS", "DEFAULT_CV_GAMMA_FACTORS", "FixedSizeLSSVCCV", "FixedSizeLSSVRCV", "NystromLSSVCCV",
+           "NystromLSSVRCV", "SEARCHES", "SparseLSSVCCV", "SparseLSSVRCV"]
 
 #: 21 alphas, half a decade apart: paper 000's motorcycle (415) and Boston (1.7e-5) optima lie inside.
 DEFAULT_CV_ALPHAS = np.logspace(-6, 4, 21)
@@ -114,6 +106,9 @@ _RESULT_DOC = """
         Test indices of the folds every candidate was scored on (None for LOO).
     search_time_, refit_time_ : float
         Seconds.
+    numerical_notes_ : list of str
+        Every NumericalWarning text of the search and refit; ``fit`` issues one
+        warning only when some concerns the fitted model (``lssvm.estimators._numerical_notes``).
     n_features_in_ : int
 """
 
@@ -236,6 +231,9 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         -------
         self
         """
+        return fit_reporting_notes(self, self._fit_searched, X, y, groups, callback)  # one warning at most
+
+    def _fit_searched(self, X, y, groups, callback):
         on_dask = is_dask_collection(X) or is_dask_collection(y)
         if not on_dask:
             X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,

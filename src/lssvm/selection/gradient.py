@@ -10,7 +10,6 @@ re-implementing them, and the closed forms below cost a few m x n products.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -19,7 +18,7 @@ from scipy.linalg import blas
 from .._labels import encode_classes
 from .._targets import check_numeric_targets
 from ..cv import BASIS_IN_HOLDOUT, resolve_folds
-from ..exceptions import NumericalWarning
+from ..exceptions import numerical_warnings_ignore, warn_numerical
 from ..kernels import ARD, RBF
 from ..kernels.ard import resolve_ard_gamma
 from ..solvers import check_alphas, factorize_sparse_rls
@@ -243,8 +242,7 @@ def evidence_and_gradient(X, y, basis, kernel, params, alpha, *, classification=
     grad = scale * np.append(grad_gamma, alpha * d_alpha)
     if not return_details:
         return value, grad
-    with warnings.catch_warnings():  # rows of leverage ~1 (non-finite residuals): the evidence is still exact
-        warnings.simplefilter("ignore", NumericalWarning)
+    with numerical_warnings_ignore():  # rows of leverage ~1 (non-finite residuals): the evidence is still exact
         residuals = np.asarray(fac.loo_residuals(alpha)).reshape(m, v)
     return value, grad, {"residuals": residuals, "log_evidence": -value * m * v}
 
@@ -313,11 +311,8 @@ def _check_inputs(X, y, basis, classification):
 
 def _warn_singular(fac):
     if fac.method != "cholesky":
-        warnings.warn(
-            "K_BB is numerically singular: the model lives on its range, whose truncation the gradient "
-            "does not follow, so the gradient is approximate; use fewer basis points or smaller widths",
-            NumericalWarning, stacklevel=4,
-        )
+        warn_numerical("K_BB is numerically singular: the model lives on its range, whose truncation the gradient "
+            "does not follow, so the gradient is approximate; use fewer basis points or smaller widths", stacklevel=4)
 
 
 def _loo_adjoint(K_mn, K_BB, Y, alpha, scale, rcond, details=None):

@@ -17,6 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.optimize import minimize
 
+from ..exceptions import numerical_warnings_collect, warn_numerical
 from .csa import coupled_simulated_annealing
 from .edges import warn_at_edges
 
@@ -77,8 +78,14 @@ class _Recorder:
         key = tuple(float(params[k]) for k in self.names)
         if key in self.cache:
             return self.cache[key]
-        path = self.criterion(**dict(zip(self.names, key, strict=True)))
-        score = np.asarray(path.score(self.scoring), dtype=float)
+        params = dict(zip(self.names, key, strict=True))
+        with numerical_warnings_collect() as notes:  # tagged with the candidate: a search reports what concerns its choice
+            path = self.criterion(**params)
+            score = np.asarray(path.score(self.scoring), dtype=float)
+        for w in notes:
+            if getattr(w, "params", None) is None:
+                w.params = params
+            warn_numerical(w)
         A = path.alphas.size
         for k, v in zip(self.names, key, strict=True):
             self.rows[f"param_{k}"].append(np.full(A, v))

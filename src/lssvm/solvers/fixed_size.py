@@ -13,14 +13,13 @@ system is the full one minus the fold's own Gram terms (eqs. 36-37).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, lapack
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 
 __all__ = ["FixedSizeSystem", "GramSums", "augmented_rows", "solve_spd", "solve_guarded", "solve_by_qr",
            "normal_solve_error", "FS_GUARD_RTOL"]
@@ -177,13 +176,9 @@ def solve_spd(A, B):
     lam, V = eigh(A, check_finite=False)
     cut = A.shape[0] * np.finfo(float).eps * max(abs(lam[-1]), abs(lam[0]))
     keep = lam > cut
-    warnings.warn(
-        f"the fixed-size system is numerically singular ({int((~keep).sum())} of {lam.size} "
+    warn_numerical(f"the fixed-size system is numerically singular ({int((~keep).sum())} of {lam.size} "
         "eigenvalues below round-off); returning the minimum-norm solution. Fewer or "
-        "better-spread prototypes, a larger alpha or a narrower kernel avoid this",
-        NumericalWarning,
-        stacklevel=2,
-    )
+        "better-spread prototypes, a larger alpha or a narrower kernel avoid this", stacklevel=2)
     Vk = V[:, keep]
     return Vk @ ((Vk.T @ B) / (lam[keep][:, None] if np.ndim(B) == 2 else lam[keep]))
 
@@ -230,13 +225,9 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
         W = solve_spd(A, B)
         err = normal_solve_error(A, None, W, gram=gram)
         if not err <= FS_GUARD_RTOL:
-            warnings.warn(
-                f"{call}: the fixed-size normal equations have an estimated relative error of {err:.1e} "
+            warn_numerical(f"{call}: the fixed-size normal equations have an estimated relative error of {err:.1e} "
                 f"(alpha={alpha:g}), and on Dask input the rows are not in memory for the QR re-solve; "
-                "increase alpha, use fewer or better-spread prototypes, or a narrower kernel",
-                NumericalWarning,
-                stacklevel=3,
-            )
+                "increase alpha, use fewer or better-spread prototypes, or a narrower kernel", stacklevel=3)
         return W
     try:
         c = cho_factor(A, lower=True, check_finite=False)
@@ -247,13 +238,9 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
         pass
     W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call=call)
     if not err <= FS_GUARD_RTOL:
-        warnings.warn(
-            f"{call}: the fixed-size system is so ill-conditioned that even its QR solve has an estimated "
+        warn_numerical(f"{call}: the fixed-size system is so ill-conditioned that even its QR solve has an estimated "
             f"relative error of {err:.1e} (alpha={alpha:g}); increase alpha, use fewer or better-spread "
-            "prototypes, or a narrower kernel",
-            NumericalWarning,
-            stacklevel=3,
-        )
+            "prototypes, or a narrower kernel", stacklevel=3)
     return W
 
 

@@ -19,13 +19,12 @@ for the price of one factorisation, O(c^3 + n c k + n k^2).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh, qr, svd
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from .sparse_rls import LEVERAGE_TOL, warn_tiny_leverage
 
 __all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error",
@@ -110,15 +109,11 @@ def _warn_unseparated(lam, k):
     gap = lam[k - 1] - lam[k]
     angle = lam.size * np.finfo(float).eps * lam[0] / gap if gap > 0 else np.inf
     if angle > SUBSPACE_TOL:
-        warnings.warn(
-            f"rank={k} cuts through a cluster of equal eigenvalues of the sampled kernel block W "
+        warn_numerical(f"rank={k} cuts through a cluster of equal eigenvalues of the sampled kernel block W "
             f"(lambda_{k} - lambda_{k + 1} = {gap:.2e}, {gap / lam[0]:.1e} of lambda_1): the kept subspace is "
             f"separated from the dropped one only to within {min(angle, 1.0):.1e} rad of rounding, so which "
             "directions are kept is arbitrary (another column order can change the model). Use "
-            "rank=None (all columns), a rank at a gap of the spectrum, or a wider kernel",
-            NumericalWarning,
-            stacklevel=5,
-        )
+            "rank=None (all columns), a rank at a gap of the spectrum, or a wider kernel", stacklevel=5)
 
 
 @dataclass
@@ -164,13 +159,9 @@ class NystromFactorization:
         low = d + (float(self.s2.min()) if self.s2.size == self.n_samples else 0.0)
         kappa = (float(self.s2.max(initial=0.0)) + d) / low
         if kappa > 1e10:
-            warnings.warn(
-                f"alpha={d:g} is tiny next to the largest kernel eigenvalue ({self.s2.max():.3g}): the system's "
+            warn_numerical(f"alpha={d:g} is tiny next to the largest kernel eigenvalue ({self.s2.max():.3g}): the system's "
                 f"condition number is {kappa:.1e}, so {what} may lose about "
-                f"{np.log10(kappa):.0f} of 16 digits; use alpha >= {1e-10 * self.s2.max():.1g}",
-                NumericalWarning,
-                stacklevel=stacklevel,
-            )
+                f"{np.log10(kappa):.0f} of 16 digits; use alpha >= {1e-10 * self.s2.max():.1g}", stacklevel=stacklevel)
 
     def kernel(self):
         """K~ as a dense (n, n) matrix (for tests and small problems)."""

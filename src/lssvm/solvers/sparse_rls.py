@@ -13,7 +13,6 @@ by the generalised eigenproblem ``Kc^T Kc Q = K_BB Q Lambda`` with
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,7 +21,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from .._threads import cholesky_threads, eigh_threads
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from .block_gram import gram_by_blocks, times_in_place
 from .whitening import whiten_rows
 
@@ -148,7 +147,7 @@ class PathSolution:
         b = self.y_mean[None, :] - np.einsum("n,anv->av", self.kernel_mean, a)
         return (a[0], b[0]) if scalar else (a, b)
 
-    def loo_rows(self, M, Yc, alphas):
+    def loo_rows(self, M, Yc, alphas, per_alpha=False):
         """Leave-one-out residuals of some training rows.
 
         Parameters
@@ -167,6 +166,8 @@ class PathSolution:
             ``LEVERAGE_TOL`` (1e-8) of 1, or whose residual's estimated
             relative error passes ``LOO_RTOL``, for some alpha: their residuals are unreliable, and
             inf or NaN where ``h_ii`` rounds to 1.
+        bad_alphas : ndarray of bool of shape (A,)
+            With ``per_alpha=True`` only: the alphas at which some row is.
 
         Notes
         -----
@@ -194,13 +195,16 @@ class PathSolution:
             bound = scale * (np.sqrt(H[:, :, None] * Sz[None]) + absR * H[:, :, None]) / np.abs(denom)[:, :, None]
             suspect = np.flatnonzero(((bound > limit) | np.isnan(bound)).any(axis=(0, 2)))  # NaN: overflowed
             unreliable = np.zeros(R.shape[0], dtype=bool)
+            bad_alphas = (denom <= LEVERAGE_TOL).any(axis=0)
             if suspect.size:
                 Ds = D2[:, suspect]
                 dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * Ds[:, :, None]).reshape(r, -1)).reshape(M.shape[0], -1, v)
                 err = scale * (dF + absR[:, suspect] * (M2 @ Ds)[:, :, None]) / np.abs(denom[:, suspect])[:, :, None]
-                unreliable = ((err > limit[:, suspect]) | np.isnan(err)).any(axis=(1, 2))
+                over = (err > limit[:, suspect]) | np.isnan(err)
+                unreliable = over.any(axis=(1, 2))
+                bad_alphas[suspect] |= over.any(axis=(0, 2))
         tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable)
-        return R.transpose(1, 0, 2), tiny_rows
+        return (R.transpose(1, 0, 2), tiny_rows, bad_alphas) if per_alpha else (R.transpose(1, 0, 2), tiny_rows)
 
 
 #: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable:
@@ -217,7 +221,7 @@ LOO_RTOL = 1e-8
 _EPS = np.finfo(float).eps
 
 
-def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
+def warn_tiny_leverage(rows, n_rows=None, stacklevel=3, alphas=None):
     """Warn that the training ``rows`` have a hat-matrix diagonal within
     ``LEVERAGE_TOL`` of 1 (see :meth:`PathSolution.loo_rows`).
 
@@ -228,6 +232,8 @@ def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
     n_rows : int, optional
         How many rows there are in all (default ``len(rows)``).
     stacklevel : int
+    alphas : array-like of float, optional
+        Where known, the alphas concerned: the warning's ``.alphas`` (a search asks if it chose one).
     """
     rows = np.asarray(rows, dtype=np.int64)
     n_rows = rows.size if n_rows is None else int(n_rows)
@@ -235,15 +241,11 @@ def warn_tiny_leverage(rows, n_rows=None, stacklevel=3):
         return
     shown = ", ".join(str(int(i)) for i in rows[:10])
     more = f" and {n_rows - min(rows.size, 10)} more" if n_rows > min(rows.size, 10) else ""
-    warnings.warn(
-        f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
+    warn_numerical(f"leave-one-out: the hat-matrix diagonal of training row(s) {shown}{more} is within "
         f"{LEVERAGE_TOL:g} of 1, or their residual's estimated relative error passes {LOO_RTOL:g}, for some "
         "alpha: these rows are fitted almost exactly or lambda_max / alpha is too large, and their "
         "leave-one-out residuals are unreliable (inf or NaN where h_ii rounds to 1); increase alpha, "
-        "or check these rows for duplicates of basis points with conflicting targets",
-        NumericalWarning,
-        stacklevel=stacklevel,
-    )
+        "or check these rows for duplicates of basis points with conflicting targets", stacklevel=stacklevel, alphas=alphas)
 
 
 @dataclass(frozen=True)
@@ -321,10 +323,12 @@ class SparseRLSFactorization(PathSolution):
         # one pass over M in cache-sized row blocks: fitted values and hat
         # diagonal together (memory traffic, not flops, bounds this step)
         step = max(1, (1 << 20) // (8 * max(r, 1)))
+        bad = np.zeros(alphas.size, dtype=bool)
         for lo in range(0, m, step):
-            R[:, lo : lo + step], t = self.loo_rows(self.M[lo : lo + step], self.y_centered[lo : lo + step], alphas)
+            R[:, lo : lo + step], t, b = self.loo_rows(self.M[lo:lo + step], self.y_centered[lo:lo + step], alphas, True)
             tiny.append(lo + t)
-        warn_tiny_leverage(np.concatenate(tiny))
+            bad |= b
+        warn_tiny_leverage(np.concatenate(tiny), alphas=alphas[bad])
         return R[0] if scalar else R
 
 
@@ -489,12 +493,8 @@ def basis_whitener(K_BB, rcond=1e-10, warn=True, *, stacklevel=3):
         s, U = linalg.eigh(K_BB, check_finite=False)
     keep = s > rcond * s.max()
     if warn and keep.sum() < n:
-        warnings.warn(
-            f"the basis kernel matrix K_BB is numerically singular (rank {int(keep.sum())} "
+        warn_numerical(f"the basis kernel matrix K_BB is numerically singular (rank {int(keep.sum())} "
             f"of {n} at rcond={rcond:g}); the model is fitted on its range, which drops "
             f"{n - int(keep.sum())} redundant direction(s). Fewer or more distinct basis "
-            "points, or a narrower kernel, avoid this.",
-            NumericalWarning,
-            stacklevel=stacklevel,
-        )
+            "points, or a narrower kernel, avoid this.", stacklevel=stacklevel)
     return U[:, keep] / np.sqrt(s[keep]), "eigh"

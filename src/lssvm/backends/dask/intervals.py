@@ -34,14 +34,12 @@ collecting budget of :data:`.selection.BUDGET` values).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._parallel import serial_region
 from ...cv.conformal import conformal_ranks, eigen_rows
 from ...cv.row_blocks import block_fold_outputs
-from ...exceptions import NumericalWarning
+from ...exceptions import warn_numerical
 from ...solvers.row_blocks import SUB_ROWS, block_rows_in_eigenbasis, check_block, code_targets, whitened_rows
 from .passes import run_pass
 from .selection import select_kth
@@ -223,10 +221,8 @@ def dask_interval(fit, X, coverage, method, alpha, cv=10, groups=None, basis_in_
         out[lo : lo + tg, 0] = vals[: tg * v].reshape(tg, v)
         out[lo : lo + tg, 1] = vals[tg * v :].reshape(tg, v)
     if tiny:
-        warnings.warn(
-            f"leave-one-out: {tiny} training row(s) have a hat-matrix diagonal within 1e-8 of 1 (or an unreliable "
-            "residual): their LOO residuals, and so the interval bounds, may be inaccurate; increase alpha",
-            NumericalWarning, stacklevel=4)
+        warn_numerical(f"leave-one-out: {tiny} training row(s) have a hat-matrix diagonal within 1e-8 of 1 (or an unreliable "
+            "residual): their LOO residuals, and so the interval bounds, may be inaccurate; increase alpha", stacklevel=4)
     return out, passes
 
 
