@@ -209,3 +209,48 @@ def test_routing_through_pipeline_and_grid_search():
         np.testing.assert_allclose(grid.best_estimator_.predict(X),
                                    SparseLSSVR(alpha=grid.best_params_["alpha"], random_state=0).fit(X, y, sample_weight=w).predict(X),
                                    atol=1e-9)
+
+
+# ------------------------------------------------------------------ searches
+@pytest.mark.parametrize("cv", ["loo", 5])
+def test_search_scores_are_weighted_cv_errors(cv):
+    from lssvm import SparseLSSVRCV
+
+    X, y, w = _data(14)
+    search = SparseLSSVRCV(cv=cv, basis="random", n_basis=20, random_state=0,
+                           param_space={"gamma": [0.1, 0.4]}).fit(X, y, sample_weight=w)
+    best = search.best_estimator_
+    assert best.factorization_.weights is not None
+    expected = best.press() / w.sum() if cv == "loo" else best.cv_error(cv=5)
+    np.testing.assert_allclose(-search.best_score_, expected, rtol=1e-9)
+    # the weighted choice can differ from the unweighted one, and its score is not the unweighted score
+    plain = SparseLSSVR(gamma=search.best_params_["gamma"], alpha=search.alpha_, basis=best.basis_indices_).fit(X, y)
+    plain_error = np.mean(plain.loo_residuals() ** 2) if cv == "loo" else plain.cv_error(cv=5)
+    assert abs(plain_error - expected) > 1e-6 * expected
+
+
+def test_search_zero_weights_are_removed_rows():
+    from lssvm import SparseLSSVCCV, SparseLSSVRCV
+
+    X, y, w = _data(15)
+    keep = w > 0
+    a = SparseLSSVRCV(cv="loo", random_state=0).fit(X, y, sample_weight=w)
+    b = SparseLSSVRCV(cv="loo", random_state=0).fit(X[keep], y[keep], sample_weight=w[keep])
+    assert a.best_params_ == pytest.approx(b.best_params_, rel=1e-12)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-8)
+    labels = y > 0
+    c = SparseLSSVCCV(cv="loo", random_state=0).fit(X, labels, sample_weight=w)
+    d = SparseLSSVCCV(cv="loo", random_state=0).fit(X[keep], labels[keep], sample_weight=w[keep])
+    np.testing.assert_allclose(c.decision_function(X), d.decision_function(X), atol=1e-8)
+
+
+def test_search_refuses_weights_it_cannot_use():
+    from lssvm import NystromLSSVRCV, SparseLSSVRCV
+
+    X, y, w = _data(16)
+    with pytest.raises(ValueError, match="gradient"):
+        SparseLSSVRCV(search="gradient").fit(X, y, sample_weight=w)
+    if "sample_weight" not in NystromLSSVRCV.fit.__code__.co_varnames:
+        return
+    with pytest.raises(ValueError, match="sample_weight"):
+        NystromLSSVRCV().fit(X, y, sample_weight=w)
