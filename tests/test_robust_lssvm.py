@@ -70,13 +70,18 @@ def test_matches_explicit_reweighting_loop(name):
     np.testing.assert_allclose(model.predict(X), f, atol=1e-8)
 
 
+def test_default_is_hampel():
+    assert RobustLSSVR().weight_function == "hampel"
+
+
 def test_lssvmlab_names_and_parameters():
     X, y, _, _ = _data(1)
     a = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis="random", n_basis=30, random_state=0, weight_function="whuber")
     b = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis="random", n_basis=30, random_state=0, weight_function="huber",
                     weight_parameter=1.345)
     np.testing.assert_allclose(a.fit(X, y).predict(X), b.fit(X, y).predict(X), atol=1e-12)
-    c = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis="random", n_basis=30, random_state=0, weight_parameter=3.0)
+    c = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis="random", n_basis=30, random_state=0, weight_function="huber",
+                    weight_parameter=3.0)
     assert np.abs(c.fit(X, y).predict(X) - a.predict(X)).max() > 1e-6  # the parameter reaches the weights
 
 
@@ -107,8 +112,8 @@ def test_prior_weights_multiply():
     w = np.random.default_rng(4).integers(0, 3, size=len(y)).astype(float)
     keep = w > 0
     basis_rows = np.flatnonzero(keep)[::4]
-    a = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis=X[basis_rows]).fit(X, y, sample_weight=w)
-    b = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis=X[basis_rows]).fit(np.repeat(X, w.astype(int), axis=0),
+    a = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis=X[basis_rows], weight_function="huber").fit(X, y, sample_weight=w)
+    b = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis=X[basis_rows], weight_function="huber").fit(np.repeat(X, w.astype(int), axis=0),
                                                                        np.repeat(y, w.astype(int)))
     np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-7)
 
