@@ -128,3 +128,22 @@ def test_convergence_warning_and_errors():
         RobustLSSVR(weight_function="tukey").fit(X, y)
     with pytest.raises(ValueError):
         RobustLSSVR().fit(X, np.c_[y, y])
+
+
+def test_robust_cv_error_matches_refits_at_each_alpha():
+    X, y, clean, bad = _data(6)
+    basis = np.arange(0, 120, 4)
+    model = RobustLSSVR(gamma=GAMMA, alpha=0.05, basis=basis).fit(X, y)
+    alphas = np.array([0.005, 0.05, 0.5])
+    med = model.robust_cv_error(alpha=alphas)
+    for a, value in zip(alphas, med, strict=True):
+        at_a = RobustLSSVR(gamma=GAMMA, alpha=a, basis=basis).fit(X, y)
+        np.testing.assert_allclose(value, np.median(np.abs(at_a.loo_residuals())), rtol=1e-9)
+    folds = model.robust_cv_error(cv=4, statistic="mae")
+    F = model.cv_predict(cv=4)
+    np.testing.assert_allclose(folds, np.mean(np.abs(y - F)), rtol=1e-9)
+    trimmed = model.robust_cv_error(statistic="trimmed", trim=0.2)
+    r = np.sort(np.abs(model.loo_residuals()))
+    np.testing.assert_allclose(trimmed, r[: int(np.ceil(0.8 * r.size))].mean(), rtol=1e-9)
+    with pytest.raises(ValueError, match="statistic"):
+        model.robust_cv_error(statistic="mean")

@@ -147,24 +147,8 @@ class RobustLSSVR(SparseLSSVR):
         kernel, Z, rows = self.kernel_, self.basis_vectors_, self.basis_indices_
         K_mn = kernel(X, Z, block_size=self.block_size)
         K_BB = K_mn[rows] if rows is not None else kernel(Z, Z)
-        fac, v = self.factorization_, np.ones(X.shape[0])
-        used = prior > 0
-        self.converged_, self.n_iter_, self.scale_ = False, 0, float("nan")
-        for _ in range(self.max_iter + 1):
-            e = fac.residuals(self.alpha)[:, 0]
-            self.scale_ = robust_scale(e[used], prior[used])  # weighted medians: integer weights = repeated rows
-            if not self.scale_ > 0:  # more than half the rows fitted exactly: nothing to reweight by
-                self.converged_ = True
-                break
-            v_new = robust_weights(e / self.scale_, self.weight_function, self.weight_parameter)
-            if np.max(np.abs(v_new - v)) <= self.tol:
-                self.converged_ = True
-                break
-            if self.n_iter_ == self.max_iter:
-                break
-            v = v_new
-            fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=self.rcond, warn=False)
-            self.n_iter_ += 1
+        fac, v, self.scale_, self.n_iter_, self.converged_ = self._reweight(K_mn, K_BB, Y, prior, self.alpha,
+                                                                              self.factorization_)
         if not self.converged_:
             warnings.warn(f"RobustLSSVR: the weights did not settle within max_iter={self.max_iter} steps "
                           f"(tol={self.tol:g}); increase max_iter or tol", ConvergenceWarning, stacklevel=2)
@@ -172,8 +156,97 @@ class RobustLSSVR(SparseLSSVR):
         self.factorization_ = fac
         self.rank_ = fac.rank
         self._engine = WeightedSparseEngine(fac, X, Z, rows, kernel, self.rcond, None, self.n_jobs)
+        self._prior = prior
         self._set_coef(*fac.coef(self.alpha))
         return self
+
+    def _reweight(self, K_mn, K_BB, Y, prior, alpha, fac=None):
+        """The reweighting loop at ``alpha`` from the fit ``fac`` (default: the prior-weighted fit).
+
+        Returns the final factorisation, the robust weights, the scale, the
+        number of refits and whether the weights settled."""
+        if fac is None:
+            fac = factorize_weighted_rls(K_mn, K_BB, Y, prior, rcond=self.rcond, warn=False)
+        v, used, n_iter, scale = np.ones(Y.shape[0]), prior > 0, 0, float("nan")
+        for _ in range(self.max_iter + 1):
+            e = fac.residuals(alpha)[:, 0]
+            scale = robust_scale(e[used], prior[used])  # weighted medians: integer weights = repeated rows
+            if not scale > 0:  # more than half the rows fitted exactly: nothing to reweight by
+                return fac, v, scale, n_iter, True
+            v_new = robust_weights(e / scale, self.weight_function, self.weight_parameter)
+            if np.max(np.abs(v_new - v)) <= self.tol:
+                return fac, v, scale, n_iter, True
+            if n_iter == self.max_iter:
+                break
+            v = v_new
+            fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=self.rcond, warn=False)
+            n_iter += 1
+        return fac, v, scale, n_iter, False
+
+    def robust_cv_error(self, cv="loo", alpha=None, statistic="median", *, groups=None, trim=0.1):
+        """A robust CV criterion per alpha: a robust statistic of the absolute
+        exact held-out residuals of the robust model reweighted at that alpha.
+
+        Parameters
+        ----------
+        cv : "loo", int, splitter or iterable of (train, test), default="loo"
+            As for :meth:`cv_predict`; "loo" is the exact weighted LOO.
+        alpha : float or array-like of shape (A,), optional
+            Default the fitted ``alpha``.  Each alpha gets its own
+            reweighting loop (the weights of the robust fit at that alpha),
+            then its exact held-out residuals with those weights held fixed
+            (Debruyne, Hubert and Suykens 2008; LS-SVMlab's
+            ``rcrossvalidatelssvm``).
+        statistic : {"median", "trimmed", "mae"}, default="median"
+            Median of ``|r|``; mean of ``|r|`` without its largest ``trim``
+            share; plain mean of ``|r|``.  Rows are weighted by any
+            ``sample_weight`` of the fit (weighted median / means).
+        groups : array-like of shape (m,), optional
+        trim : float in [0, 1), default=0.1
+
+        Returns
+        -------
+        float or ndarray of shape (A,)
+
+        Notes
+        -----
+        Per alpha, the reweighting steps (one weighted factorisation each,
+        O(m n^2 + n^3)) and one exact CV pass.
+        """
+        from ..solvers import check_alphas
+        from ..solvers.robust_weights import weighted_median
+
+        if statistic not in ("median", "trimmed", "mae"):
+            raise ValueError(f"statistic must be 'median', 'trimmed' or 'mae'; got {statistic!r}")
+        if not 0 <= trim < 1:
+            raise ValueError(f"trim must lie in [0, 1); got {trim!r}")
+        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
+        self._factorization()
+        X, Z, rows, kernel = self._X_fit, self.basis_vectors_, self.basis_indices_, self.kernel_
+        K_mn = kernel(X, Z, block_size=self.block_size)
+        K_BB = K_mn[rows] if rows is not None else kernel(Z, Z)
+        Y, prior = self._targets_2d(), self._prior
+        used = prior > 0
+        out = np.empty(alphas.size)
+        for i, a in enumerate(alphas):
+            fac = self.factorization_ if a == self.alpha else self._reweight(K_mn, K_BB, Y, prior, a)[0]
+            engine = WeightedSparseEngine(fac, X, Z, rows, kernel, self.rcond, None, self.n_jobs)
+            if isinstance(cv, str) and cv == "loo":
+                R = engine.loo_residuals(np.array([a]))[0, :, 0]
+            else:
+                folds = engine.resolve_cv(cv, groups)
+                R = Y[:, 0] - engine.cv_outputs(folds, np.array([a]))[0, :, 0]
+            r, w = np.abs(R[used]), prior[used]
+            if statistic == "median":
+                out[i] = weighted_median(r, w)
+            elif statistic == "mae":
+                out[i] = float(w @ r / w.sum())
+            else:
+                order = np.argsort(r, kind="stable")
+                r, w = r[order], w[order]
+                keep = np.cumsum(w) - w < (1.0 - trim) * w.sum()
+                out[i] = float(w[keep] @ r[keep] / w[keep].sum())
+        return float(out[0]) if scalar else out
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
