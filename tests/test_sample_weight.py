@@ -254,3 +254,21 @@ def test_search_refuses_weights_it_cannot_use():
         return
     with pytest.raises(ValueError, match="sample_weight"):
         NystromLSSVRCV().fit(X, y, sample_weight=w)
+
+
+def test_dask_input_with_weights_refused():
+    da = pytest.importorskip("dask.array")
+    X, y, w = _data(17)
+    with pytest.raises(ValueError, match="Dask"):
+        SparseLSSVR(basis="random", n_basis=10).fit(da.from_array(X, chunks=35), da.from_array(y, chunks=35),
+                                                     sample_weight=w)
+
+
+def test_weighted_model_pickles():
+    import pickle
+
+    X, y, w = _data(18)
+    model = SparseLSSVR(alpha=0.3, basis="random", n_basis=15, random_state=0).fit(X, y, sample_weight=w)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    np.testing.assert_allclose(again.cv_error(cv=4), model.cv_error(cv=4), rtol=1e-12)
