@@ -32,7 +32,8 @@ class RobustLSSVR(SparseLSSVR):
     with LS-SVMlab's weight functions (Suykens, De Brabanter, Lukas and
     Vandewalle 2002, §3).
 
-    All parameters of :class:`SparseLSSVR`, and (keyword-only):
+    It takes every parameter of :class:`SparseLSSVR` and sets its
+    attributes; below, the keyword-only parameters and attributes it adds.
 
     Parameters
     ----------
@@ -63,7 +64,6 @@ class RobustLSSVR(SparseLSSVR):
     n_iter_ : int
         Weighted refits made after the first (unweighted) fit.
     converged_ : bool
-    Others as :class:`SparseLSSVR`.
 
     Notes
     -----
