@@ -26,6 +26,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import linalg
+from scipy.linalg import lapack
 
 from .._labels import LabelCoder
 from .._sums import warn_if_overflow
@@ -222,6 +224,7 @@ def _weighted_holdout(fac, Y, H, p, E, alphas):
     MH = fac.M[H]
     Yc = fac.y_centered[H]
     wp = fac.weights[H[p]]
+    sp = np.sqrt(wp)
     QE = fac.Q[E] if E.size else None
     out = np.empty((alphas.size, H.size, Y.shape[1]))
     worst = np.inf
@@ -235,12 +238,24 @@ def _weighted_holdout(fac, Y, H, p, E, alphas):
             S_inv_A = np.linalg.solve(S, A_.T)  # (|E|, h)
             U -= A_ @ S_inv_A
             f0 -= S_inv_A.T @ (QE @ C[:, a, :])
-        UWp = U[:, p] * wp  # (h, h')
-        g = f0 - UWp @ Yc[p]
-        system = np.eye(p.size) - UWp[p]
-        corr = np.linalg.solve(system, g[p])
-        out[a] = g + UWp @ corr + fac.y_mean
-        worst = min(worst, 1.0 / max(np.linalg.cond(system), 1.0))
+        # symmetric form: W (I - U W)^-1 = S (I - S U S)^-1 S, S = W^1/2; I - S U S is the held-out rows'
+        # block of I - hat matrix, positive definite while the other rows determine the model
+        Up = U[:, p]
+        g = f0 - (Up * wp) @ Yc[p]
+        if p.size == 0:  # every held-out row stays in training ("train" mode): the full fit
+            out[a] = g + fac.y_mean
+            continue
+        system = -(sp[:, None] * Up[p] * sp[None, :])
+        system[np.diag_indices_from(system)] += 1.0
+        try:
+            factor = linalg.cho_factor(system, lower=True, check_finite=False)
+            rc, info = lapack.dpocon(factor[0], np.abs(system).sum(axis=0).max(initial=0.0), uplo="L")
+            corr = linalg.cho_solve(factor, sp[:, None] * g[p], check_finite=False)
+            worst = min(worst, rc if info == 0 else 0.0)
+        except linalg.LinAlgError:
+            corr = np.linalg.lstsq(system, sp[:, None] * g[p], rcond=None)[0]
+            worst = 0.0
+        out[a] = g + Up @ (sp[:, None] * corr) + fac.y_mean
     if worst < _HOLDOUT_RCOND:
         warnings.warn(
             f"weighted hold-out: the fold system is nearly singular (reciprocal condition {worst:.1e}); "
