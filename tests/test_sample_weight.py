@@ -152,6 +152,30 @@ def test_classifier_weighted_error_rate():
     np.testing.assert_allclose(F, ref, atol=1e-9)
 
 
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_calibration_zero_weights_are_removed_rows(method):
+    X, y, w = _data(19)
+    labels = y > 0.3
+    keep = w > 0
+    kw = dict(gamma=GAMMA, alpha=0.3, basis="random", n_basis=15, random_state=0, calibration=method)
+    a = SparseLSSVC(**kw).fit(X, labels, sample_weight=w)
+    b = SparseLSSVC(**kw).fit(X[keep], labels[keep], sample_weight=w[keep])
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-8)
+    # and the weights reach the calibration: unit weights on the kept rows give other probabilities
+    c = SparseLSSVC(**kw).fit(X[keep], labels[keep], sample_weight=np.ones(keep.sum()))
+    assert np.abs(c.predict_proba(X) - b.predict_proba(X)).max() > 1e-4
+
+
+def test_platt_weights_are_repetitions():
+    from lssvm.estimators._calibration import fit_platt
+
+    rng = np.random.default_rng(20)
+    f, t = rng.normal(size=40), rng.random(40) > 0.5
+    counts = rng.integers(0, 4, size=40)
+    np.testing.assert_allclose(fit_platt(f, t, counts), fit_platt(np.repeat(f, counts), np.repeat(t, counts)),
+                               rtol=1e-5)
+
+
 def test_unit_weights_equal_unweighted():
     X, y, _ = _data(10)
     # a well-conditioned basis: the two factorisations then agree to rounding
@@ -180,8 +204,9 @@ def test_weighted_fit_refuses_what_it_does_not_cover():
     model = SparseLSSVR(alpha=0.3).fit(X, y, sample_weight=w)
     with pytest.raises(ValueError, match="sample_weight"):
         model.predict_interval(X[:3])
+    calibrated = SparseLSSVC(calibration="sigmoid").fit(X, y > 0, sample_weight=w)
     with pytest.raises(ValueError, match="sample_weight"):
-        SparseLSSVC(calibration="sigmoid").fit(X, y > 0, sample_weight=w)
+        calibrated.predict_set(X[:3])
 
 
 def test_sklearn_sample_weight_equivalence():

@@ -104,7 +104,7 @@ def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
     return decorate
 
 
-def fit_platt(f, t):
+def fit_platt(f, t, weights=None):
     """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``.
 
     Parameters
@@ -113,6 +113,9 @@ def fit_platt(f, t):
         Decision values (out-of-sample: LOO or k-fold).
     t : ndarray of shape (m,) of bool
         Whether each row belongs to the positive class.
+    weights : ndarray of shape (m,), optional
+        Row weights: the class counts and the loss are weighted sums (an
+        integer weight is a repeated row).
 
     Returns
     -------
@@ -129,16 +132,20 @@ def fit_platt(f, t):
     """
     f = np.asarray(f, dtype=float)
     pos = np.asarray(t, dtype=bool)
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    w = np.ones(f.size) if weights is None else np.asarray(weights, dtype=float)
+    n_pos, n_neg = float(w[pos].sum()), float(w[~pos].sum())
+    if weights is None:
+        n_pos, n_neg = int(n_pos), int(n_neg)
     target = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    scale = max(float(np.std(f)), 1e-12)  # optimise in a unit-scale variable
+    mean = float(w @ f) / w.sum()
+    scale = max(float(np.sqrt(w @ (f - mean) ** 2 / w.sum())), 1e-12)  # optimise in a unit-scale variable
     g = f / scale
 
     def loss(ab):
         z = ab[0] * g + ab[1]
         p = expit(-z)
-        grad_z = target - p
-        return np.sum(np.logaddexp(0.0, z) - (1.0 - target) * z), np.array([grad_z @ g, grad_z.sum()])
+        grad_z = w * (target - p)
+        return w @ (np.logaddexp(0.0, z) - (1.0 - target) * z), np.array([grad_z @ g, grad_z.sum()])
 
     x0 = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
     res = optimize.minimize(loss, x0, jac=True, method="L-BFGS-B")
@@ -151,14 +158,15 @@ class CalibrationMap:
     ``IsotonicRegression(out_of_bounds="clip").predict``: linear
     interpolation, constant outside)."""
 
-    def __init__(self, method, f=None, t=None, *, params=None):
+    def __init__(self, method, f=None, t=None, *, params=None, weights=None):
         self.method = method
         if params is not None:  # restored from a model file
             self.params = np.asarray(params, dtype=float)
         elif method == "sigmoid":
-            self.params = np.array(fit_platt(f, t))
+            self.params = np.array(fit_platt(f, t, weights))
         else:
-            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
+            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float),
+                                                                                    sample_weight=weights)
             self.params = np.vstack([iso.X_thresholds_, iso.y_thresholds_])
 
     def __call__(self, f):
@@ -177,7 +185,7 @@ def _calibrated(est):
     return True
 
 
-def calibration_maps(method, F, codes, n_classes):
+def calibration_maps(method, F, codes, n_classes, weights=None):
     """One :class:`CalibrationMap` per one-vs-rest output (one for two
     classes), fitted on out-of-sample decision values.
 
@@ -191,6 +199,9 @@ def calibration_maps(method, F, codes, n_classes):
     codes : ndarray of shape (m,) of int
         Class index of every row (``classes_`` order).
     n_classes : int
+    weights : ndarray of shape (m,), optional
+        Row weights of a weighted fit: rows of weight 0 are left out, the
+        others weigh in the fit (:func:`fit_platt`, weighted isotonic regression).
 
     Returns
     -------
@@ -198,9 +209,13 @@ def calibration_maps(method, F, codes, n_classes):
     """
     F = np.asarray(F, dtype=float).reshape(len(codes), -1)
     ok = np.all(np.isfinite(F), axis=1)
+    w = None
+    if weights is not None:
+        ok &= np.asarray(weights) > 0
+        w = np.asarray(weights, dtype=float)[ok]
     if n_classes == 2:
-        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1)]
-    return [CalibrationMap(method, F[ok, k], codes[ok] == k) for k in range(n_classes)]
+        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1, weights=w)]
+    return [CalibrationMap(method, F[ok, k], codes[ok] == k, weights=w) for k in range(n_classes)]
 
 
 class ProbaMixin(ConformalSetMixin):
@@ -245,7 +260,8 @@ class ProbaMixin(ConformalSetMixin):
             F, codes = F
         # calibration=None: no predict_proba; None decision values: it says why
         self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, codes,
-                                                                     self.classes_.size)
+                                                                     self.classes_.size,
+                                                                     getattr(self, "_fit_weights", None))
         # predict_set's calibration scores: the same held-out values, O(m v) floats
         self._held_out = None if F is None else (np.asarray(F, dtype=float).reshape(len(codes), -1), codes)
         return self

@@ -90,7 +90,9 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         sample_weight : array-like of shape (m,) or float, optional
             Row weights of the coded targets' squared errors, as for
             :meth:`lssvm.SparseLSSVR.fit`; error rates from the CV methods
-            are then weighted.  Not with ``calibration`` (a clear error).
+            are then weighted, and so is the calibration (Platt's fit and
+            the isotonic fit weigh each held-out value by its row's weight).
+            ``predict_set`` is not available for weighted fits.
 
         Returns
         -------
@@ -99,6 +101,7 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         if sample_weight is not None and (is_dask_collection(X) or is_dask_collection(y)):
             check_sample_weight(self, sample_weight, X, y)
         if is_dask_collection(X) or is_dask_collection(y):
+            self._fit_weights = None
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None
             self._set_coef(*self.factorization_.coef(self.alpha))
@@ -108,12 +111,7 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
         weights = check_sample_weight(self, sample_weight, X, y)
-        if weights is not None and self.calibration is not None:
-            raise ValueError(
-                f"{type(self).__name__}: calibration is not available with sample_weight (its held-out "
-                "decision values are unweighted); fit with calibration=None and calibrate outside, e.g. with "
-                "scikit-learn's CalibratedClassifierCV"
-            )
+        self._fit_weights = weights  # the calibration maps weigh the held-out values by them
         self._fit_targets(X, Y, weights)
         self._fit_calibration()
         return self
