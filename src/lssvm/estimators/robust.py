@@ -43,7 +43,7 @@ class RobustLSSVR(SparseLSSVR):
         "hampel" is the weighting of Suykens et al. 2002 (§3, c1 = 2.5,
         c2 = 3): it gives gross outliers almost no weight, where Huber's
         weights decay only as ``c / |r|`` (at 20 % outliers of 5-20 SD,
-        ``benchmarks/robust.py``: Hampel 1.1x, Huber 1.8x the clean fit's
+        ``benchmarks/robust.py``: Hampel 1.07x, Huber 1.74x the clean fit's
         test RMSE on Friedman #1).
     weight_parameter : float, pair of floats or None, default=None
         Huber's ``c`` (1.345), Hampel's ``(c1, c2)`` ((2.5, 3)), the myriad's
