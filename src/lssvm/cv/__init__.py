@@ -12,6 +12,7 @@ from .engine import ErrorSums, MemorySparseEngine, SparseEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
 from .folds import FoldSpec, check_train_complement, cross_val_predictions, resolve_folds, stratifiable
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
+from .weighted import WeightedSparseEngine
 
 __all__ = [
     "BASIS_IN_HOLDOUT",
@@ -28,4 +29,5 @@ __all__ = [
     "explicit_loo_residuals",
     "resolve_folds",
     "stratifiable",
+    "WeightedSparseEngine",
 ]

@@ -4,6 +4,7 @@ from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
 from .regressor import SparseLSSVR
+from .robust import RobustLSSVR
 from .search_cv import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
@@ -22,6 +23,7 @@ __all__ = [
     "NystromLSSVCCV",
     "NystromLSSVR",
     "NystromLSSVRCV",
+    "RobustLSSVR",
     "SparseLSSVC",
     "SparseLSSVCCV",
     "SparseLSSVR",

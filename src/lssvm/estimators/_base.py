@@ -8,21 +8,45 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
+import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._threads import uses_threads
 from ..basis import default_basis_size, select_basis
-from ..cv import MemorySparseEngine
+from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.block_gram import DEFAULT_BLOCKS
 from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
-__all__ = ["BaseSparseLSSVM"]
+__all__ = ["BaseSparseLSSVM", "check_sample_weight"]
+
+
+def check_sample_weight(estimator, sample_weight, X, y=None):
+    """Validated row weights (m,) float64, or None.
+
+    Raises
+    ------
+    ValueError
+        For Dask input, a wrong length, NaN, infinity, a negative weight or
+        weights that sum to zero.
+    """
+    if sample_weight is None:
+        return None
+    from ..backends import is_dask_collection
+
+    if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
+        raise ValueError(f"{type(estimator).__name__}: sample_weight is not supported for Dask input; "
+                         "fit on a NumPy sample")
+    # scikit-learn's rules and messages: scalar broadcast, length, NaN / infinity, negative values
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not w.sum() > 0:
+        raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
+    return w
 
 
 class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, BaseEstimator):
@@ -75,15 +99,21 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._validate_params()
         return self._kernel_for(X)
 
-    def _kernel_for(self, X):
-        """The kernel of validated parameters, ``gamma="scale"`` resolved on ``X``."""
+    def _kernel_for(self, X, weights=None):
+        """The kernel of validated parameters, ``gamma="scale"`` resolved on ``X`` (weighted rows with ``weights``)."""
         return make_kernel(
-            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
+            self.kernel, gamma=resolve_gamma(self.gamma, X, weights), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
         )
 
     @uses_threads
-    def _fit_targets(self, X, Y):
-        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v); ``fit`` has validated the parameters."""
+    def _fit_targets(self, X, Y, sample_weight=None):
+        """Fit on validated ``X`` (m, d) and 2-D targets ``Y`` (m, v); ``fit`` has validated the parameters.
+
+        With ``sample_weight`` (validated, :func:`check_sample_weight`) the weighted model is fitted
+        (:mod:`lssvm.solvers.weighted_rls`); its basis is chosen among the rows of positive weight, so
+        that a zero weight is a removed row."""
+        if sample_weight is not None:
+            return self._fit_weighted(X, Y, sample_weight)
         kernel = self._kernel_for(X)
         self.gamma_ = resolve_gamma(self.gamma, X)
         if sp.issparse(X) and not kernel.accepts_sparse:
@@ -128,6 +158,53 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         classes = self.classes_ if is_classifier(self) else None
         self._engine = MemorySparseEngine(fac, X, Z, sel.indices, kernel, self.rcond, classes, self.n_jobs)
         self._set_coef(a, b)
+        return self
+
+    @uses_threads
+    def _fit_weighted(self, X, Y, weights):
+        """The weighted fit: basis from the positive-weight rows, weighted factorisation and engine."""
+        self.__dict__.pop("_kept_factorization", None)  # an unweighted search's factorisation does not apply
+        kernel = self._kernel_for(X, weights)
+        self.gamma_ = resolve_gamma(self.gamma, X, weights)
+        if sp.issparse(X) and not kernel.accepts_sparse:
+            raise ValueError(
+                f"sparse input is supported only with kernel='linear' or 'poly' (got {kernel.name!r}); "
+                "pass a dense array or choose a dot-product kernel"
+            )
+        # a method chooses among the positive-weight rows (a zero weight is a removed row);
+        # row indices and points given by the user are kept as given
+        positive = np.flatnonzero(weights > 0) if isinstance(self.basis, str) else np.arange(X.shape[0])
+        sel = select_basis(
+            X[positive],
+            kernel,
+            self.basis,
+            default_basis_size(self.basis, self.n_basis, positive.size, is_classifier(self)),
+            y=Y[positive],
+            alpha=self.alpha,
+            tol=self.basis_tol,
+            pivot_tol=self.pivot_tol,
+            rcond=self.rcond,
+            n_candidates=self.n_candidates,
+            random_state=self.random_state,
+        )
+        Z = sel.vectors
+        indices = None if sel.indices is None else positive[sel.indices]
+        K_mn = kernel(X, Z, block_size=self.block_size)
+        K_BB = K_mn[indices] if indices is not None else kernel(Z, Z)
+        fac = factorize_weighted_rls(K_mn, K_BB, Y, weights, rcond=self.rcond)
+        self.kernel_ = kernel
+        self.basis_vectors_ = Z
+        self.basis_indices_ = indices
+        self.n_basis_ = Z.shape[0]
+        self.reconstruction_error_curve_ = sel.error_curve
+        self.basis_stop_reason_ = sel.stop_reason
+        self.greedy_training_error_ = sel.training_error
+        self.rank_ = fac.rank
+        self.factorization_ = fac
+        self._X_fit = X
+        classes = self.classes_ if is_classifier(self) else None
+        self._engine = WeightedSparseEngine(fac, X, Z, indices, kernel, self.rcond, classes, self.n_jobs)
+        self._set_coef(*fac.coef(self.alpha))
         return self
 
     def _fit_dask(self, X, y, classification):

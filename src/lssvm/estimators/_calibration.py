@@ -107,27 +107,27 @@ def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
     return decorate
 
 
-def _platt_objective(A, B, g, target):
+def _platt_objective(A, B, g, target, w):
     """Smoothed-target negative log-likelihood of ``z = A g + B`` and its
-    gradient and Hessian in ``(A, B)``."""
+    gradient and Hessian in ``(A, B)``; ``w`` weighs the rows."""
     z = A * g + B
     p = expit(-z)  # P(positive | g)
-    loss = float(np.sum(np.logaddexp(0.0, z) - (1.0 - target) * z))
-    r = target - p  # d loss / dz
-    w = p * (1.0 - p)  # d^2 loss / dz^2
+    loss = float(w @ (np.logaddexp(0.0, z) - (1.0 - target) * z))
+    r = w * (target - p)  # d loss / dz
+    c = w * p * (1.0 - p)  # d^2 loss / dz^2
     grad = np.array([r @ g, r.sum()])
-    hess = np.array([[w @ (g * g), w @ g], [w @ g, w.sum()]])
+    hess = np.array([[c @ (g * g), c @ g], [c @ g, c.sum()]])
     return loss, grad, hess
 
 
-def _platt_newton(g, target, B0):
+def _platt_newton(g, target, B0, w):
     """Minimise :func:`_platt_objective` by Newton's method with a
     backtracking line search (Lin, Lin and Weng 2007, Algorithm 1), to the
     last digits: the objective is strictly convex in two unknowns, so
     Newton converges quadratically and stops when a step no longer lowers it."""
     A, B = 0.0, B0
-    loss, grad, hess = _platt_objective(A, B, g, target)
-    scale = max(1.0, float(len(g)))
+    loss, grad, hess = _platt_objective(A, B, g, target, w)
+    scale = max(1.0, float(w.sum()))
     for _ in range(200):
         # the Hessian is singular only for constant g (handled by the caller); the shift keeps
         # the solve defined where the sigmoid saturates (Lin et al.: 1e-12)
@@ -140,7 +140,7 @@ def _platt_newton(g, target, B0):
             break
         t = 1.0
         while t >= 1e-10:
-            new = _platt_objective(A + t * step[0], B + t * step[1], g, target)
+            new = _platt_objective(A + t * step[0], B + t * step[1], g, target, w)
             if new[0] <= loss - 1e-4 * t * decrement:
                 break
             t /= 2.0
@@ -151,7 +151,7 @@ def _platt_newton(g, target, B0):
     return A, B
 
 
-def fit_platt(f, t, what="the positive class"):
+def fit_platt(f, t, what="the positive class", weights=None):
     """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``, constrained
     to increase in ``f`` (``A <= 0``).
 
@@ -163,6 +163,9 @@ def fit_platt(f, t, what="the positive class"):
         Whether each row belongs to the positive class.
     what : str
         The class or output named in the warning.
+    weights : ndarray of shape (m,), optional
+        Row weights: the class counts and the loss are weighted sums (an
+        integer weight is a repeated row).
 
     Returns
     -------
@@ -188,11 +191,15 @@ def fit_platt(f, t, what="the positive class"):
     """
     f = np.asarray(f, dtype=float)
     pos = np.asarray(t, dtype=bool)
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    w = np.ones(f.size) if weights is None else np.asarray(weights, dtype=float)
+    n_pos, n_neg = float(w[pos].sum()), float(w[~pos].sum())
+    if weights is None:
+        n_pos, n_neg = int(n_pos), int(n_neg)
     target = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    mean_target = float(target.mean()) if target.size else 0.5
+    mean_target = float(w @ target / w.sum()) if target.size else 0.5
     flat_B = float(np.log1p(-mean_target) - np.log(mean_target))  # 1 / (1 + e^B) = mean target
-    spread = float(np.max(np.abs(f - f.mean()))) if f.size else 0.0
+    centre = float(w @ f / w.sum()) if f.size else 0.0
+    spread = float(np.max(np.abs(f - centre))) if f.size else 0.0
     if not spread > 0.0:
         warnings.warn(
             f"the {f.size} out-of-sample decision values of {what} are all equal: the sigmoid calibration is "
@@ -201,9 +208,9 @@ def fit_platt(f, t, what="the positive class"):
             NumericalWarning, stacklevel=3)
         return 0.0, flat_B
     # Newton in a unit-scale variable (affine invariant in exact arithmetic; better rounded)
-    centre, scale = float(f.mean()), spread
+    scale = spread
     g = (f - centre) / scale
-    a, c = _platt_newton(g, target, float(np.log((n_neg + 1.0) / (n_pos + 1.0))))
+    a, c = _platt_newton(g, target, float(np.log((n_neg + 1.0) / (n_pos + 1.0))), w)
     A, B = a / scale, c - a * centre / scale
     if not A < 0.0:
         warnings.warn(
@@ -223,14 +230,15 @@ class CalibrationMap:
     ``IsotonicRegression(out_of_bounds="clip").predict``: linear
     interpolation, constant outside)."""
 
-    def __init__(self, method, f=None, t=None, *, params=None, what="the positive class"):
+    def __init__(self, method, f=None, t=None, *, params=None, what="the positive class", weights=None):
         self.method = method
         if params is not None:  # restored from a model file
             self.params = np.asarray(params, dtype=float)
         elif method == "sigmoid":
-            self.params = np.array(fit_platt(f, t, what))
+            self.params = np.array(fit_platt(f, t, what, weights))
         else:
-            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float))
+            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float),
+                                                                                    sample_weight=weights)
             self.params = np.vstack([iso.X_thresholds_, iso.y_thresholds_])
 
     def __call__(self, f):
@@ -249,7 +257,7 @@ def _calibrated(est):
     return True
 
 
-def calibration_maps(method, F, codes, n_classes):
+def calibration_maps(method, F, codes, n_classes, weights=None):
     """One :class:`CalibrationMap` per one-vs-rest output (one for two
     classes), fitted on out-of-sample decision values.
 
@@ -263,6 +271,9 @@ def calibration_maps(method, F, codes, n_classes):
     codes : ndarray of shape (m,) of int
         Class index of every row (``classes_`` order).
     n_classes : int
+    weights : ndarray of shape (m,), optional
+        Row weights of a weighted fit: rows of weight 0 are left out, the
+        others weigh in the fit (:func:`fit_platt`, weighted isotonic regression).
 
     Returns
     -------
@@ -270,9 +281,13 @@ def calibration_maps(method, F, codes, n_classes):
     """
     F = np.asarray(F, dtype=float).reshape(len(codes), -1)
     ok = np.all(np.isfinite(F), axis=1)
+    w = None
+    if weights is not None:
+        ok &= np.asarray(weights) > 0
+        w = np.asarray(weights, dtype=float)[ok]
     if n_classes == 2:
-        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1, what="the second class (classes_[1])")]
-    return [CalibrationMap(method, F[ok, k], codes[ok] == k, what=f"class index {k} against the rest")
+        return [CalibrationMap(method, F[ok, 0], codes[ok] == 1, what="the second class (classes_[1])", weights=w)]
+    return [CalibrationMap(method, F[ok, k], codes[ok] == k, what=f"class index {k} against the rest", weights=w)
             for k in range(n_classes)]
 
 
@@ -318,7 +333,8 @@ class ProbaMixin(ConformalSetMixin):
             F, codes = F
         # calibration=None: no predict_proba; None decision values: it says why
         self.calibrators_ = None if F is None else calibration_maps(self.calibration, F, codes,
-                                                                     self.classes_.size)
+                                                                     self.classes_.size,
+                                                                     getattr(self, "_fit_weights", None))
         # predict_set's calibration scores: the same held-out values, O(m v) floats
         self._held_out = None if F is None else (np.asarray(F, dtype=float).reshape(len(codes), -1), codes)
         return self

@@ -143,6 +143,9 @@ class ConformalSetMixin:
                 f"prediction sets need class probabilities: this {type(self).__name__} has calibration=None; "
                 "fit it with calibration='sigmoid' or 'isotonic'"
             )
+        if getattr(self, "_fit_weights", None) is not None:
+            raise ValueError("prediction sets are not available for a model fitted with sample_weight (the "
+                             "conformal calibration here is unweighted); fit without weights for predict_set")
         held = getattr(self, "_held_out", None)
         if held is None or getattr(self, "calibrators_", None) is None:
             raise ValueError(

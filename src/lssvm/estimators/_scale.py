@@ -21,10 +21,10 @@ def is_scale(gamma):
     return isinstance(gamma, str) and gamma == "scale"
 
 
-def search_scale(search, X):
+def search_scale(search, X, weights=None):
     """``gamma_scale(X)`` when the search ``search`` needs it (``gamma="scale"``
     or the default ``param_space`` of a kernel with a width), else 1.0; a clear
     error for a ``gamma`` string other than "scale".  O(m d)."""
     resolve_gamma(search.gamma)
     needed = is_scale(search.gamma) or (search.param_space is None and search.kernel != "linear")
-    return gamma_scale(X) if needed else 1.0
+    return gamma_scale(X, weights) if needed else 1.0

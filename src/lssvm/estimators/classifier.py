@@ -8,7 +8,7 @@ from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from ..backends import is_dask_collection
-from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._base import BaseSparseLSSVM, check_sample_weight, squeeze_outputs
 from ._calibration import CALIBRATIONS, ProbaMixin, signature_with
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scoring import CLASSIFICATION_SCORINGS, check_scoring_name
@@ -78,7 +78,7 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
     __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on labels of any type.
 
         Parameters
@@ -87,12 +87,21 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         y : array-like of shape (m,), or a Dask array / Series
             Dask input is trained block by block, as for
             :meth:`lssvm.SparseLSSVR.fit`.
+        sample_weight : array-like of shape (m,) or float, optional
+            Row weights of the coded targets' squared errors, as for
+            :meth:`lssvm.SparseLSSVR.fit`; error rates from the CV methods
+            are then weighted, and so is the calibration (Platt's fit and
+            the isotonic fit weigh each held-out value by its row's weight).
+            ``predict_set`` is not available for weighted fits.
 
         Returns
         -------
         self
         """
+        if sample_weight is not None and (is_dask_collection(X) or is_dask_collection(y)):
+            check_sample_weight(self, sample_weight, X, y)
         if is_dask_collection(X) or is_dask_collection(y):
+            self._fit_weights = None
             self.classes_, _ = self._fit_dask(X, y, classification=True)
             self._codes = None
             self._set_coef(*self.factorization_.coef(self.alpha))
@@ -101,7 +110,9 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse="csr")
         self.classes_, codes, Y = encode_classes(y, "SparseLSSVC")
         self._codes = codes
-        self._fit_targets(X, Y)
+        weights = check_sample_weight(self, sample_weight, X, y)
+        self._fit_weights = weights  # the calibration maps weigh the held-out values by them
+        self._fit_targets(X, Y, weights)
         self._fit_calibration()
         return self
 

@@ -7,7 +7,7 @@ from sklearn.base import RegressorMixin, _fit_context
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
-from ._base import BaseSparseLSSVM, squeeze_outputs
+from ._base import BaseSparseLSSVM, check_sample_weight, squeeze_outputs
 from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import SparseIntervalMixin
@@ -133,13 +133,23 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
     """
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Select the basis, fit, and factorise for fast cross-validation.
 
         Parameters
         ----------
         X : array-like of shape (m, d), or a Dask array / DataFrame
         y : array-like of shape (m,) or (m, v), or a Dask array / Series
+        sample_weight : array-like of shape (m,) or float, optional
+            Row weights ``w_i >= 0``: the model minimises
+            ``sum_i w_i ||y_i - f(x_i)||^2 + alpha a^T K_BB a``.  A zero
+            weight is a removed row and an integer weight a repeated row
+            (the basis is chosen among the positive-weight rows).  The CV
+            methods then give the outputs of the weighted model refitted
+            without the held-out rows, and their error sums are weighted
+            (``press`` is ``sum_i w_i r_i^2``, ``cv_error`` the weighted
+            mean).  Intervals, the evidence and Dask input are not
+            available for weighted fits (a clear error says so).
 
         Notes
         -----
@@ -153,6 +163,8 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         -------
         self
         """
+        if sample_weight is not None and (is_dask_collection(X) or is_dask_collection(y)):
+            check_sample_weight(self, sample_weight, X, y)
         if is_dask_collection(X) or is_dask_collection(y):
             _, self._single_output = self._fit_dask(X, y, classification=False)
             self._set_coef(*self.factorization_.coef(self.alpha))
@@ -164,7 +176,8 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._single_output = y.ndim == 1
-        return self._fit_targets(X, y.reshape(y.shape[0], -1))
+        weights = check_sample_weight(self, sample_weight, X, y)
+        return self._fit_targets(X, y.reshape(y.shape[0], -1), weights)
 
     def _set_coef(self, a, b):
         super()._set_coef(a, b)

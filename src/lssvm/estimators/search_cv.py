@@ -33,11 +33,13 @@ from ..selection import (
 from ..solvers import check_alphas
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
+from ._docs import RESULT_DOC as _RESULT_DOC
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
 from ._numerical_notes import fit_reporting_notes
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
+from ._weighted_search import WeightedSearchMixin
 from .classifier import SparseLSSVC
 from .regressor import SparseLSSVR
 
@@ -75,43 +77,6 @@ _SEARCH_DOC = """
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
-
-_RESULT_DOC = """
-    Attributes
-    ----------
-    best_params_ : dict
-        Kernel parameters and ``alpha`` of the best candidate.
-    best_score_ : float
-        Its CV score, higher is better as in scikit-learn: ``-MSE`` or
-        ``1 - error rate``.
-    best_index_ : int
-        Its row in ``cv_results_``.
-    scoring_ : str
-        The criterion minimised ("mse" or "error_rate").
-    cv_results_ : dict of ndarray
-        One row per (kernel parameters, alpha) evaluated, shaped like
-        ``GridSearchCV.cv_results_``: ``params``, ``param_<name>``,
-        ``param_alpha``, ``mean_test_score`` (higher is better),
-        ``rank_test_score``, ``mean_test_mse`` and ``mean_test_error_rate``
-        (classification) as the CV engine computed them, plus the model's
-        size (``n_basis``, ``model_size``) where it varies.
-    alpha_, gamma_ : float
-        Chosen regularisation and width (``gamma_`` None if not searched).
-    best_estimator_ : estimator
-        Refitted on all data with the best parameters and the same rows
-        (basis, pool, columns) the criterion used.
-    n_evaluations_ : int
-        Criterion calls (each covers every alpha).
-    cv_folds_ : list of ndarray or None
-        Test indices of the folds every candidate was scored on (None for LOO).
-    search_time_, refit_time_ : float
-        Seconds.
-    numerical_notes_ : list of str
-        Every NumericalWarning text of the search and refit; ``fit`` issues one
-        warning only when some concerns the fitted model (``lssvm.estimators._numerical_notes``).
-    n_features_in_ : int
-"""
-
 
 #: Kernel parameters a search may vary, per kernel name.
 _SEARCHABLE = {"rbf": {"gamma"}, "laplacian": {"gamma"}, "linear": set(), "poly": {"gamma", "degree", "coef0"}}
@@ -231,9 +196,9 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         -------
         self
         """
-        return fit_reporting_notes(self, self._fit_searched, X, y, groups, callback)  # one warning at most
+        return fit_reporting_notes(self, self._fit, X, y, groups, callback)  # one warning at most
 
-    def _fit_searched(self, X, y, groups, callback):
+    def _fit(self, X, y, groups=None, callback=None, sample_weight=None):
         on_dask = is_dask_collection(X) or is_dask_collection(y)
         if not on_dask:
             X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
@@ -243,8 +208,9 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         elif not self._accepts_dask:
             raise TypeError(f"{type(self).__name__} does not take Dask input (it needs all rows in memory); "
                             "SparseLSSVRCV and SparseLSSVCCV do")
+        sample_weight = None if sample_weight is None else self._check_weights(sample_weight, X, y)  # sparse only
         scoring, alphas = self._check_search_params(y)
-        self._scale = search_scale(self, X)
+        self._scale = search_scale(self, X, sample_weight)
         self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
         cv = self._default_cv if self.cv is None else self.cv
@@ -253,9 +219,10 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
                 raise TypeError("search='gradient' needs all rows in memory; pass a NumPy array, not Dask input")
             return self._fit_gradient(X, y, groups, alphas, cv, rng, callback)
         t0 = time.perf_counter()
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         criterion = self._criterion(X, y, cv=cv, alphas=alphas, classification=self._classification,
                                     groups=groups, random_state=rng, kernel=self.kernel,
-                                    kernel_params=self._kernel_params(), scoring=scoring)
+                                    kernel_params=self._kernel_params(), scoring=scoring, **weighted)
         if on_dask:
             self.n_features_in_ = criterion.data.n_features
         result = self._run_search(criterion, scoring, rng, callback)
@@ -278,9 +245,9 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
             params = {**self._model_params(), **kernel_params, "alpha": self.alpha_,
                       **self._refit_params(criterion, rows, scoring)}
             kept = getattr(criterion, "kept_factorization", None)  # the sparse criterion keeps the best's
-            est = self._fit_one(params, X, y, None if kept is None else kept(**kernel_params), groups)
+            est = self._fit_one(params, X, y, None if kept is None else kept(**kernel_params), groups, sample_weight)
             if not self._check_refit(est, rows):  # defensive: the refit must be on the rows scored
-                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y, groups=groups)
+                est = self._fit_one({**params, **self._explicit_rows(rows)}, X, y, groups, sample_weight)
             self.best_estimator_ = est
             self.refit_time_ = time.perf_counter() - t0
             if self._classification:
@@ -295,13 +262,13 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         raise ValueError(f"search='gradient' is available in SparseLSSVRCV and SparseLSSVCCV only, not in "
                          f"{type(self).__name__} (see lssvm.estimators.gradient_search)")
 
-    def _fit_one(self, params, X, y, kept=None, groups=None):
+    def _fit_one(self, params, X, y, kept=None, groups=None, sample_weight=None):
         # a refit that cross-validates (fixed size): the criterion's folds, or a splitter (with any groups)
         est = self._estimator_class(**params, n_jobs=self.n_jobs)
         if kept is not None:  # the factorisation scored at these parameters; used if data, kernel and rows match
             est._kept_factorization = kept
-        return est.fit(X, y, groups=groups) if hasattr(params.get("cv"), "split") and groups is not None \
-            else est.fit(X, y)
+        kw = {"groups": groups} if hasattr(params.get("cv"), "split") and groups is not None else {}
+        return est.fit(X, y, **kw, **({} if sample_weight is None else {"sample_weight": sample_weight}))
 
     def _check_refit(self, est, rows):
         return True
@@ -354,7 +321,7 @@ class _ClassifierSearchMixin:
 
 
 # ---------------------------------------------------------------- sparse
-class _SparseSearchCV(_BaseSearchCV):
+class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,

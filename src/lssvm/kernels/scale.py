@@ -21,7 +21,7 @@ __all__ = ["GAMMA_SCALE", "gamma_scale", "resolve_gamma"]
 GAMMA_SCALE = "scale"
 
 
-def gamma_scale(X) -> float:
+def gamma_scale(X, weights=None) -> float:
     """``1 / (n_features * X.var())``, or 1.0 when ``X`` is constant.
 
     Parameters
@@ -29,6 +29,10 @@ def gamma_scale(X) -> float:
     X : array-like, scipy sparse matrix, or Dask array / DataFrame of shape (m, d)
         Sparse matrices use the variance over all entries, zeros included
         (as scikit-learn); Dask collections are reduced in one pass.
+    weights : ndarray of shape (m,), optional
+        Row weights (NumPy or sparse ``X``): the variance of the rows
+        repeated by their weights, so that an integer weight is a repeated
+        row and a zero weight a removed one.
 
     Returns
     -------
@@ -38,7 +42,19 @@ def gamma_scale(X) -> float:
     -----
     O(m d) time, O(1) extra memory for sparse and Dask input.
     """
-    if sp.issparse(X):
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        d = X.shape[1]
+        total = w.sum() * d
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            mean = float(w @ np.asarray(X.sum(axis=1)).ravel()) / total
+            var = float(w @ np.asarray(X.multiply(X).sum(axis=1)).ravel()) / total - mean**2
+        else:
+            X = np.asarray(X, dtype=float)
+            mean = float(w @ X.sum(axis=1)) / total
+            var = float(w @ ((X - mean) ** 2).sum(axis=1)) / total
+    elif sp.issparse(X):
         X = sp.csr_matrix(X)
         mean = X.mean()
         var = X.multiply(X).mean() - mean**2
@@ -61,7 +77,7 @@ def gamma_scale(X) -> float:
     return 1.0 / (d * var) if var > 0 else 1.0
 
 
-def resolve_gamma(gamma, X=None) -> float | object:
+def resolve_gamma(gamma, X=None, weights=None) -> float | object:
     """The kernel width to use: ``gamma`` itself, or the scale of ``X``.
 
     Parameters
@@ -71,6 +87,8 @@ def resolve_gamma(gamma, X=None) -> float | object:
         The training inputs; needed for "scale" (without it, 1.0 is
         returned, for validating the other parameters before the data is
         seen).
+    weights : ndarray of shape (m,), optional
+        Row weights for "scale" (:func:`gamma_scale`).
 
     Returns
     -------
@@ -85,7 +103,7 @@ def resolve_gamma(gamma, X=None) -> float | object:
     if isinstance(gamma, str):
         if gamma != GAMMA_SCALE:
             raise ValueError(f"gamma must be a number > 0 or 'scale'; got {gamma!r}")
-        return 1.0 if X is None else gamma_scale(X)
+        return 1.0 if X is None else gamma_scale(X, weights)
     if isinstance(gamma, Real) and not isinstance(gamma, bool):
         return float(gamma)
     return gamma

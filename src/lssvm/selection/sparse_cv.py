@@ -11,9 +11,10 @@ import numpy as np
 from .._threads import check_n_jobs, uses_threads
 from ..basis import default_basis_size, select_basis
 from ..basis.duplicates import near_duplicate_free
-from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine
+from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine, WeightedSparseEngine
 from ..kernels import gamma_scale
-from ..solvers import check_alphas, factorize_sparse_rls
+from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
+from ..solvers.weighted_rls import check_row_weights
 from .criteria import DEFAULT_ALPHAS, _RowsCV
 from .evidence import gcv_path, log_evidence_path
 
@@ -84,6 +85,12 @@ class SparseLSSVMCV(_RowsCV):
         the lower MSE, then the earlier call) for :meth:`kept_factorization`:
         a refit at the chosen parameters then needs no factorisation of its
         own (rows in memory only; one more m x n array held).
+    sample_weight : array-like of shape (m,), optional
+        Row weights (rows in memory): every candidate is the weighted model
+        (:mod:`lssvm.solvers.weighted_rls`) and its scores are the weighted
+        means of its exact weighted out-of-fold errors
+        (:class:`lssvm.cv.WeightedSparseEngine`); a basis method draws
+        among the positive-weight rows.  No GCV or evidence columns then.
 
     Notes
     -----
@@ -97,7 +104,8 @@ class SparseLSSVMCV(_RowsCV):
     _fortran_columns = _columns_consumed = True
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
-                 basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, **kw):
+                 basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, sample_weight=None,
+                 **kw):
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
         self.basis_in_holdout = basis_in_holdout
@@ -111,17 +119,24 @@ class SparseLSSVMCV(_RowsCV):
             return
         super().__init__(X, y, **kw)
         self._cv_folds = self.folds
+        self.sample_weight = None if sample_weight is None else check_row_weights(sample_weight, self.X.shape[0])
+        if self.sample_weight is not None:
+            self.keep_best = None  # the refit factorises its own weighted problem
+        # a method draws among the positive-weight rows (a zero weight is a removed row)
+        pool = (np.flatnonzero(self.sample_weight > 0) if self.sample_weight is not None and isinstance(basis, str)
+                else np.arange(self.X.shape[0]))
 
         def draw(kern, rng):
+            Xp = self.X[pool]
             if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
-                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
-            sel = select_basis(self.X, kern, basis, default_basis_size(basis, n_basis, self.X.shape[0],
-                                                                     self.classification), y=self.Y,
-                               alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
+                scale = gamma_scale(self.X, self.sample_weight)
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": scale})
+            sel = select_basis(Xp, kern, basis, default_basis_size(basis, n_basis, pool.size, self.classification),
+                               y=self.Y[pool], alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
                                n_candidates=n_candidates, random_state=rng)
             if sel.indices is None:
                 raise ValueError("the basis must come from the training rows: a method name or row indices")
-            return sel.indices
+            return pool[sel.indices]
 
         independent = not isinstance(basis, str) or basis in ("random", "kcenter", "pchol")
         self._init_rows(independent, draw)
@@ -167,6 +182,9 @@ class SparseLSSVMCV(_RowsCV):
         if self.source is not None:
             return self.source.fit_engine(kern, self._basis, self.rcond)
         rows, K_mn = self._rows_and_columns(kern, params)
+        if self.sample_weight is not None:
+            fac = factorize_weighted_rls(K_mn, K_mn[rows], self.Y, self.sample_weight, rcond=self.rcond)
+            return WeightedSparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
         fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
         return MemorySparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
 
@@ -178,7 +196,8 @@ class SparseLSSVMCV(_RowsCV):
         else:
             sums = engine.cv_sums(self._cv_folds, self.alphas, self.basis_in_holdout)
         info = {"n_basis": engine.n_basis}
-        if not self.classification and engine.rows_in_memory:  # O(r) per alpha from the same factorisation
+        unweighted = getattr(self, "sample_weight", None) is None
+        if not self.classification and engine.rows_in_memory and unweighted:  # O(r) per alpha, same factorisation
             info.update(gcv=gcv_path(engine.fac, self.alphas).mean(axis=1),
                         evidence=log_evidence_path(engine.fac, self.alphas).sum(axis=1))
         path = self._path_from_sums(sums, info)
