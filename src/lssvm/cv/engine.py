@@ -45,6 +45,7 @@ from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
 from .._threads import thread_scope
 from ..basis import basis_holders
+from ..solvers.loo_block import loo_sums_by_targets
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
@@ -126,12 +127,17 @@ class MemorySparseEngine:
         Class labels of a classifier (its targets are the +1/-1 codes).
     n_jobs : int or None
         Threads of the engine's work (lssvm's thread rule, :mod:`lssvm._threads`).
+    n_targets_batch : "auto" or int, default="auto"
+        Targets per batch of the regressor's LOO sums
+        (:func:`lssvm.solvers.loo_block.targets_batch_size`).
     """
 
     rows_in_memory = True
 
-    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None):
+    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None,
+                 n_targets_batch="auto"):
         self.fac = fac
+        self.n_targets_batch = n_targets_batch
         self.X = X
         self.basis_vectors = basis_vectors
         self.basis_indices = basis_indices
@@ -201,16 +207,26 @@ class MemorySparseEngine:
             return self.fac.loo_residuals(alphas)
 
     def loo_sums(self, alphas):
-        """:class:`ErrorSums` of the exact LOO residuals, reduced per row block
-        of about 1 MiB, never held for all rows; an overflowing sum gives a
-        NumericalWarning."""
+        """:class:`ErrorSums` of the exact LOO residuals, never held for all
+        rows: for a regressor by GEMMs over batches of targets
+        (:func:`lssvm.solvers.loo_block.loo_sums_by_targets`, ``n_targets_batch``),
+        for a classifier reduced per row block of about 1 MiB; an overflowing
+        sum gives a NumericalWarning."""
         fac = self.fac
         m, v = fac.y_centered.shape
+        if self.classes is None:
+            with thread_scope(self.n_jobs):
+                sse, tiny = loo_sums_by_targets(fac, alphas, self.n_targets_batch)
+            warn_tiny_leverage(tiny, stacklevel=5)
+            warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=5)
+            return ErrorSums(sse, None, m)
         sse = np.zeros((alphas.size, v))
-        wrong = np.zeros(alphas.size, dtype=np.int64) if self.classes is not None else None
+        wrong = np.zeros(alphas.size, dtype=np.int64)
         Y = self.targets()
         tiny = []
-        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
+        # rows per block: the block's (b, A, v) residuals near 1 MiB, and at least 16 rows so that the
+        # products stay matrix-matrix (one row per block runs them as vector products)
+        step = max(16, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
         with thread_scope(self.n_jobs):
             for lo in range(0, m, step):
                 rows = slice(lo, min(lo + step, m))
