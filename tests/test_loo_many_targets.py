@@ -54,3 +54,33 @@ def test_targets_batch_size_rules():
     for bad in (0, -1, 2.5, "all", True):
         with pytest.raises(ValueError, match="n_targets_batch"):
             targets_batch_size(bad, 10, 10)
+
+
+def _fold_refit_predictions(X, Y, basis_rows, gamma, alphas, train, test):
+    """Explicit refit on ``train`` with the basis points not held out: predictions (A, |test|, v)."""
+    keep = basis_rows[~np.isin(basis_rows, test)]
+    est = SparseLSSVR(gamma=gamma, basis=X[keep]).fit(X[train], Y[train])
+    a, b = est.factorization_.coef(alphas)  # (A, n, v), (A, v)
+    K = est.kernel_(X[test], est.basis_vectors_)
+    return np.einsum("hn,anv->ahv", K, a) + b[:, None, :]
+
+
+@pytest.mark.parametrize("batch", [13, "auto"])
+def test_many_target_folds_equal_explicit_refits(batch):
+    # alphas x targets >= 4 x rank: each fold's path goes by the eigendecomposition of its normal matrix
+    from sklearn.model_selection import GroupKFold
+
+    rng = np.random.default_rng(5)
+    X, Y = _many_targets(rng, m=120, v=80)
+    basis_rows = rng.choice(120, 30, replace=False)
+    groups = rng.integers(0, 5, 120)
+    alphas = np.geomspace(1e-3, 1e2, 6)
+    est = SparseLSSVR(gamma=0.4, basis=basis_rows).fit(X, Y)
+    est._engine.n_targets_batch = batch
+    F = est.cv_predict(GroupKFold(5), alphas, groups=groups)
+    sse = np.zeros((alphas.size, Y.shape[1]))
+    for train, test in GroupKFold(5).split(X, Y, groups):
+        ref = _fold_refit_predictions(X, Y, basis_rows, 0.4, alphas, train, test)
+        np.testing.assert_allclose(F[:, test], ref, rtol=1e-7, atol=1e-8 * np.abs(ref).max())
+        sse += ((ref - Y[test]) ** 2).sum(axis=1)
+    np.testing.assert_allclose(est.cv_error(GroupKFold(5), alphas, groups=groups), sse / 120, rtol=1e-7)

@@ -35,6 +35,7 @@ Folds of an integer ``cv`` follow one rule everywhere (scikit-learn's
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass
 from typing import Protocol
@@ -45,7 +46,7 @@ from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
 from .._threads import thread_scope
 from ..basis import basis_holders
-from ..solvers.loo_block import loo_sums_by_targets
+from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_batch_size
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
@@ -265,19 +266,38 @@ class MemorySparseEngine:
         never all A x m x v outputs at once."""
         Y = self.targets()
         classify = self.classes is not None
-        sse = np.zeros((alphas.size, Y.shape[1]))
+        v = Y.shape[1]
+        sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
-        parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
+        # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget
+        h_max = max((np.size(f) for f in folds), default=1)
+        batch = v if classify else targets_batch_size(self.n_targets_batch, 2 * alphas.size * h_max, v)
+        for lo in range(0, v, batch):
+            cols = slice(lo, min(lo + batch, v))
+            engine = self if batch == v else self.restricted(cols)
+            Yb = Y if batch == v else Y[:, cols]
+            parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
 
-        def sink(rows, F):
-            parts.append((np.asarray(rows).tobytes(), sum_squares(F - Y[None, rows], axis=1),
-                          misclassified(F, Y[rows]) if classify else None))
+            def sink(rows, F, Yb=Yb, parts=parts):
+                bad = misclassified(F, Yb[rows]) if classify else None
+                F -= Yb[None, rows]  # a fresh array per fold: residuals in place
+                parts.append((np.asarray(rows).tobytes(), sum_squares(F, axis=1), bad))
 
-        with thread_scope(self.n_jobs):
-            cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
-        for _, part, bad in sorted(parts, key=lambda p: p[0]):
-            sse += part
-            if classify:
-                wrong += bad
+            with thread_scope(self.n_jobs):
+                cross_val_predictions(engine.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
+            for _, part, bad in sorted(parts, key=lambda p: p[0]):
+                sse[:, cols] += part
+                if classify:
+                    wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
         return ErrorSums(sse, wrong, Y.shape[0])
+
+    def restricted(self, targets):
+        """The engine of the same fit for some targets only (:func:`lssvm.solvers.loo_block.restrict_targets`);
+        the rows holding basis points are shared, not found again."""
+        engine = copy.copy(self)
+        engine.fac = restrict_targets(self.fac, targets)
+        if self._holders is None and self.basis_indices is not None:
+            self.holdout_engine()  # find the holders once, on the whole engine
+        engine._holders = self._holders
+        return engine

@@ -23,11 +23,13 @@ alphas where a bound on whole rows and targets trips, which is rare.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL
 
-__all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory"]
+__all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets"]
 
 #: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
 BATCH_BYTES_CAP = 1 << 28
@@ -156,3 +158,29 @@ def _guard(fac, M2, d2, denom, H, Sz, scale, E, y_scale, zb):
     dF = np.abs(fac.M) @ (np.abs(zb) * d2[:, None])
     err = scale * (dF + absR * (M2 @ d2)[:, None]) / np.abs(denom)[:, None]
     return (err > limit).any(axis=1)
+
+
+def restrict_targets(fac, targets):
+    """The same factorisation for some targets only (the kernel side is shared, not copied).
+
+    Parameters
+    ----------
+    fac : PathSolution or SparseRLSFactorization
+    targets : slice or ndarray of int
+        Output columns to keep.
+
+    Returns
+    -------
+    PathSolution or SparseRLSFactorization
+        Of the same class, with the per-target arrays (``z``, ``y_mean`` and,
+        where present, ``y_centered``, ``KcT_y`` and the block Grams'
+        ``cross``) cut to ``targets``; O(m |targets|) copies at most.
+    """
+    cut = {"z": fac.z[:, targets], "y_mean": fac.y_mean[targets]}
+    for name in ("y_centered", "KcT_y"):
+        if getattr(fac, name, None) is not None:
+            cut[name] = getattr(fac, name)[:, targets]
+    blocks = getattr(fac, "block_grams", None)
+    if blocks is not None:
+        cut["block_grams"] = replace(blocks, cross=blocks.cross[:, :, targets])
+    return replace(fac, **cut)
