@@ -29,7 +29,7 @@ import numpy as np
 
 from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL
 
-__all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets"]
+__all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets", "coef_per_target"]
 
 #: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
 BATCH_BYTES_CAP = 1 << 28
@@ -184,3 +184,28 @@ def restrict_targets(fac, targets):
     if blocks is not None:
         cut["block_grams"] = replace(blocks, cross=blocks.cross[:, :, targets])
     return replace(fac, **cut)
+
+
+def coef_per_target(sol, alphas):
+    """Dual coefficients and intercepts with one alpha per target.
+
+    Parameters
+    ----------
+    sol : PathSolution
+    alphas : ndarray of shape (v,)
+        Validated, one per output column.
+
+    Returns
+    -------
+    a : ndarray of shape (n, v)
+    b : ndarray of shape (v,)
+
+    Notes
+    -----
+    Column t is :meth:`PathSolution.coef` at ``alphas[t]``:
+    ``a_t = W V (Lambda + alpha_t)^-1 z_t``, ``b_t = mean(y_t) - mu^T a_t``;
+    O(n^2 v), as one coefficient solve.
+    """
+    C = sol.z / (sol.eigenvalues[:, None] + alphas[None, :])  # (r, v)
+    a = sol.whiten_back(sol.V @ C)
+    return a, sol.y_mean - sol.kernel_mean @ a
