@@ -107,6 +107,9 @@ SPARSE_SEARCH_PARAMS = {
     "n_restarts": [Number(Integral, 0, None, closed="left")],
     "hyper_penalty": ["boolean"],
     "selection_rule": [StrOptions({"one-se", "min"})],
+    "alpha_per_target": ["boolean"],
+    "store_cv_results": ["boolean"],
+    "n_targets_batch": [StrOptions({"auto"}), COUNT],
 }
 
 
