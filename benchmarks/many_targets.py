@@ -139,10 +139,12 @@ def main():
     print("-" * len(header))
     for m in args.m:
         for v in args.v:
-            results = {method: run(method, m, v) for method in args.methods}
-            ref = results.get("himalaya")
-            for method, out in results.items():
-                same = "" if ref is None else f"{np.mean(np.isclose(out['alpha'], ref['alpha'], rtol=1e-6)) * 100:11.2f}%"
+            ref = None
+            for method in args.methods:  # himalaya first (the default order): the others compare with it
+                out = run(method, m, v)
+                ref = out if method == "himalaya" else ref
+                same = "" if ref is None else \
+                    f"{np.mean(np.isclose(out['alpha'], ref['alpha'], rtol=1e-6)) * 100:11.2f}%"
                 notes = ""
                 if ref is not None and method != "himalaya":
                     notes = f"{ref['seconds'] / out['seconds']:.1f}x faster, dR2 {out['r2'] - ref['r2']:+.4f}"
@@ -152,7 +154,6 @@ def main():
                 print(f"{m:>6} {v:>7} {method:<14} {out.get('n_basis', m):>5} {out['seconds']:>8.2f} "
                       f"{out['seconds'] * 1e4 / v:>9.2f} {out['r2']:>8.4f} {out['peak_bytes'] / 2**20:>9.0f} "
                       f"{same:>12}  {notes}", flush=True)
-
 
 if __name__ == "__main__":
     main()

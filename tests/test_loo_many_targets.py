@@ -50,7 +50,7 @@ def test_batched_loo_sums_flag_rows_fitted_exactly():
 def test_targets_batch_size_rules():
     assert targets_batch_size(5, 100, 3) == 3
     assert targets_batch_size("auto", 1000, 10**6) >= 1
-    assert targets_batch_size("auto", 1000, 10**6) * 1000 * 8 * 4 <= 1 << 28
+    assert targets_batch_size("auto", 1000, 10**6) * 1000 * 8 * 4 <= 1 << 29
     for bad in (0, -1, 2.5, "all", True):
         with pytest.raises(ValueError, match="n_targets_batch"):
             targets_batch_size(bad, 10, 10)

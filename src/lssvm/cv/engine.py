@@ -269,9 +269,12 @@ class MemorySparseEngine:
         v = Y.shape[1]
         sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
-        # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget
+        # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget.
+        # Each batch repeats the folds' r x r work (their normal matrices), so batches are as large as
+        # the budget allows (one buffer per target: the residuals are formed and squared in place)
         h_max = max((np.size(f) for f in folds), default=1)
-        batch = v if classify else targets_batch_size(self.n_targets_batch, 2 * alphas.size * h_max, v)
+        batch = v if classify else targets_batch_size(self.n_targets_batch, alphas.size * h_max, v,
+                                                      buffers_per_target=1)
         for lo in range(0, v, batch):
             cols = slice(lo, min(lo + batch, v))
             engine = self if batch == v else self.restricted(cols)
@@ -280,8 +283,10 @@ class MemorySparseEngine:
 
             def sink(rows, F, Yb=Yb, parts=parts):
                 bad = misclassified(F, Yb[rows]) if classify else None
-                F -= Yb[None, rows]  # a fresh array per fold: residuals in place
-                parts.append((np.asarray(rows).tobytes(), sum_squares(F, axis=1), bad))
+                F -= Yb[None, rows]  # a fresh array per fold: residuals, then their squares, in place
+                with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
+                    np.multiply(F, F, out=F)
+                parts.append((np.asarray(rows).tobytes(), F.sum(axis=1), bad))
 
             with thread_scope(self.n_jobs):
                 cross_val_predictions(engine.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)

@@ -56,7 +56,7 @@ SPARSE_SEARCH_DOC = """
     store_cv_results : bool, default=False
         With ``alpha_per_target``: keep every target's whole CV path in ``cv_results_["per_target_test_mse"]``.
     n_targets_batch : "auto" or int, default="auto"
-        Targets per batch of the CV error sums; "auto" sizes it from the free memory (at most 256 MiB of
+        Targets per batch of the CV error sums; "auto" sizes it from the free memory (at most 512 MiB of
         buffers), so that nothing of size m x n_targets is held beyond ``y``.
 """
 

@@ -32,7 +32,7 @@ from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL
 __all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets", "coef_per_target"]
 
 #: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
-BATCH_BYTES_CAP = 1 << 28
+BATCH_BYTES_CAP = 1 << 29
 #: m-sized buffers per target in a batch (fitted values, their squares, the guard's temporaries).
 _BUFFERS_PER_TARGET = 4
 
@@ -49,16 +49,18 @@ def available_memory():
     return 2 << 30
 
 
-def targets_batch_size(n_targets_batch, n_rows, n_targets):
+def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=None):
     """Targets per batch.
 
     Parameters
     ----------
     n_targets_batch : "auto" or int >= 1
         "auto": as many as fit in a quarter of the free memory, at most
-        ``BATCH_BYTES_CAP`` (256 MiB), with ``_BUFFERS_PER_TARGET`` buffers of
+        ``BATCH_BYTES_CAP`` (512 MiB), with ``buffers_per_target`` buffers of
         ``n_rows`` floats each per target.
     n_rows, n_targets : int
+    buffers_per_target : int, optional
+        Buffers of ``n_rows`` floats per target (default ``_BUFFERS_PER_TARGET``).
 
     Returns
     -------
@@ -68,7 +70,8 @@ def targets_batch_size(n_targets_batch, n_rows, n_targets):
         if n_targets_batch != "auto":
             raise ValueError(f"n_targets_batch must be 'auto' or an int >= 1; got {n_targets_batch!r}")
         budget = min(available_memory() // 4, BATCH_BYTES_CAP)
-        size = budget // (8 * _BUFFERS_PER_TARGET * max(n_rows, 1))
+        buffers = _BUFFERS_PER_TARGET if buffers_per_target is None else buffers_per_target
+        size = budget // (8 * buffers * max(n_rows, 1))
     else:
         if isinstance(n_targets_batch, bool) or not float(n_targets_batch).is_integer() or n_targets_batch < 1:
             raise ValueError(f"n_targets_batch must be 'auto' or an int >= 1; got {n_targets_batch!r}")
