@@ -129,7 +129,7 @@ class MemorySparseEngine:
     n_jobs : int or None
         Threads of the engine's work (lssvm's thread rule, :mod:`lssvm._threads`).
     n_targets_batch : "auto" or int, default="auto"
-        Targets per batch of the regressor's LOO sums
+        Targets per batch of the regressor's LOO and CV error sums
         (:func:`lssvm.solvers.loo_block.targets_batch_size`).
     """
 
@@ -264,9 +264,8 @@ class MemorySparseEngine:
     def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
         """:class:`ErrorSums` of the out-of-fold outputs, reduced per fold:
         never all A x m x v outputs at once."""
-        Y = self.targets()
         classify = self.classes is not None
-        v = Y.shape[1]
+        v = self.fac.z.shape[1]
         sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
         # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget.
@@ -277,8 +276,8 @@ class MemorySparseEngine:
                                                       buffers_per_target=1)
         for lo in range(0, v, batch):
             cols = slice(lo, min(lo + batch, v))
-            engine = self if batch == v else self.restricted(cols)
-            Yb = Y if batch == v else Y[:, cols]
+            holdout = (self if batch == v else self.restricted(cols)).holdout_engine()
+            Yb = holdout.Y  # the batch's targets (coded for classifiers), (m, |T|): no second copy
             parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
 
             def sink(rows, F, Yb=Yb, parts=parts):
@@ -289,20 +288,20 @@ class MemorySparseEngine:
                 parts.append((np.asarray(rows).tobytes(), F.sum(axis=1), bad))
 
             with thread_scope(self.n_jobs):
-                cross_val_predictions(engine.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
+                cross_val_predictions(holdout, folds, alphas, basis_in_holdout, sink=sink)
             for _, part, bad in sorted(parts, key=lambda p: p[0]):
                 sse[:, cols] += part
                 if classify:
                     wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
-        return ErrorSums(sse, wrong, Y.shape[0])
+        return ErrorSums(sse, wrong, self.n_samples)
 
     def restricted(self, targets):
         """The engine of the same fit for some targets only (:func:`lssvm.solvers.loo_block.restrict_targets`);
         the rows holding basis points are shared, not found again."""
         engine = copy.copy(self)
         engine.fac = restrict_targets(self.fac, targets)
-        if self._holders is None and self.basis_indices is not None:
-            self.holdout_engine()  # find the holders once, on the whole engine
+        if self._holders is None:  # O(m d) row hashing, once per fit, shared by every batch
+            self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
         engine._holders = self._holders
         return engine
