@@ -116,17 +116,20 @@ def test_memory_engine_runs_in_the_estimators_thread_plan(rng, monkeypatch):
     X, y, basis = _problem(rng, m=60)
     est = SparseLSSVR(gamma=0.7, alpha=0.2, basis=basis, n_jobs=1).fit(X, y)
     assert est._engine.n_jobs == 1
-    seen, orig = [], engine_module.sum_squares
+    seen = []
 
-    def spy(*args, **kwargs):
-        seen.append(_threads._active.get())
-        return orig(*args, **kwargs)
+    def spy(orig):
+        def call(*args, **kwargs):
+            seen.append(_threads._active.get())
+            return orig(*args, **kwargs)
+        return call
 
-    monkeypatch.setattr(engine_module, "sum_squares", spy)
+    for name in ("loo_sums_by_targets", "cross_val_predictions"):  # the work of loo_sums and cv_sums
+        monkeypatch.setattr(engine_module, name, spy(getattr(engine_module, name)))
     # called directly, outside any estimator method: the engine enters the plan of its n_jobs itself
     est._engine.loo_sums(ALPHAS)
     est._engine.cv_sums(est._engine.resolve_cv(3), ALPHAS)
-    assert seen and all(plan is not None and plan.threads == 1 for plan in seen)
+    assert len(seen) == 2 and all(plan is not None and plan.threads == 1 for plan in seen)
 
 
 @pytest.mark.parametrize("mode", ["remove", "train"])

@@ -15,6 +15,7 @@ from lssvm import (
     NystromLSSVCCV,
     NystromLSSVR,
     NystromLSSVRCV,
+    SparseLSSVC,
     SparseLSSVR,
     SparseLSSVRCV,
 )
@@ -67,7 +68,8 @@ def test_the_families_agree_booleans_are_not_integers(cls, name, value):
     (NystromLSSVCCV(basis="random", n_basis=10, rank=11, **SEARCH), "rank=11 is more than the n_basis=10"),
     (SparseLSSVRCV(scoring="error_rate", **SEARCH), "scoring must be 'mse' or 'gcv' or 'evidence'"),
     (NystromLSSVRCV(scoring="gcv", **SEARCH), "scoring must be 'mse'; got 'gcv'"),
-    (SparseLSSVR(gamma=0.5, alpha=[0.1, 1.0]), "alpha must be a single number > 0 for fit"),
+    (SparseLSSVR(gamma=0.5, alpha=[0.1, 1.0]), "alpha holds 2 values but y has 1 target"),
+    (SparseLSSVC(gamma=0.5, alpha=[0.1, 1.0]), "alpha must be a single number > 0 for fit"),
 ])
 def test_rules_that_span_parameters(est, match):
     X, y = _data(type(est))

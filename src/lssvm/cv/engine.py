@@ -35,6 +35,7 @@ Folds of an integer ``cv`` follow one rule everywhere (scikit-learn's
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass
 from typing import Protocol
@@ -45,6 +46,7 @@ from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
 from .._threads import thread_scope
 from ..basis import basis_holders
+from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_batch_size
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
@@ -126,12 +128,17 @@ class MemorySparseEngine:
         Class labels of a classifier (its targets are the +1/-1 codes).
     n_jobs : int or None
         Threads of the engine's work (lssvm's thread rule, :mod:`lssvm._threads`).
+    n_targets_batch : "auto" or int, default="auto"
+        Targets per batch of the regressor's LOO and CV error sums
+        (:func:`lssvm.solvers.loo_block.targets_batch_size`).
     """
 
     rows_in_memory = True
 
-    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None):
+    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None,
+                 n_targets_batch="auto"):
         self.fac = fac
+        self.n_targets_batch = n_targets_batch
         self.X = X
         self.basis_vectors = basis_vectors
         self.basis_indices = basis_indices
@@ -201,16 +208,26 @@ class MemorySparseEngine:
             return self.fac.loo_residuals(alphas)
 
     def loo_sums(self, alphas):
-        """:class:`ErrorSums` of the exact LOO residuals, reduced per row block
-        of about 1 MiB, never held for all rows; an overflowing sum gives a
-        NumericalWarning."""
+        """:class:`ErrorSums` of the exact LOO residuals, never held for all
+        rows: for a regressor by GEMMs over batches of targets
+        (:func:`lssvm.solvers.loo_block.loo_sums_by_targets`, ``n_targets_batch``),
+        for a classifier reduced per row block of about 1 MiB; an overflowing
+        sum gives a NumericalWarning."""
         fac = self.fac
         m, v = fac.y_centered.shape
+        if self.classes is None:
+            with thread_scope(self.n_jobs):
+                sse, tiny = loo_sums_by_targets(fac, alphas, self.n_targets_batch)
+            warn_tiny_leverage(tiny, stacklevel=5)
+            warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=5)
+            return ErrorSums(sse, None, m)
         sse = np.zeros((alphas.size, v))
-        wrong = np.zeros(alphas.size, dtype=np.int64) if self.classes is not None else None
+        wrong = np.zeros(alphas.size, dtype=np.int64)
         Y = self.targets()
         tiny, bad = [], np.zeros(alphas.size, dtype=bool)
-        step = max(1, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
+        # rows per block: the block's (b, A, v) residuals near 1 MiB, and at least 16 rows so that the
+        # products stay matrix-matrix (one row per block runs them as vector products)
+        step = max(16, (1 << 20) // (8 * alphas.size * v + 8 * fac.rank))
         with thread_scope(self.n_jobs):
             for lo in range(0, m, step):
                 rows = slice(lo, min(lo + step, m))
@@ -248,21 +265,44 @@ class MemorySparseEngine:
     def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
         """:class:`ErrorSums` of the out-of-fold outputs, reduced per fold:
         never all A x m x v outputs at once."""
-        Y = self.targets()
         classify = self.classes is not None
-        sse = np.zeros((alphas.size, Y.shape[1]))
+        v = self.fac.z.shape[1]
+        sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
-        parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
+        # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget.
+        # Each batch repeats the folds' r x r work (their normal matrices), so batches are as large as
+        # the budget allows (one buffer per target: the residuals are formed and squared in place)
+        h_max = max((np.size(f) for f in folds), default=1)
+        batch = v if classify else targets_batch_size(self.n_targets_batch, alphas.size * h_max, v,
+                                                      buffers_per_target=1)
+        for lo in range(0, v, batch):
+            cols = slice(lo, min(lo + batch, v))
+            holdout = (self if batch == v else self.restricted(cols)).holdout_engine()
+            Yb = holdout.Y  # the batch's targets (coded for classifiers), (m, |T|): no second copy
+            parts = []  # folds finish in any order on threads; summed in row order below, so bit-reproducible
 
-        def sink(rows, F):
-            parts.append((np.asarray(rows).tobytes(), sum_squares(F - Y[None, rows], axis=1),
-                          misclassified(F, Y[rows]) if classify else None))
+            def sink(rows, F, Yb=Yb, parts=parts):
+                bad = misclassified(F, Yb[rows]) if classify else None
+                F -= Yb[None, rows]  # a fresh array per fold: residuals, then their squares, in place
+                with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
+                    np.multiply(F, F, out=F)
+                parts.append((np.asarray(rows).tobytes(), F.sum(axis=1), bad))
 
-        with thread_scope(self.n_jobs):
-            cross_val_predictions(self.holdout_engine(), folds, alphas, basis_in_holdout, sink=sink)
-        for _, part, bad in sorted(parts, key=lambda p: p[0]):
-            sse += part
-            if classify:
-                wrong += bad
+            with thread_scope(self.n_jobs):
+                cross_val_predictions(holdout, folds, alphas, basis_in_holdout, sink=sink)
+            for _, part, bad in sorted(parts, key=lambda p: p[0]):
+                sse[:, cols] += part
+                if classify:
+                    wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
-        return ErrorSums(sse, wrong, Y.shape[0])
+        return ErrorSums(sse, wrong, self.n_samples)
+
+    def restricted(self, targets):
+        """The engine of the same fit for some targets only (:func:`lssvm.solvers.loo_block.restrict_targets`);
+        the rows holding basis points are shared, not found again."""
+        engine = copy.copy(self)
+        engine.fac = restrict_targets(self.fac, targets)
+        if self._holders is None:  # O(m d) row hashing, once per fit, shared by every batch
+            self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
+        engine._holders = self._holders
+        return engine

@@ -8,6 +8,10 @@ LOO residuals) in scikit-learn's conventions.
 
 from __future__ import annotations
 
+import copy
+import functools
+import inspect
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
@@ -20,10 +24,11 @@ from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.block_gram import DEFAULT_BLOCKS
-from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin
+from ..solvers.loo_block import coef_per_target, restrict_targets
+from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin, check_target_alphas
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
-__all__ = ["BaseSparseLSSVM", "check_sample_weight"]
+__all__ = ["BaseSparseLSSVM", "check_sample_weight", "per_target_alpha", "squeeze_outputs"]
 
 
 def check_sample_weight(estimator, sample_weight, X, y=None):
@@ -47,7 +52,6 @@ def check_sample_weight(estimator, sample_weight, X, y=None):
     if not w.sum() > 0:
         raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
     return w
-
 
 class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, BaseEstimator):
     """Sparse LS-SVM on a basis, with the training factorisation kept for
@@ -127,7 +131,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             self.basis,
             default_basis_size(self.basis, self.n_basis, X.shape[0], is_classifier(self)),
             y=Y,
-            alpha=self.alpha,
+            alpha=self._basis_alpha(),
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
@@ -144,7 +148,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             K_BB = K_mn[sel.indices] if sel.indices is not None else kernel(Z, Z)
             fac = factorize_sparse_rls(K_mn, K_BB, Y, rcond=self.rcond, overwrite_k=True,  # CV+'s default folds
                                        fold_blocks=0 if is_classifier(self) else DEFAULT_BLOCKS)
-        a, b = fac.coef(self.alpha)
+        a, b = self._coef_at_alpha(fac, Y.shape[1])
         self.kernel_ = kernel
         self.basis_vectors_ = Z
         self.basis_indices_ = sel.indices
@@ -238,6 +242,55 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._dual_coef_2d = a
         self._intercept_2d = b
 
+    # ----------------------------------------------------- alpha per target
+    #: whether ``alpha`` may be an array, one per target (the regressor)
+    _alpha_per_target = False
+
+    def _basis_alpha(self):
+        """The alpha at which ``basis="greedy"`` ranks candidates: the fitted one, or
+        with one per target their geometric mean."""
+        if np.ndim(self.alpha) == 0:
+            return self.alpha
+        return float(np.exp(np.mean(np.log(np.asarray(self.alpha, dtype=float)))))
+
+    def _coef_at_alpha(self, sol, n_targets):
+        """Coefficients (n, v) and intercepts (v,) at the fitted ``alpha``, one per target when it is an
+        array; records the targets of each distinct alpha (``_alpha_groups``)."""
+        self._alpha_groups = None
+        if np.ndim(self.alpha) == 0:
+            return sol.coef(self.alpha)
+        alphas = check_target_alphas(self.alpha, n_targets)
+        values, which = np.unique(alphas, return_inverse=True)
+        self._alpha_groups = [(float(a), np.flatnonzero(which == i)) for i, a in enumerate(values)]
+        return coef_per_target(sol, alphas)
+
+    def _target_subset(self, targets, alpha):
+        """A shallow copy of this fitted model restricted to some targets, all at one ``alpha``: what the
+        methods of a model with one alpha per target run on, one group of equal alphas at a time."""
+        engine = self._fitted_engine()
+        if not engine.rows_in_memory:
+            raise ValueError("a model fitted on Dask collections takes one alpha for all targets; "
+                             "fit on a NumPy sample for one alpha per target")
+        sub = copy.copy(self)
+        sub.alpha = alpha
+        sub._alpha_groups = None
+        sub._single_output = False
+        sub.factorization_ = restrict_targets(self.factorization_, targets)
+        sub._engine = engine.restricted(targets)
+        sub._set_coef(self._dual_coef_2d[:, targets], self._intercept_2d[targets])
+        return sub
+
+    def _per_target_alpha_call(self, method, args, kwargs):
+        """``method`` of each group of targets that share an alpha, assembled along the last (target) axis."""
+        v = self._dual_coef_2d.shape[1]
+        out = None
+        for alpha, targets in self._alpha_groups:
+            part = np.asarray(method(self._target_subset(targets, alpha), *args, **kwargs))
+            if out is None:
+                out = np.empty(part.shape[:-1] + (v,), dtype=part.dtype)
+            out[..., targets] = part
+        return out[..., 0] if self._single_output else out
+
     # -------------------------------------------------------------- predict
     def _expansion_arrays(self):
         """``basis_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
@@ -305,6 +358,23 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         name = self.kernel if isinstance(self.kernel, str) else getattr(self.kernel, "name", "")
         tags.input_tags.sparse = name in ("linear", "poly") or bool(getattr(self.kernel, "accepts_sparse", False))
         return tags
+
+
+def per_target_alpha(method):
+    """Run ``method`` of a model fitted with one alpha per target group by group of equal alphas (each
+    at its own alpha), when its ``alpha`` argument is None or it has none; as is otherwise."""
+    signature = inspect.signature(method)
+    takes_alpha = "alpha" in signature.parameters
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        if getattr(self, "_alpha_groups", None) is None:
+            return method(self, *args, **kwargs)
+        if takes_alpha and signature.bind(self, *args, **kwargs).arguments.get("alpha") is not None:
+            return method(self, *args, **kwargs)
+        return self._per_target_alpha_call(method, args, kwargs)
+
+    return run
 
 
 def squeeze_outputs(arr, scalar, single_output):

@@ -13,7 +13,7 @@ from ..kernels import iter_row_blocks
 from ..selection.evidence import gcv_path, log_evidence_path, ridge_objective
 from ..solvers import check_alphas
 from ..solvers.whitening import whiten_rows
-from ._base import squeeze_outputs
+from ._base import per_target_alpha, squeeze_outputs
 from ._validation import validate_input
 
 __all__ = ["BayesMixin"]
@@ -35,6 +35,7 @@ class BayesMixin:
             return evidence_factorization(engine)
         return engine.in_memory(what).fac
 
+    @per_target_alpha
     def gcv(self, alpha=None):
         """Generalised cross-validation score ``(||e||^2 / m) / (1 - tr H / m)^2``.
 
@@ -51,6 +52,7 @@ class BayesMixin:
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         return squeeze_outputs(gcv_path(fac, alphas), scalar, self._single_output)
 
+    @per_target_alpha
     def log_evidence(self, alpha=None):
         """Log marginal likelihood of the equivalent Gaussian process (subset-of-
         regressors kernel, intercept integrated out under a flat prior), with
@@ -99,6 +101,7 @@ class BayesMixin:
                 "that nearly interpolates, or, magnified by 1 / alpha, against the variance; use a larger alpha",
                 NumericalWarning, stacklevel=3)
 
+    @per_target_alpha
     def predict_std(self, X, noise=True, basis_residual=True):
         """Posterior predictive standard deviation at the fitted alpha.
 

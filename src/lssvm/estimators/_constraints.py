@@ -25,6 +25,7 @@ from ..kernels import KERNELS, Kernel
 from ..selection import MAX_EVALUATIONS
 
 __all__ = [
+    "check_target_alphas",
     "COUNT",
     "KERNEL_PARAMS",
     "Number",
@@ -76,7 +77,7 @@ KERNEL_PARAMS = {
 #: The sparse LS-SVMs' own (``SparseLSSVR``, ``SparseLSSVC``).
 SPARSE_PARAMS = {
     **KERNEL_PARAMS,
-    "alpha": [POSITIVE],
+    "alpha": [POSITIVE, "array-like"],  # an array (one per target) only where _alpha_per_target
     "basis": [StrOptions(set(BASIS_METHODS)), "array-like", "sparse matrix"],
     "n_basis": [COUNT, None],
     "basis_tol": [Number(Real, 0, 1, closed="left")],
@@ -105,7 +106,40 @@ SPARSE_SEARCH_PARAMS = {
     "n_restarts": [Number(Integral, 0, None, closed="left")],
     "hyper_penalty": ["boolean"],
     "selection_rule": [StrOptions({"one-se", "min"})],
+    "alpha_per_target": ["boolean"],
+    "store_cv_results": ["boolean"],
+    "n_targets_batch": [StrOptions({"auto"}), COUNT],
 }
+
+
+def check_target_alphas(alpha, n_targets=None):
+    """Validate one alpha per target.
+
+    Parameters
+    ----------
+    alpha : array-like of shape (v,)
+    n_targets : int, optional
+        The number of targets it must match.
+
+    Returns
+    -------
+    ndarray of shape (v,)
+
+    Raises
+    ------
+    ValueError
+        If it is not a 1-D array of finite numbers > 0, or its length is not ``n_targets``.
+    """
+    raw = np.asarray(alpha)
+    if raw.ndim != 1 or raw.size == 0 or raw.dtype.kind not in "iuf":
+        raise ValueError(f"alpha must be a number > 0 or a 1-D array of them, one per target; got {alpha!r}")
+    alphas = raw.astype(float)
+    if not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
+        raise ValueError(f"alpha must hold finite values > 0 (one ridge penalty per target); got {alpha!r}")
+    if n_targets is not None and alphas.size != n_targets:
+        raise ValueError(f"alpha holds {alphas.size} values but y has {n_targets} target(s): give one alpha "
+                         "per target (column of y), or a single number")
+    return alphas
 
 
 class ValidatedParamsMixin:
@@ -114,7 +148,10 @@ class ValidatedParamsMixin:
     calls it first."""
 
     def _validate_params(self):
-        if np.ndim(getattr(self, "alpha", 1.0)) != 0:
+        alpha = getattr(self, "alpha", 1.0)
+        if np.ndim(alpha) == 1 and getattr(self, "_alpha_per_target", False):
+            check_target_alphas(alpha)
+        elif np.ndim(alpha) != 0:
             raise ValueError(
                 f"alpha must be a single number > 0 for fit; got {self.alpha!r} (an array of alphas goes to the "
                 "cross-validation methods, e.g. loo_residuals / cv_error, or to the *CV searches' alphas)"

@@ -1,6 +1,6 @@
 """Docstring text shared by the estimator families."""
 
-__all__ = ["PARAMETER_NAMES_NOTE"]
+__all__ = ["PARAMETER_NAMES_NOTE", "PER_TARGET_RESULT_DOC", "RESULT_DOC", "SPARSE_SEARCH_DOC"]
 
 #: The Notes paragraph mapping the papers' and LS-SVMlab's parameter names to ours
 #: (indented for a class docstring).
@@ -15,6 +15,7 @@ PARAMETER_NAMES_NOTE = """\
     ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
     from other libraries" and "Mathematics" pages have the details.
 """
+
 
 #: The attributes every ``*CV`` search sets (appended to their docstrings).
 RESULT_DOC = """
@@ -51,4 +52,58 @@ RESULT_DOC = """
         Every NumericalWarning text of the search and refit; ``fit`` issues one
         warning only when some concerns the fitted model (``lssvm.estimators._numerical_notes``).
     n_features_in_ : int
+"""
+
+#: The sparse searches' parameters (``SparseLSSVRCV``, ``SparseLSSVCCV``).
+SPARSE_SEARCH_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : "loo", int, splitter or iterable of (train, test), default="loo"
+        "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
+        splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
+        treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
+        (``StratifiedKFold(k)`` for classifiers), used for every candidate.
+    basis : {"auto", "pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="auto"
+        "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
+        "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
+        drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
+    n_basis : int, optional
+        Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
+    random_state : int, RandomState or None
+        Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
+    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
+    gamma : float or "scale", default="scale"
+        Used only when "gamma" is not searched.
+    alpha : float, default=1.0
+        The alpha at which ``basis="greedy"`` ranks candidates.
+    degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
+        As for :class:`lssvm.SparseLSSVR`.
+    n_restarts, hyper_penalty, selection_rule : int (default 2), bool (default False), {"one-se", "min"}
+        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "auto", "random", "kcenter", "pchol" or rows): restarts,
+        Cawley-Talbot penalty, and the point kept: "one-se" (default; exact LOO, no penalty): of all points
+        evaluated (+ a short evidence search, ~1.3x the time) within one standard error (at most 2 %) of the lowest
+        LOO error, the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
+        ``feature_relevance_``, ``gradient_trace_``, ``gradient_selection_``; :mod:`lssvm.estimators.gradient_search`.
+    alpha_per_target : bool, default=False
+        Regression: give each target (column of ``y``) its own alpha.  The kernel parameters stay shared,
+        chosen by the mean over targets of each target's lowest CV error along the path; each target then
+        takes the alpha that minimises its own exact LOO, k-fold or grouped CV error at those parameters.
+        ``alpha_`` has shape (n_targets,); scoring "mse" only; not with ``search="gradient"`` or Dask input.
+    store_cv_results : bool, default=False
+        With ``alpha_per_target``: keep every target's whole CV path in ``cv_results_["per_target_test_mse"]``.
+    n_targets_batch : "auto" or int, default="auto"
+        Targets per batch of the CV error sums; "auto" sizes it from the free memory (at most 512 MiB of
+        buffers), so that nothing of size m x n_targets is held beyond ``y``.
+"""
+
+#: What ``alpha_per_target=True`` adds to a search's attributes.
+PER_TARGET_RESULT_DOC = """    alpha_ (with ``alpha_per_target=True``) : ndarray of shape (n_targets,)
+        Each target's alpha at the chosen kernel parameters (also ``best_params_["alpha"]``);
+        ``best_estimator_`` is a ``SparseLSSVR`` fitted with it.
+    best_score_per_target_ : ndarray of shape (n_targets,)
+        With ``alpha_per_target``: each target's CV score at its alpha (minus its MSE); ``best_score_`` is
+        their mean, and so is ``mean_test_score`` in ``cv_results_`` for every alpha of a candidate (the
+        shared-alpha path stays in ``mean_test_mse``).  ``cv_results_["per_target_test_mse"]``, shape
+        (n_rows, n_targets), with ``store_cv_results=True``: every target's MSE on every row.
 """

@@ -28,6 +28,7 @@ from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
+from ._base import per_target_alpha
 from ._full_conformal_families import family_full_conformal
 from ._validation import validate_input
 
@@ -73,6 +74,7 @@ class SparseIntervalMixin:
     """``predict_interval`` for :class:`SparseLSSVR` (a mixin; needs the
     attributes of :class:`lssvm.estimators._base.BaseSparseLSSVM`)."""
 
+    @per_target_alpha
     def predict_interval(self, X, coverage=0.9, method="jackknife+", alpha=None, cv=10, groups=None,
                          basis_in_holdout="remove"):
         """Conformal prediction intervals from the exact LOO or hold-out models.

@@ -7,7 +7,7 @@ from sklearn.base import RegressorMixin, _fit_context
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
-from ._base import BaseSparseLSSVM, check_sample_weight, squeeze_outputs
+from ._base import BaseSparseLSSVM, check_sample_weight, per_target_alpha, squeeze_outputs
 from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._intervals import SparseIntervalMixin
@@ -18,6 +18,8 @@ __all__ = ["SparseLSSVR"]
 
 
 class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSSVM):
+    _alpha_per_target = True
+
     __doc__ = """Sparse least-squares support vector regression (sparse kernel ridge
     regression / subset-of-regressors) with exact fast leave-one-out.
 
@@ -33,9 +35,13 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         give narrower kernels and more flexible fits (other names: Notes).
         "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
         ``SVC``; the number used is ``gamma_``.
-    alpha : float > 0, default=1.0
+    alpha : float > 0 or array-like of shape (n_outputs,), default=1.0
         Regularisation: the weight of the penalty ``a^T K_BB a`` against the
-        sum of squared errors; larger values give smoother fits.
+        sum of squared errors; larger values give smoother fits.  An array
+        gives each target (column of ``y``) its own: one factorisation serves
+        all of them, and ``predict``, ``predict_interval``, ``predict_std``
+        and the CV methods called without ``alpha`` use each target's value
+        (``SparseLSSVRCV(alpha_per_target=True)`` chooses them).
     basis : {"pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or array-like of shape (n_basis, n_features), default="pchol"
         "pchol": pivoted incomplete Cholesky on the largest residual
         diagonal, O(m (d + k)) for the k-th point (the default);
@@ -167,6 +173,10 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
             check_sample_weight(self, sample_weight, X, y)
         if is_dask_collection(X) or is_dask_collection(y):
             _, self._single_output = self._fit_dask(X, y, classification=False)
+            if np.ndim(self.alpha) != 0:
+                raise ValueError("a model fitted on Dask collections takes one alpha for all targets; "
+                                 "fit on a NumPy sample for one alpha per target")
+            self._alpha_groups = None
             self._set_coef(*self.factorization_.coef(self.alpha))
             return self
         X, y = validate_input(
@@ -189,6 +199,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         F = self._decision_2d(X)
         return F[:, 0] if self._single_output else F
 
+    @per_target_alpha
     def loo_residuals(self, alpha=None):
         """Exact leave-one-out residuals ``y_i - f_{-i}(x_i)``, without retraining.
 
@@ -209,12 +220,14 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         R, scalar = self._loo_residuals_3d(alpha)
         return squeeze_outputs(R, scalar, self._single_output)
 
+    @per_target_alpha
     def loo_predict(self, alpha=None):
         """Leave-one-out predictions ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
         R, scalar = self._loo_residuals_3d(alpha)
         P = self._targets_2d()[None] - R
         return squeeze_outputs(P, scalar, self._single_output)
 
+    @per_target_alpha
     def press(self, alpha=None):
         """Predicted residual sum of squares, sum_i (LOO residual_i)^2.
 
@@ -225,6 +238,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         sse, _, _, scalar = self._loo_sums(alpha)
         return squeeze_outputs(sse, scalar, self._single_output)
 
+    @per_target_alpha
     def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
         """Predictions for training rows ``test_indices`` from the model trained
         on all other rows, without retraining (Pahikkala et al. 2012, §5).
@@ -257,6 +271,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
+    @per_target_alpha
     def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
         """Exact out-of-fold predictions for every training row, without retraining.
 
@@ -285,6 +300,7 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
+    @per_target_alpha
     def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
         """Cross-validated error per alpha and output.
 

@@ -33,10 +33,11 @@ from ..selection import (
 from ..solvers import check_alphas
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
-from ._docs import RESULT_DOC as _RESULT_DOC
+from ._docs import PER_TARGET_RESULT_DOC, RESULT_DOC as _RESULT_DOC, SPARSE_SEARCH_DOC
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
 from ._numerical_notes import fit_reporting_notes
+from ._per_target import TargetPaths, check_per_target_request, finish_per_target
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
 from ._weighted_search import WeightedSearchMixin
@@ -210,6 +211,13 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
                             "SparseLSSVRCV and SparseLSSVCCV do")
         sample_weight = None if sample_weight is None else self._check_weights(sample_weight, X, y)  # sparse only
         scoring, alphas = self._check_search_params(y)
+        per_target = getattr(self, "alpha_per_target", False)
+        if per_target:  # shared kernel parameters, each target's alpha by its own CV path
+            check_per_target_request(self, scoring, on_dask)
+            if sample_weight is not None:
+                raise ValueError("alpha_per_target=True does not take sample_weight yet; fit without weights, "
+                                 "or with one shared alpha")
+            scoring = "mse_per_target"
         self._scale = search_scale(self, X, sample_weight)
         self._check_model_params(alphas)
         rng = check_random_state(self.random_state)
@@ -225,6 +233,8 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
                                     kernel_params=self._kernel_params(), scoring=scoring, **weighted)
         if on_dask:
             self.n_features_in_ = criterion.data.n_features
+        if per_target:
+            criterion = TargetPaths(criterion, self.store_cv_results)
         result = self._run_search(criterion, scoring, rng, callback)
         self.search_time_ = time.perf_counter() - t0
         self.scoring_ = scoring
@@ -235,6 +245,8 @@ class _BaseSearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         self.best_params_ = dict(result.best_params)
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.alpha_ = self.best_params_["alpha"]
+        if per_target:
+            finish_per_target(self, criterion, {k: v for k, v in self.best_params_.items() if k != "alpha"})
         self.gamma_ = self.best_params_.get("gamma")
         self.refit_time_ = 0.0
         if self.refit:
@@ -326,8 +338,11 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
                  max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se"):
+                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se",
+                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto"):
         self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
+        self.alpha_per_target, self.store_cv_results = alpha_per_target, store_cv_results
+        self.n_targets_batch = n_targets_batch
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -368,7 +383,7 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
         return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis, n_basis=self.n_basis,
                              basis_in_holdout=self.basis_in_holdout, basis_alpha=self.alpha, basis_tol=self.basis_tol,
                              pivot_tol=self.pivot_tol, n_candidates=self.n_candidates, rcond=self.rcond,
-                             keep_best=scoring if self.refit else None, **kw)
+                             keep_best=scoring if self.refit else None, n_targets_batch=self.n_targets_batch, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
@@ -393,37 +408,7 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
         return {"alpha": self.alpha, "n_candidates": self.n_candidates}
 
 
-_SPARSE_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
-    cv : "loo", int, splitter or iterable of (train, test), default="loo"
-        "loo": exact LOO (Cawley & Talbot 2004; O(m n) per alpha); k-fold and group
-        splitters: exact hold-outs (Pahikkala et al. 2012), held-out basis points
-        treated by ``basis_in_holdout``.  An int k is unshuffled ``KFold(k)``
-        (``StratifiedKFold(k)`` for classifiers), used for every candidate.
-    basis : {"auto", "pchol", "fvs", "random", "greedy", "kcenter", "renyi"} or 1-D int array, default="auto"
-        "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
-        "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
-        drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
-    n_basis : int, optional
-        Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
-    random_state : int, RandomState or None
-        Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
-    basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-    gamma : float or "scale", default="scale"
-        Used only when "gamma" is not searched.
-    alpha : float, default=1.0
-        The alpha at which ``basis="greedy"`` ranks candidates.
-    degree, coef0, basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel, n_jobs
-        As for :class:`lssvm.SparseLSSVR`.
-    n_restarts, hyper_penalty, selection_rule : int (default 2), bool (default False), {"one-se", "min"}
-        ``search="gradient"`` (``kernel="ard"`` or "rbf", basis "auto", "random", "kcenter", "pchol" or rows): restarts,
-        Cawley-Talbot penalty, and the point kept: "one-se" (default; exact LOO, no penalty): of all points
-        evaluated (+ a short evidence search, ~1.3x the time) within one standard error (at most 2 %) of the lowest
-        LOO error, the highest evidence (one-SE rule, ESL 7.10); "min": the lowest criterion.  Sets ``gamma_``,
-        ``feature_relevance_``, ``gradient_trace_``, ``gradient_selection_``; :mod:`lssvm.estimators.gradient_search`.
-""" + _SEARCH_DOC + _RESULT_DOC
+_SPARSE_DOC = SPARSE_SEARCH_DOC + _SEARCH_DOC + _RESULT_DOC + PER_TARGET_RESULT_DOC
 
 
 class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):

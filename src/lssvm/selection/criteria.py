@@ -65,12 +65,16 @@ class CVPath:
         Further numbers of the candidate, each a scalar or one value per
         alpha (``n_basis``, ``model_size``, ...); searches add them to
         ``cv_results``.
+    mse_per_target : ndarray of shape (A, v) or None
+        Mean squared out-of-fold residual of each output (the sparse
+        regression criterion, :class:`lssvm.selection.SparseLSSVMCV`).
     """
 
     alphas: np.ndarray
     mse: np.ndarray
     error_rate: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    mse_per_target: np.ndarray | None = None
 
     def score(self, scoring):
         """The scores to minimise: ``"mse"`` or ``"error_rate"``."""
@@ -80,6 +84,12 @@ class CVPath:
             if self.error_rate is None:
                 raise ValueError("scoring='error_rate' needs a classification criterion (classification=True)")
             return self.error_rate
+        if scoring == "mse_per_target":  # each output at its own best alpha: one value for the whole path
+            if self.mse_per_target is None:
+                raise ValueError("scoring='mse_per_target' needs a regression criterion that keeps each output's "
+                                 "errors (the sparse one, SparseLSSVMCV)")
+            best = np.min(self.mse_per_target, axis=0)
+            return np.full(self.alphas.size, float(np.mean(best)) if np.all(np.isfinite(best)) else np.inf)
         if scoring in ("gcv", "evidence"):  # alpha-path criteria (lssvm.selection.evidence), to minimise
             if scoring not in self.info:
                 raise ValueError(f"scoring={scoring!r} is offered by the sparse regressor's criterion only")
@@ -150,7 +160,8 @@ class _LSSVMCV:
         warn_if_overflow(mse, "cross-validation MSE of the candidate", stacklevel=4)
         err = sums.wrong / sums.count if self.classification else None
         self.n_evaluations += 1
-        return CVPath(self.alphas, mse, err, dict(info or {}))
+        per_target = None if self.classification else sums.sse / sums.count
+        return CVPath(self.alphas, mse, err, dict(info or {}), per_target)
 
     @uses_threads
     def __call__(self, **params):

@@ -23,7 +23,7 @@ from .edges import warn_at_edges
 
 __all__ = ["MAX_EVALUATIONS", "SearchResult", "csa_search", "grid_search", "nelder_mead_search"]
 
-SCORINGS = ("mse", "error_rate", "gcv", "evidence")
+SCORINGS = ("mse", "error_rate", "gcv", "evidence", "mse_per_target")
 #: Most criterion calls a search may be asked for (each is a full CV path).
 MAX_EVALUATIONS = 10_000
 

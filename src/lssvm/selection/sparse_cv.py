@@ -79,7 +79,9 @@ class SparseLSSVMCV(_RowsCV):
         The alpha at which ``basis="greedy"`` ranks candidates.
     basis_tol, pivot_tol, n_candidates, rcond
         As for :class:`lssvm.SparseLSSVR`.
-    keep_best : {"mse", "error_rate", "gcv", "evidence"}, optional
+    n_targets_batch : "auto" or int, default="auto"
+        Targets per batch of the error sums (:func:`lssvm.solvers.loo_block.targets_batch_size`).
+    keep_best : {"mse", "error_rate", "gcv", "evidence", "mse_per_target"}, optional
         Keep the factorisation of the best candidate so far under this
         scoring (as the searches rank: best score along the path, ties to
         the lower MSE, then the earlier call) for :meth:`kept_factorization`:
@@ -105,7 +107,7 @@ class SparseLSSVMCV(_RowsCV):
 
     def __init__(self, X, y, *, basis="pchol", n_basis=None, basis_in_holdout="remove", basis_alpha=1.0,
                  basis_tol=1e-6, pivot_tol=1e-6, n_candidates=None, rcond=1e-10, keep_best=None, sample_weight=None,
-                 **kw):
+                 n_targets_batch="auto", **kw):
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {basis_in_holdout!r}")
         self.basis_in_holdout = basis_in_holdout
@@ -113,6 +115,7 @@ class SparseLSSVMCV(_RowsCV):
         self.selections = {}
         self.source = None
         self.keep_best = keep_best
+        self.n_targets_batch = n_targets_batch
         self._kept, self._kept_rank = None, None
         if getattr(X, "rows_in_memory", True) is False:  # a row source (lssvm.backends.dask.DaskRows)
             self._init_source(X, basis, n_basis, **kw)
@@ -186,7 +189,8 @@ class SparseLSSVMCV(_RowsCV):
             fac = factorize_weighted_rls(K_mn, K_mn[rows], self.Y, self.sample_weight, rcond=self.rcond)
             return WeightedSparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
         fac = factorize_sparse_rls(K_mn, K_mn[rows], self.Y, rcond=self.rcond, overwrite_k=True)
-        return MemorySparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs)
+        return MemorySparseEngine(fac, self.X, self.X[rows], rows, kern, self.rcond, self.classes, self.n_jobs,
+                                  self.n_targets_batch)
 
     @uses_threads
     def __call__(self, **params):

@@ -1,0 +1,159 @@
+"""Many targets, one alpha per target, chosen by grouped CV: lssvm against himalaya.
+
+An encoding-model workload: m training rows (d = 100 Gaussian inputs), a
+test set of 500 rows, v targets whose signal-to-noise ratios spread widely
+(noise standard deviations log-uniform over 0.1 ... 10 times the signal's),
+an RBF kernel of fixed width, 15 alphas, GroupKFold(5) over five contiguous
+"runs".  Side by side in one run, each method in its own subprocess (its
+peak resident memory measured there, above the data it generates):
+
+* ``lssvm default``: ``SparseLSSVRCV(alpha_per_target=True)`` on its default
+  basis (pivoted Cholesky, 448 points at m = 2000), exact grouped CV;
+* ``lssvm full``: the same with every training row in the basis: the same
+  model as kernel ridge regression, so its alphas should equal himalaya's;
+* ``himalaya``: ``KernelRidgeCV`` (numpy backend, ``fit_intercept=True``,
+  same alphas, same folds), which eigendecomposes the fold kernels;
+* ``lssvm LOO path``: one ``SparseLSSVR`` fit, then ``press`` over the 15
+  alphas (every target's exact LOO path), timed against the fit.
+
+Reported per method: wall time, time per 10^4 targets, mean test R^2 over the
+targets, peak memory above the data, and the share of targets whose alpha
+equals himalaya's.
+
+Run:  OMP_NUM_THREADS=1 python benchmarks/many_targets.py [--m 2000] [--v 1000 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+N_TEST, N_GROUPS, D = 500, 5, 100
+ALPHAS = np.logspace(-7, 4, 15)
+
+
+def make_data(m, v, seed=0):
+    """Train and test sets: a smooth random function of d = 100 inputs per target, noise spread widely."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m + N_TEST, D))
+    n_latent = 20
+    latent = np.tanh(X @ rng.standard_normal((D, n_latent)) / np.sqrt(D) * 1.5)
+    signal = latent @ rng.standard_normal((n_latent, v))
+    signal /= signal.std(axis=0)
+    noise_sd = np.exp(rng.uniform(np.log(0.1), np.log(10.0), v))
+    Y = signal + noise_sd * rng.standard_normal((m + N_TEST, v))
+    groups = np.repeat(np.arange(N_GROUPS), -(-m // N_GROUPS))[:m]
+    return X[:m], Y[:m], X[m:], Y[m:], groups
+
+
+def r2_per_target(Y, F):
+    return 1.0 - ((Y - F) ** 2).sum(axis=0) / ((Y - Y.mean(axis=0)) ** 2).sum(axis=0)
+
+
+def peak_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def worker(method, m, v):
+    from sklearn.model_selection import GroupKFold
+
+    X, Y, X_test, Y_test, groups = make_data(m, v)
+    gamma = 1.0 / D
+    base = peak_rss()
+    out = {}
+    t0 = time.perf_counter()
+    if method in ("lssvm_default", "lssvm_full"):
+        from lssvm import SparseLSSVRCV
+
+        basis = "auto" if method == "lssvm_default" else np.arange(m)
+        model = SparseLSSVRCV(alphas=ALPHAS, param_space={}, gamma=gamma, cv=GroupKFold(N_GROUPS), basis=basis,
+                              alpha_per_target=True).fit(X, Y, groups=groups)
+        alpha = model.alpha_
+        out["n_basis"] = int(model.best_estimator_.n_basis_)
+    elif method == "himalaya":
+        from himalaya.backend import set_backend
+        from himalaya.kernel_ridge import KernelRidgeCV
+
+        set_backend("numpy")
+        splits = list(GroupKFold(N_GROUPS).split(X, Y, groups))
+        model = KernelRidgeCV(alphas=ALPHAS, kernel="rbf", kernel_params={"gamma": gamma}, fit_intercept=True,
+                              cv=splits).fit(X, Y)
+        alpha = np.asarray(model.best_alphas_)
+    elif method == "lssvm_loo":
+        from lssvm import SparseLSSVR
+
+        model = SparseLSSVR(gamma=gamma, alpha=1.0).fit(X, Y)
+        out["fit_s"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        press = model.press(ALPHAS)
+        out["press_s"] = time.perf_counter() - t1
+        alpha = ALPHAS[np.argmin(press, axis=0)]
+        model.set_params(alpha=alpha).fit(X, Y)
+        out["n_basis"] = int(model.n_basis_)
+    else:
+        raise ValueError(method)
+    out["seconds"] = time.perf_counter() - t0
+    out["peak_bytes"] = peak_rss() - base
+    out["r2"] = float(np.mean(r2_per_target(Y_test, np.asarray(model.predict(X_test)))))
+    np.save(f"/tmp/many_targets_alpha_{method}_{m}_{v}.npy", alpha)
+    print(json.dumps(out))
+
+
+def run(method, m, v):
+    env = dict(os.environ)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    res = subprocess.run([sys.executable, __file__, "--worker", method, "--m", str(m), "--v", str(v)],
+                         capture_output=True, text=True, env=env, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"{method} at m={m}, v={v} failed:\n{res.stderr[-3000:]}")
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["alpha"] = np.load(f"/tmp/many_targets_alpha_{method}_{m}_{v}.npy")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--m", type=int, nargs="+", default=[2000])
+    parser.add_argument("--v", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--methods", nargs="+", default=["himalaya", "lssvm_default", "lssvm_full", "lssvm_loo"])
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.m[0], args.v[0])
+        return
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, d={D}, {ALPHAS.size} alphas "
+          f"{ALPHAS[0]:g}..{ALPHAS[-1]:g}, GroupKFold({N_GROUPS}), {N_TEST} test rows")
+    header = (f"{'m':>6} {'v':>7} {'method':<14} {'n':>5} {'time s':>8} {'s/1e4 tg':>9} {'mean R2':>8} "
+              f"{'peak MiB':>9} {'alpha = him.':>12}  notes")
+    print(header)
+    print("-" * len(header))
+    for m in args.m:
+        for v in args.v:
+            ref = None
+            for method in args.methods:  # himalaya first (the default order): the others compare with it
+                out = run(method, m, v)
+                ref = out if method == "himalaya" else ref
+                same = "" if ref is None else \
+                    f"{np.mean(np.isclose(out['alpha'], ref['alpha'], rtol=1e-6)) * 100:11.2f}%"
+                notes = ""
+                if ref is not None and method != "himalaya":
+                    notes = f"{ref['seconds'] / out['seconds']:.1f}x faster, dR2 {out['r2'] - ref['r2']:+.4f}"
+                if method == "lssvm_loo":
+                    notes += f"; fit {out['fit_s']:.2f} s, LOO path {out['press_s']:.2f} s = " \
+                             f"{out['press_s'] / out['fit_s']:.2f} fits"
+                print(f"{m:>6} {v:>7} {method:<14} {out.get('n_basis', m):>5} {out['seconds']:>8.2f} "
+                      f"{out['seconds'] * 1e4 / v:>9.2f} {out['r2']:>8.4f} {out['peak_bytes'] / 2**20:>9.0f} "
+                      f"{same:>12}  {notes}", flush=True)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Leave-one-out error sums of many targets over a whole alpha path, by
+GEMMs over batches of targets (the documentation's Mathematics page, §2).
+
+For the factorised sparse RLS problem (:class:`~lssvm.solvers.SparseRLSFactorization`:
+``M = Kc Q`` (m x r), eigenvalues ``lambda``, ``z = M^T Yc``), the LOO
+residual of row i and target t at ``alpha`` is
+
+    R_it = (Yc_it - sum_j M_ij z_jt / (lambda_j + alpha)) / (1 - h_i),
+    h_i  = 1/m + sum_j M_ij^2 / (lambda_j + alpha)
+
+(the ``1/m`` is the unpenalised intercept, exact).  ``h`` depends on the
+row and alpha only (m x r work per alpha, independent of the number of
+targets); the fitted values are one GEMM per alpha and batch of targets,
+``M (D_alpha z_T)`` (m r |T| flops); the sum of squares over rows is then
+a weighted column sum ``(1 - h)^-2 . E^2``.  Nothing of size m x v is held:
+one m x |T| buffer per batch, ``|T|`` sized from the free memory.
+
+The rounding guard of :meth:`PathSolution.loo_rows` (residuals whose
+estimated relative error from the eigenvalues' rounding passes
+``LOO_RTOL``) is kept, with its element-wise bound evaluated only for the
+alphas where a bound on whole rows and targets trips, which is rare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL
+
+__all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets", "coef_per_target"]
+
+#: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
+BATCH_BYTES_CAP = 1 << 29
+#: m-sized buffers per target in a batch (fitted values, their squares, the guard's temporaries).
+_BUFFERS_PER_TARGET = 4
+
+
+def available_memory():
+    """Free memory in bytes (``MemAvailable`` of ``/proc/meminfo``; 2 GiB where unreadable)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 2 << 30
+
+
+def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=None):
+    """Targets per batch.
+
+    Parameters
+    ----------
+    n_targets_batch : "auto" or int >= 1
+        "auto": as many as fit in a quarter of the free memory, at most
+        ``BATCH_BYTES_CAP`` (512 MiB), with ``buffers_per_target`` buffers of
+        ``n_rows`` floats each per target.
+    n_rows, n_targets : int
+    buffers_per_target : int, optional
+        Buffers of ``n_rows`` floats per target (default ``_BUFFERS_PER_TARGET``).
+
+    Returns
+    -------
+    int in [1, n_targets]
+    """
+    if isinstance(n_targets_batch, str):
+        if n_targets_batch != "auto":
+            raise ValueError(f"n_targets_batch must be 'auto' or an int >= 1; got {n_targets_batch!r}")
+        budget = min(available_memory() // 4, BATCH_BYTES_CAP)
+        buffers = _BUFFERS_PER_TARGET if buffers_per_target is None else buffers_per_target
+        size = budget // (8 * buffers * max(n_rows, 1))
+    else:
+        if isinstance(n_targets_batch, bool) or not float(n_targets_batch).is_integer() or n_targets_batch < 1:
+            raise ValueError(f"n_targets_batch must be 'auto' or an int >= 1; got {n_targets_batch!r}")
+        size = int(n_targets_batch)
+    return int(max(1, min(size, n_targets)))
+
+
+def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
+    """Sums over the rows of the squared exact LOO residuals, for every alpha and target.
+
+    Parameters
+    ----------
+    fac : lssvm.solvers.SparseRLSFactorization
+        The training factorisation (``M``, ``z``, ``y_centered``, ``eigenvalues``).
+    alphas : ndarray of shape (A,)
+        Validated regularisation values (:func:`check_alphas`).
+    n_targets_batch : "auto" or int, default="auto"
+        Targets per GEMM batch (:func:`targets_batch_size`).
+
+    Returns
+    -------
+    sse : ndarray of shape (A, v)
+        ``sum_i R_it^2`` (inf or NaN where ``h_i`` rounds to 1).
+    unreliable_rows : ndarray of int
+        Rows whose ``1 - h_i`` is at most ``LEVERAGE_TOL`` for some alpha, or
+        whose residual's estimated relative error passes ``LOO_RTOL`` for some
+        alpha and target (see :meth:`PathSolution.loo_rows`; the error bound
+        uses each target's root mean square over all rows as its scale).
+
+    Notes
+    -----
+    Cost: ``2 m r v`` flops per alpha (one GEMM per batch of targets), ``m r``
+    per alpha for the hat diagonal, and about four passes over an m x |T|
+    buffer per alpha and batch.  Memory: ``_BUFFERS_PER_TARGET`` m x |T|
+    buffers, a few m-vectors, r x A arrays: nothing of size m x A or m x v.
+    """
+    M, z, Yc = fac.M, fac.z, fac.y_centered
+    m, r = M.shape
+    v = z.shape[1]
+    A = alphas.size
+    D = 1.0 / (fac.eigenvalues[:, None] + alphas[None, :])  # (r, A)
+    D2, d_max = D * D, D.max(axis=0, initial=0.0)
+    M2 = M * M
+    unreliable = np.zeros(m, dtype=bool)
+    scale = _EPS * max(float(fac.eigenvalues.max(initial=0.0)), 0.0)  # eigenvalue rounding, eps lambda_max
+    y_scale = np.sqrt(np.mean(Yc * Yc, axis=0))  # (v,)
+    sse = np.empty((A, v))
+    batch = targets_batch_size(n_targets_batch, m, v)
+    E = np.empty((m, batch))
+    for lo in range(0, v, batch):
+        hi = min(lo + batch, v)
+        zb, Yb, Eb = z[:, lo:hi], Yc[:, lo:hi], E[:, : hi - lo]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            Sz = D2.T @ (zb * zb)  # (A, |T|)
+            ratio_max = np.nanmax(np.sqrt(Sz) / y_scale[lo:hi], axis=1, initial=0.0)  # (A,)
+        for k in range(A):
+            denom = (1.0 - 1.0 / m) - M2 @ D[:, k]  # 1 - h_i, O(m r): m-vectors only, never m x A
+            np.matmul(M, zb * D[:, k : k + 1], out=Eb)
+            np.subtract(Yb, Eb, out=Eb)  # training residuals E = Yc - M D z
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                if lo == 0:
+                    unreliable |= denom <= LEVERAGE_TOL
+                # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
+                # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
+                H = np.maximum(1.0 - 1.0 / m - denom, 0.0) * d_max[k]  # >= sum_j M_ij^2 D_j^2
+                quiet = (np.nanmax(scale * H / np.abs(denom), initial=0.0) <= LOO_RTOL / 2
+                         and np.nanmax(scale * np.sqrt(H) / np.abs(denom), initial=0.0) * ratio_max[k]
+                         <= LOO_RTOL / 2)
+                if not quiet:
+                    unreliable |= _guard(fac, M2, D2[:, k], denom, H, Sz[k], scale, Eb, y_scale[lo:hi], zb)
+                np.multiply(Eb, Eb, out=Eb)
+                sse[k, lo:hi] = (1.0 / (denom * denom)) @ Eb
+    return sse, np.flatnonzero(unreliable)
+
+
+def _guard(fac, M2, d2, denom, H, Sz, scale, E, y_scale, zb):
+    """Rows (m,) whose LOO residual at one alpha has an estimated relative
+    error above ``LOO_RTOL`` for some target of the batch: the free bound of
+    :meth:`PathSolution.loo_rows` element-wise, then its estimate where the
+    bound trips (one more GEMM)."""
+    R = E / denom[:, None]
+    absR = np.abs(R)
+    limit = LOO_RTOL * np.maximum(absR, y_scale)
+    bound = scale * (np.sqrt(H[:, None] * Sz[None]) + absR * H[:, None]) / np.abs(denom)[:, None]
+    if not (bound > limit).any():
+        return np.zeros(E.shape[0], dtype=bool)
+    dF = np.abs(fac.M) @ (np.abs(zb) * d2[:, None])
+    err = scale * (dF + absR * (M2 @ d2)[:, None]) / np.abs(denom)[:, None]
+    return (err > limit).any(axis=1)
+
+
+def restrict_targets(fac, targets):
+    """The same factorisation for some targets only (the kernel side is shared, not copied).
+
+    Parameters
+    ----------
+    fac : PathSolution or SparseRLSFactorization
+    targets : slice or ndarray of int
+        Output columns to keep.
+
+    Returns
+    -------
+    PathSolution or SparseRLSFactorization
+        Of the same class, with the per-target arrays (``z``, ``y_mean`` and,
+        where present, ``y_centered``, ``KcT_y`` and the block Grams'
+        ``cross``) cut to ``targets``; O(m |targets|) copies at most.
+    """
+    cut = {"z": fac.z[:, targets], "y_mean": fac.y_mean[targets]}
+    for name in ("y_centered", "KcT_y"):
+        if getattr(fac, name, None) is not None:
+            cut[name] = getattr(fac, name)[:, targets]
+    blocks = getattr(fac, "block_grams", None)
+    if blocks is not None:
+        cut["block_grams"] = replace(blocks, cross=blocks.cross[:, :, targets])
+    return replace(fac, **cut)
+
+
+def coef_per_target(sol, alphas):
+    """Dual coefficients and intercepts with one alpha per target.
+
+    Parameters
+    ----------
+    sol : PathSolution
+    alphas : ndarray of shape (v,)
+        Validated, one per output column.
+
+    Returns
+    -------
+    a : ndarray of shape (n, v)
+    b : ndarray of shape (v,)
+
+    Notes
+    -----
+    Column t is :meth:`PathSolution.coef` at ``alphas[t]``:
+    ``a_t = W V (Lambda + alpha_t)^-1 z_t``, ``b_t = mean(y_t) - mu^T a_t``;
+    O(n^2 v), as one coefficient solve.
+    """
+    C = sol.z / (sol.eigenvalues[:, None] + alphas[None, :])  # (r, v)
+    a = sol.whiten_back(sol.V @ C)
+    return a, sol.y_mean - sol.kernel_mean @ a
