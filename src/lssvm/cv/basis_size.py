@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack, solve_triangular
+from sklearn.utils import check_random_state
 
 from ..basis import pivoted_cholesky
 from ..exceptions import NumericalWarning
@@ -240,7 +241,8 @@ class BasisSizeCurve:
         Training rows in pivot order: the first n are the n-point basis.
     stop_reason : str
         "plateau" (the last doubling did not lower the CV error by more
-        than one standard error), "max_size", "singular" (no pivot left
+        than one standard error, or the one-SE size is at most two thirds
+        of the size grown), "max_size", "singular" (no pivot left
         above the pivoted Cholesky tolerances) or "time_budget".
     stages : list of tuple
         ``(size, seconds since the start)`` at the end of each stage.
@@ -291,10 +293,13 @@ def choose_basis_size(cv_error, cv_error_se):
 
 
 def _plateau(err, se, n_prev, n):
-    """Whether sizes (n_prev, n] failed to lower the best error of sizes 1..n_prev by more than one standard
-    error."""
+    """Whether the growth has reached a plateau at size n: the sizes (n_prev, n] did not lower the best
+    error of sizes 1..n_prev by more than one standard error, or the one-SE size is at most 2n/3 (the
+    last third of the sizes grown brought less than one standard error)."""
     best_prev = int(np.argmin(err[:n_prev]))
-    return float(np.min(err[n_prev:n])) >= err[best_prev] - se[best_prev]
+    if float(np.min(err[n_prev:n])) >= err[best_prev] - se[best_prev]:
+        return True
+    return choose_basis_size(err[:n], se[:n]) <= 2 * n / 3
 
 
 def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, time_budget=None,
@@ -338,10 +343,13 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
     extends the factor G by the new pivots, and scores all sizes 1..N_s for
     every alpha (:func:`prefix_cv_sums`, O(A m N_s^2 / 2)); with doublings
     the stages cost about 4/3 of the last.  Growth stops when a doubling
-    lowers the best CV error by less than one standard error (a plateau:
-    the next doubling, costing four times more, is unlikely to do better).
+    lowers the best CV error by less than one standard error, or once the
+    one-SE size is at most two thirds of the size grown (a plateau: the
+    next doubling, costing four times more, is unlikely to do better).
     """
     t0 = time.perf_counter() if clock_start is None else clock_start
+    # one seed for every stage: the first pivot breaks ties by it, so each stage extends the last
+    seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
     X = np.asarray(X)
     m = X.shape[0]
     Y = np.asarray(Y, dtype=float).reshape(m, -1)
@@ -353,10 +361,9 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
     stages = []
     stop = "max_size"
     mean = se = None
-    t_stage_prev = None
     while True:
         t_stage = time.perf_counter()
-        res = pivoted_cholesky(X, kernel, size, pivot_tol=pivot_tol, rcond=rcond, random_state=random_state)
+        res = pivoted_cholesky(X, kernel, size, pivot_tol=pivot_tol, rcond=rcond, random_state=seed)
         idx = res.indices
         n_old = pivots.size
         if idx.size < n_old or not np.array_equal(idx[:n_old], pivots):  # not nested (ties): start over
@@ -382,15 +389,12 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
             break
         nxt = min(cap, 2 * n)
         if time_budget is not None:
-            spent = now - t_stage
-            # this stage's cost at the next size (quadratic in the size), and the final fit at about the same
-            predicted = spent * (nxt / n) ** 2
-            if t_stage_prev is not None and n_old:
-                predicted = max(predicted, spent)
+            # the next stage costs about this one times the squared size ratio; the final fit at the chosen
+            # size about half a stage more
+            predicted = (now - t_stage) * (nxt / n) ** 2
             if now - t0 + 1.5 * predicted + reserve > time_budget:
                 stop = "time_budget"
                 break
-        t_stage_prev = spent if time_budget is not None else None
         size = nxt
     best_a = np.argmin(mean, axis=0)
     cols = np.arange(mean.shape[1])

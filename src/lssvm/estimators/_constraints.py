@@ -79,7 +79,7 @@ SPARSE_PARAMS = {
     **KERNEL_PARAMS,
     "alpha": [POSITIVE],
     "basis": [StrOptions(set(BASIS_METHODS)), "array-like", "sparse matrix"],
-    "n_basis": [COUNT, None],
+    "n_basis": [COUNT, StrOptions({"auto"}), None],  # auto: grown until the exact CV error stops improving
     "basis_tol": [Number(Real, 0, 1, closed="left")],
     "pivot_tol": [UNIT_OPEN],
     "n_candidates": [COUNT, None],
@@ -106,6 +106,7 @@ SPARSE_SEARCH_PARAMS = {
     "n_restarts": [Number(Integral, 0, None, closed="left")],
     "hyper_penalty": ["boolean"],
     "selection_rule": [StrOptions({"one-se", "min"})],
+    "time_budget": [POSITIVE, None],
 }
 
 

@@ -31,6 +31,7 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._basis_size import AUTO_BASIS_DOC, AutoBasisSearchMixin, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
@@ -356,36 +357,21 @@ class _ClassifierSearchMixin:
 
 
 # ---------------------------------------------------------------- sparse
-class _SparseSearchCV(_BaseSearchCV):
+class _SparseSearchCV(AutoBasisSearchMixin, _BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
-                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se"):
+                 normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se",
+                 time_budget=None):
         self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
-        self.kernel = kernel
-        self.alphas = alphas
-        self.param_space = param_space
-        self.cv = cv
-        self.search = search
-        self.scoring = scoring
-        self.max_evaluations = max_evaluations
-        self.refit = refit
-        self.basis = basis
-        self.n_basis = n_basis
-        self.random_state = random_state
-        self.basis_in_holdout = basis_in_holdout
-        self.gamma = gamma
-        self.alpha = alpha
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis_tol = basis_tol
-        self.pivot_tol = pivot_tol
-        self.n_candidates = n_candidates
-        self.rcond = rcond
-        self.block_size = block_size
-        self.normalize_kernel = normalize_kernel
-        self.n_jobs = n_jobs
+        self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
+        self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
+        self.basis, self.n_basis, self.random_state, self.time_budget = basis, n_basis, random_state, time_budget
+        self.basis_in_holdout, self.gamma, self.alpha = basis_in_holdout, gamma, alpha
+        self.degree, self.coef0, self.basis_tol, self.pivot_tol = degree, coef0, basis_tol, pivot_tol
+        self.n_candidates, self.rcond, self.block_size = n_candidates, rcond, block_size
+        self.normalize_kernel, self.n_jobs = normalize_kernel, n_jobs
 
     _accepts_dask = True
     _parameter_constraints = SPARSE_SEARCH_PARAMS
@@ -400,7 +386,8 @@ class _SparseSearchCV(_BaseSearchCV):
             from ..backends.dask import DaskRows
 
             X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
-        return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis, n_basis=self.n_basis,
+        return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis,
+                             n_basis=None if is_auto(self.n_basis) else self.n_basis,
                              basis_in_holdout=self.basis_in_holdout, basis_alpha=self.alpha, basis_tol=self.basis_tol,
                              pivot_tol=self.pivot_tol, n_candidates=self.n_candidates, rcond=self.rcond,
                              keep_best=scoring if self.refit else None, **kw)
@@ -414,7 +401,8 @@ class _SparseSearchCV(_BaseSearchCV):
         if criterion.draw_seed is not None:
             # redraw by the method with the criterion's seed: the same rows, and the
             # refitted model keeps its selection record (FVS reconstruction curve)
-            return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
+            return {"basis": self.basis, "n_basis": None if is_auto(self.n_basis) else self.n_basis,
+                    "random_state": criterion.draw_seed,
                     "n_candidates": self.n_candidates}
         if rows is None:  # explicit basis points (Dask input)
             return {"basis": criterion.basis_points()}
@@ -441,9 +429,9 @@ _SPARSE_DOC = """
         "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
         "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
         drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
-    n_basis : int, optional
+    n_basis : int or "auto", optional
         Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
-    random_state : int, RandomState or None
+""" + AUTO_BASIS_DOC + """    random_state : int, RandomState or None
         Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"
     gamma : float or "scale", default="scale"
