@@ -45,6 +45,7 @@ __all__ = [
     "BasisSizeCurve",
     "auto_basis_cap",
     "choose_basis_size",
+    "gram_of_features",
     "grow_basis",
     "nystrom_factor",
     "prefix_cv_sums",
@@ -151,7 +152,29 @@ def _accumulate(P, c, Y_rows, sse, s4, denom_rows=None):
     return low
 
 
-def prefix_cv_sums(G, Y, alphas, folds=None):
+def gram_of_features(G, Y, FtF=None):
+    """``F^T F`` and ``F^T Y`` of ``F = [1, G]``, extending ``FtF`` of the first columns (the growth adds
+    columns: only the new blocks are formed, O(m N c) for c new columns).
+
+    Returns
+    -------
+    FtF : ndarray of shape (N + 1, N + 1)
+    FtY : ndarray of shape (N + 1, v)
+    """
+    m, N = G.shape
+    F = np.hstack([np.ones((m, 1)), G])
+    k = 0 if FtF is None else FtF.shape[0]
+    out = np.empty((N + 1, N + 1))
+    if k:
+        out[:k, :k] = FtF
+    new = F[:, k:]
+    cross = F.T @ new  # (N+1, c)
+    out[:, k:] = cross
+    out[k:, :] = cross.T
+    return out, F.T @ Y
+
+
+def prefix_cv_sums(G, Y, alphas, folds=None, grams=None):
     """Sums of squared CV errors of every prefix size of the factor ``G``, per alpha.
 
     Parameters
@@ -162,6 +185,8 @@ def prefix_cv_sums(G, Y, alphas, folds=None):
     alphas : ndarray of shape (A,)
     folds : list of ndarray, optional
         Test indices of folds partitioning the rows; None is LOO.
+    grams : tuple, optional
+        ``(F^T F, F^T Y)`` from :func:`gram_of_features`, if already formed.
 
     Returns
     -------
@@ -181,8 +206,7 @@ def prefix_cv_sums(G, Y, alphas, folds=None):
     m, N = G.shape
     Y = np.asarray(Y, dtype=float).reshape(m, -1)
     F = np.hstack([np.ones((m, 1)), G])
-    FtF = F.T @ F
-    FtY = F.T @ Y
+    FtF, FtY = gram_of_features(G, Y) if grams is None else grams
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     sse = np.zeros((alphas.size, N + 1))
     s4 = np.zeros_like(sse)
@@ -356,7 +380,7 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     cap = auto_basis_cap(m, max_size)
     size = min(cap, AUTO_START_BASIS if start is None else int(start))
-    G = L = None
+    G = L = FtF = None
     pivots = np.zeros(0, dtype=np.intp)
     stages = []
     stop = "max_size"
@@ -367,10 +391,11 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
         idx = res.indices
         n_old = pivots.size
         if idx.size < n_old or not np.array_equal(idx[:n_old], pivots):  # not nested (ties): start over
-            G = L = None
+            G = L = FtF = None
         G, L = nystrom_factor(X, kernel, idx, G, L)
         pivots = idx[: G.shape[1]]
-        sse, s4 = prefix_cv_sums(G, Y, alphas, folds)
+        FtF, FtY = gram_of_features(G, Y, FtF)
+        sse, s4 = prefix_cv_sums(G, Y, alphas, folds, grams=(FtF, FtY))
         mean, se = _curve_arrays(sse[:, 1:], s4[:, 1:], m)  # size 0 (intercept only) left out
         now = time.perf_counter()
         stages.append((int(pivots.size), now - t0))
