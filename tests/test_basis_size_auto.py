@@ -86,26 +86,26 @@ def test_pivoted_cholesky_is_nested():
     np.testing.assert_array_equal(short, long[:40])
 
 
-def test_one_standard_error_rule():
+def test_size_rules():
     err = np.array([5.0, 3.0, 2.2, 2.05, 2.0, 2.1])
     se = np.full(6, 0.1)
-    assert choose_basis_size(err, se) == 4  # 2.05 <= 2.0 + 0.1; 2.2 is not
-    assert choose_basis_size(err, np.zeros(6)) == 5  # no spread: the minimum
-    assert choose_basis_size(err, np.full(6, 3.5)) == 1
+    assert choose_basis_size(err) == 5  # the default: lowest CV error
+    assert choose_basis_size(err, se, rule="one-se") == 4  # 2.05 <= 2.0 + 0.1; 2.2 is not
+    assert choose_basis_size(err, np.full(6, 3.5), rule="one-se") == 1
     with pytest.raises(ValueError, match="no finite"):
         choose_basis_size(np.array([np.inf]), np.array([0.0]))
+    with pytest.raises(ValueError, match="rule"):
+        choose_basis_size(err, se, rule="max")
 
 
-def test_the_estimator_keeps_the_one_se_size_of_its_exact_curve():
+def test_the_estimator_keeps_the_size_of_lowest_loo_error():
     X, y = _data(6, m=400, d=3, noise=0.3)
     model = SparseLSSVR(gamma=0.5, alpha=1e-2, n_basis="auto", random_state=0).fit(X, y)
     curve = model.basis_curve_
     n = curve["n_chosen"]
     assert curve["stop_reason"] in ("plateau", "max_size", "singular")
-    err, se = curve["cv_error"], curve["cv_error_se"]
-    best = int(np.argmin(err))
-    assert err[n - 1] <= err[best] + se[best]
-    assert np.all(err[: n - 1] > err[best] + se[best])
+    err = curve["cv_error"]
+    assert n == int(np.argmin(err)) + 1
     np.testing.assert_array_equal(model.basis_indices_, model.basis_pivots_[:n])
     assert model.n_basis_ == n
     np.testing.assert_array_equal(curve["n_basis"], np.arange(1, model.basis_pivots_.size + 1))

@@ -18,8 +18,8 @@ __all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_a
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
         pivoted Cholesky basis at the best kernel parameters grows by doublings (from 50) while the exact CV error
         (the search's ``cv``; k-fold with the basis kept in the hold-outs) of every prefix size, at the best alpha
-        and its two neighbours on the path, still drops; the refit keeps the smallest size within one standard
-        error of the lowest (:mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
+        and its two neighbours on the path, drops by more than one standard error per doubling; the refit keeps
+        the size (and alpha) of lowest CV error (:mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
         ``cv_error_se``, ``alpha`` per size, ``n_chosen``, ``stop_reason``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=None
@@ -45,7 +45,7 @@ def check_auto_basis(basis, X, owner, allowed=("pchol",)):
 
 def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, clock_start=None):
     """Grow the basis, store ``basis_curve_`` and ``basis_pivots_`` on ``est``,
-    and return the chosen rows (the first n pivots, n by the one-SE rule) and
+    and return the chosen rows (the first n pivots, n of lowest CV error) and
     the alpha of ``alphas`` that scored best at that size."""
     curve = grow_basis(X, Y, kernel, alphas, folds, time_budget=time_budget, clock_start=clock_start,
                        pivot_tol=est.pivot_tol, rcond=est.rcond, random_state=est.random_state)
@@ -67,7 +67,7 @@ def grow_after_search(search, X, y, groups, clock_start):
     """The search's ``n_basis="auto"`` stage: at the best kernel parameters,
     grow the basis and score every size on the search's folds (LOO or k-fold,
     the basis kept in the hold-outs) at the best alpha and its neighbours on
-    the path, then refit on the first n pivots (one-SE rule) at that size's
+    the path, then refit on the first n pivots (lowest CV error) at that size's
     best alpha.
 
     Sets ``basis_curve_``, ``basis_pivots_`` and updates ``best_estimator_``,

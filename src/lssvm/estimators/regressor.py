@@ -50,10 +50,9 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         Number of basis points: an upper bound for "pchol" and "fvs" (which
         also stop by ``basis_tol``/``pivot_tol``), the sample size for the
         others.  "auto" (with "pchol"): the basis grows by doublings from 50
-        points while the exact LOO error (at ``alpha``) of every prefix size
-        still drops, and the fit keeps the smallest size within one standard
-        error of the lowest (:mod:`lssvm.cv.basis_size`); about 2-10 times a
-        default fit.  Default for m training rows: ``min(500, ceil(10 sqrt(m)), m)``
+        points while a doubling lowers the exact LOO error (at ``alpha``) of
+        the prefix sizes by more than one standard error, and the fit keeps
+        the size of lowest LOO error (:mod:`lssvm.cv.basis_size`).  Default for m training rows: ``min(500, ceil(10 sqrt(m)), m)``
         for "pchol" (the classifiers: ``min(700, ceil(10 sqrt(m)), m)``;
         :func:`lssvm.basis.default_basis_size`); ``min(200, m)`` for "random",
         "greedy", "kcenter" and "renyi"; no bound for "fvs".
