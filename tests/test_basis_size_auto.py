@@ -3,6 +3,7 @@ Cholesky basis, checked against explicit refits, the size rule, and the
 time budget of the searches."""
 
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -128,13 +129,23 @@ def test_growth_curve_matches_explicit_kfold_at_every_stored_size():
         np.testing.assert_allclose(curve.cv_error[n - 1], expected, rtol=1e-6)
 
 
-def test_search_with_kfold_reports_the_chosen_size_score():
-    X, y = _data(8, m=240, noise=0.3)
+@pytest.mark.parametrize("seed, m", [(8, 240), (14, 400)])
+def test_search_with_kfold_reports_the_chosen_size_score(seed, m):
+    X, y = _data(seed, m=m, noise=0.3)
     cv = KFold(4, shuffle=True, random_state=0)
-    search = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, n_basis="auto", random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, random_state=0).fit(X, y)
+        search = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, n_basis="auto",
+                               random_state=0).fit(X, y)
     curve = search.basis_curve_
     n = curve["n_chosen"]
+    assert curve["n_basis"][-1] >= plain.best_estimator_.n_basis_  # the first stage has the search's size
+    assert curve["replaced"] == (curve["cv_error"][n - 1] < -plain.best_score_)
     est = search.best_estimator_
+    if not curve["replaced"]:  # the search's model and score stand
+        assert est.n_basis_ == plain.best_estimator_.n_basis_ and search.best_score_ == plain.best_score_
+        return
     np.testing.assert_array_equal(est.basis_indices_, search.basis_pivots_[:n])
     assert search.alpha_ == est.alpha == curve["alpha"][n - 1]
     expected = _explicit_errors(X, y, search.basis_pivots_[:n], search.alpha_, search.gamma_, search.cv_folds_)

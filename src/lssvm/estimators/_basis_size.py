@@ -16,11 +16,11 @@ __all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_a
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
-        pivoted Cholesky basis at the best kernel parameters grows by doublings (from 50) while the exact CV error
+        pivoted Cholesky basis at the best kernel parameters grows by doublings (from that size) while the exact CV error
         (the search's ``cv``; k-fold with the basis kept in the hold-outs) of every prefix size, at the best alpha
         and its two neighbours on the path, drops by more than one standard error per doubling; the refit keeps
-        the size (and alpha) of lowest CV error (:mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
-        ``cv_error_se``, ``alpha`` per size, ``n_chosen``, ``stop_reason``) and ``basis_pivots_`` (every pivot
+        the size (and alpha) of lowest CV error if it beats the search's (:mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
+        ``cv_error_se``, ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=None
         Seconds for the whole fit with ``n_basis="auto"``: the growth stops before a doubling whose predicted
@@ -43,12 +43,12 @@ def check_auto_basis(basis, X, owner, allowed=("pchol",)):
                          "pass an int n_basis for sparse input")
 
 
-def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, clock_start=None):
-    """Grow the basis, store ``basis_curve_`` and ``basis_pivots_`` on ``est``,
-    and return the chosen rows (the first n pivots, n of lowest CV error) and
-    the alpha of ``alphas`` that scored best at that size."""
+def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, clock_start=None, start=None):
+    """Grow the basis (the first stage ``start`` points), store ``basis_curve_`` and ``basis_pivots_`` on
+    ``est``, and return the chosen rows (the first n pivots, n of lowest CV error), the alpha of ``alphas``
+    that scored best at that size, and its CV error."""
     curve = grow_basis(X, Y, kernel, alphas, folds, time_budget=time_budget, clock_start=clock_start,
-                       pivot_tol=est.pivot_tol, rcond=est.rcond, random_state=est.random_state)
+                       start=start, pivot_tol=est.pivot_tol, rcond=est.rcond, random_state=est.random_state)
     n = choose_basis_size(curve.cv_error, curve.cv_error_se)
     est.basis_curve_ = {**curve.as_dict(), "n_chosen": n, "stop_reason": curve.stop_reason,
                         "stages": list(curve.stages)}
@@ -68,17 +68,35 @@ def grow_after_search(search, X, y, groups, clock_start):
     grow the basis and score every size on the search's folds (LOO or k-fold,
     the basis kept in the hold-outs) at the best alpha and its neighbours on
     the path, then refit on the first n pivots (lowest CV error) at that size's
-    best alpha.
+    best alpha.  The first stage has the search's own size (so every size up
+    to it is scored, and the search's work is not undercut); the refit
+    replaces the search's model only if its CV mean squared error is lower
+    (``basis_curve_["replaced"]``).
 
     Sets ``basis_curve_``, ``basis_pivots_`` and updates ``best_estimator_``,
     ``alpha_``, ``best_params_["alpha"]`` and, for the MSE criterion,
     ``best_score_`` (``-cv_error`` at the chosen size).
     """
     best = search.best_estimator_
+    if search.time_budget is not None:
+        # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
+        per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
+        if time.perf_counter() - clock_start + 2 * per_evaluation > search.time_budget:
+            empty = np.zeros(0)
+            search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
+                                   "alpha": empty, "n_chosen": None, "stop_reason": "time_budget", "stages": [],
+                                   "replaced": False}
+            search.basis_pivots_ = np.asarray(best.basis_indices_)
+            return search
     Y = np.asarray(best._targets_2d())
     alphas = _neighbour_alphas(search._check_search_params(y)[1], search.alpha_)
     rows, alpha, err = auto_basis_rows(search, X, Y, best.kernel_, alphas, search.cv_folds_,
-                                       time_budget=search.time_budget, clock_start=clock_start)
+                                       time_budget=search.time_budget, clock_start=clock_start,
+                                       start=best.n_basis_)
+    searched = float(search.cv_results_["mean_test_mse"][search.best_index_])
+    search.basis_curve_["replaced"] = bool(err < searched)
+    if not err < searched:
+        return search
     t0 = time.perf_counter()
     kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
     params = {**search._model_params(), **kernel_params, "alpha": alpha, "basis": rows}
