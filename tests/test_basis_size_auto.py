@@ -204,3 +204,24 @@ def test_time_budget_is_respected():
     assert search.basis_curve_["stop_reason"] == "time_budget"
     assert search.basis_pivots_.size < 2000
     assert elapsed <= 1.5 * budget, (elapsed, search.basis_curve_["stages"])
+
+
+@pytest.mark.slow
+def test_select_command_grows_the_basis(tmp_path):
+    from click.testing import CliRunner
+
+    from lssvm.cli.main import cli
+    from lssvm.io import load_model
+
+    out = tmp_path / "m.npz"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--gammas", "0.25:16:4", "--n-basis", "auto",
+                              "--time-budget", "60", "--no-report", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "basis      auto: grown after the search within 60 s" in res.output
+    line = next(t for t in res.output.splitlines() if t.startswith("basis ") and "points;" in t)
+    assert "grown" in line and "lowest CV error at" in line
+    assert load_model(out) is not None
+    res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--model", "nystrom", "--n-basis", "auto",
+                              "--no-report", "-o", str(out)])
+    assert res.exit_code != 0 and "--model sparse" in res.output

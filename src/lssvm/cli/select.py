@@ -235,10 +235,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         for line in cost.lines():
             click.echo(line)
         search_seconds = cost.seconds
-        if n_basis == "auto":  # the growth after the search: up to the budget, unbounded without one
-            click.echo("basis      auto: grown after the search " + (
-                f"within --time-budget {time_budget:g} s" if time_budget else "until the CV error levels off "
-                "(no --time-budget: the estimate below leaves the growth out)"))
+        if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
+            click.echo("basis      auto: grown after the search" + (f" within {time_budget:g} s" if time_budget else ""))
             search_seconds = max(search_seconds, time_budget or 0.0)
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
@@ -295,12 +293,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     grown = getattr(est, "basis_curve_", None)
-    if grown is not None and grown["n_chosen"] is None:
-        click.echo("basis      not grown: the search took the --time-budget")
-    elif grown is not None:
-        click.echo(f"basis      {est.best_estimator_.n_basis_} points: of {grown['n_basis'][-1]} grown (stopped: "
-                   f"{grown['stop_reason']}), {grown['n_chosen']} had the lowest CV error, "
-                   + ("kept" if grown["replaced"] else "no lower than the search's"))
+    if grown is not None:
+        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
+                   grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
+                   f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
