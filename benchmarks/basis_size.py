@@ -137,9 +137,10 @@ def main():
                     detail = f"n_basis {model.best_estimator_.n_basis_}"
                     curve = getattr(model, "basis_curve_", None)
                     if curve is not None:
-                        detail += f" (grown {curve['n_basis'][-1]}, {curve['stop_reason']})"
+                        grown = curve["n_basis"][-1] if curve["n_basis"].size else 0
+                        detail += f" (grown {grown}, {curve['stop_reason']}, replaced {curve['replaced']})"
                 rows[label] = (error(task, yte, pred), secs, detail)
-                if label == "auto":  # the same curve, the size of lowest CV error instead of the one-SE size
+                if label == "auto" and model.basis_curve_["n_chosen"] is not None:  # the same curve, the size of lowest CV error instead of the one-SE size
                     rows["auto-min"] = _at_min(model, Xtr, ytr, Xte, yte, task, secs)
             ref = rows["hgb"][0]
             for label, (err, secs, detail) in rows.items():

@@ -225,3 +225,22 @@ def test_select_command_grows_the_basis(tmp_path):
     res = runner.invoke(cli, ["select", "motorcycle", "--target", "accel", "--model", "nystrom", "--n-basis", "auto",
                               "--no-report", "-o", str(out)])
     assert res.exit_code != 0 and "--model sparse" in res.output
+
+
+def test_loo_search_rechooses_alpha_at_the_grown_size():
+    X, y = _data(15, m=400, noise=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = SparseLSSVRCV(param_space={"gamma": [0.5]}, n_basis="auto", random_state=0).fit(X, y)
+    est = search.best_estimator_
+    assert search.basis_curve_["replaced"]
+    assert search.alpha_ == est.alpha
+    loo = est.loo_residuals()
+    np.testing.assert_allclose(-search.best_score_, np.mean(loo**2), rtol=1e-8)
+    # the lowest LOO error on the path at that size, and no higher than the curve's at the search's alpha
+    path_mse = np.mean(est.loo_residuals(alpha=np.logspace(-6, 4, 21)) ** 2, axis=1)
+    np.testing.assert_allclose(-search.best_score_, path_mse.min(), rtol=1e-8)
+    assert -search.best_score_ <= search.basis_curve_["cv_error"][search.basis_curve_["n_chosen"] - 1] + 1e-12
+    # the refitted coefficients are those of a fresh fit at that alpha
+    fresh = SparseLSSVR(gamma=0.5, alpha=est.alpha, basis=est.basis_indices_).fit(X, y)
+    np.testing.assert_allclose(est.predict(X), fresh.predict(X), rtol=1e-8, atol=1e-10)

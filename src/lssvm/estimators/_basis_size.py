@@ -17,9 +17,10 @@ __all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_a
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
         pivoted Cholesky basis at the best kernel parameters grows by doublings (from that size) while the exact CV error
-        (the search's ``cv``; k-fold with the basis kept in the hold-outs) of every prefix size, at the best alpha
-        and its two neighbours on the path, drops by more than one standard error per doubling; the refit keeps
-        the size (and alpha) of lowest CV error if it beats the search's (:mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
+        (the search's ``cv``; k-fold with the basis kept in the hold-outs) of every prefix size, at the best alpha,
+        drops by more than one standard error per doubling; the refit keeps the size of lowest CV error if it
+        beats the search's (regression with LOO: alpha re-chosen on the path at that size;
+        :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
         ``cv_error_se``, ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=None
@@ -66,9 +67,9 @@ def _neighbour_alphas(alphas, best, width=1):
 def grow_after_search(search, X, y, groups, clock_start):
     """The search's ``n_basis="auto"`` stage: at the best kernel parameters,
     grow the basis and score every size on the search's folds (LOO or k-fold,
-    the basis kept in the hold-outs) at the best alpha and its neighbours on
-    the path, then refit on the first n pivots (lowest CV error) at that size's
-    best alpha.  The first stage has the search's own size (so every size up
+    the basis kept in the hold-outs) at the best alpha, then refit on the
+    first n pivots (lowest CV error); for regression with LOO the alpha is
+    re-chosen on the whole path at that size.  The first stage has the search's own size (so every size up
     to it is scored, and the search's work is not undercut); the refit
     replaces the search's model only if its CV mean squared error is lower
     (``basis_curve_["replaced"]``).
@@ -89,7 +90,8 @@ def grow_after_search(search, X, y, groups, clock_start):
             search.basis_pivots_ = np.asarray(best.basis_indices_)
             return search
     Y = np.asarray(best._targets_2d())
-    alphas = _neighbour_alphas(search._check_search_params(y)[1], search.alpha_)
+    path = search._check_search_params(y)[1]
+    alphas = _neighbour_alphas(path, search.alpha_, width=0)
     rows, alpha, err = auto_basis_rows(search, X, Y, best.kernel_, alphas, search.cv_folds_,
                                        time_budget=search.time_budget, clock_start=clock_start,
                                        start=best.n_basis_)
@@ -100,7 +102,16 @@ def grow_after_search(search, X, y, groups, clock_start):
     t0 = time.perf_counter()
     kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
     params = {**search._model_params(), **kernel_params, "alpha": alpha, "basis": rows}
-    search.best_estimator_ = search._fit_one(params, X, y, groups=groups)
+    est = search._fit_one(params, X, y, groups=groups)
+    if search.cv_folds_ is None and search.scoring_ == "mse":
+        # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen
+        # at the grown size (the curve is scored at the search's alpha only: a third of the growth's time)
+        sse = est._loo_sums(path)[0].sum(axis=1)
+        i = int(np.argmin(sse))
+        if sse[i] < err * Y.size:
+            alpha, err = float(path[i]), float(sse[i] / Y.size)
+            est.set_params(alpha=alpha)._set_coef(*est.factorization_.coef(alpha))
+    search.best_estimator_ = est
     search.refit_time_ += time.perf_counter() - t0
     search.alpha_ = alpha
     search.best_params_ = {**search.best_params_, "alpha": alpha}
