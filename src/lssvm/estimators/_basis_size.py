@@ -16,16 +16,17 @@ __all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_a
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
-        pivoted Cholesky basis at the best kernel parameters grows by doublings (from that size) while the exact CV error
-        (the search's ``cv``; k-fold with the basis kept in the hold-outs) of every prefix size, at the best alpha,
-        drops by more than one standard error per doubling; the refit keeps the size of lowest CV error if it
-        beats the search's (regression with LOO: alpha re-chosen on the path at that size;
-        :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``,
-        ``cv_error_se``, ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
+        pivoted Cholesky basis at the best kernel parameters grows by doublings from that size while the exact
+        CV error of every prefix size (the search's ``cv``, k-fold with the basis kept in the hold-outs; at the
+        best alpha) drops by more than one standard error per doubling; the refit keeps the size of lowest CV
+        error if it beats the search's (regression with LOO: alpha re-chosen on the path at that size;
+        :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
+        ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=None
-        Seconds for the whole fit with ``n_basis="auto"``: the growth stops before a doubling whose predicted
-        time (from the last stage's, quadratic in the size) would not fit (``stop_reason="time_budget"``).
+        Seconds for the whole fit with ``n_basis="auto"``: no growth if the search used it, else the growth
+        stops before a doubling whose predicted time (the last stage's times the size ratio^1.5) would not
+        fit (``stop_reason="time_budget"``).
 """
 
 
