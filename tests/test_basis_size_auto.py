@@ -157,9 +157,15 @@ def test_classifier_and_its_search_take_auto():
     labels = (y > np.median(y)).astype(int)
     clf = SparseLSSVC(gamma=0.5, alpha=0.1, n_basis="auto", random_state=0).fit(X, labels)
     assert clf.n_basis_ == clf.basis_curve_["n_chosen"]
-    search = SparseLSSVCCV(param_space={"gamma": [0.5]}, n_basis="auto", random_state=0).fit(X, labels)
-    assert search.best_estimator_.n_basis_ == search.basis_curve_["n_chosen"]
+    search = SparseLSSVCCV(param_space={"gamma": [0.5]}, n_basis="auto", calibration="sigmoid",
+                           random_state=0).fit(X, labels)
+    if search.basis_curve_["replaced"]:
+        assert search.best_estimator_.n_basis_ == search.basis_curve_["n_chosen"]
     assert search.score(X, labels) > 0.8
+    # the grown refit keeps the search's calibration
+    assert search.best_estimator_.calibration == "sigmoid"
+    proba = search.predict_proba(X[:5])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
 @pytest.mark.parametrize("kwargs, match", [
