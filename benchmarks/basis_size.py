@@ -13,7 +13,9 @@ Contenders, each timed from the encoded matrix to test predictions:
 * ``auto``: the same with ``n_basis="auto", time_budget=--time-budget``;
 * ``auto-min``: the same curve, refitted at the size of lowest CV error
   instead of the one-SE size (the time is auto's plus that refit);
-* ``ard`` (regression, ``--ard``): ``SparseLSSVRCV(kernel="ard", search="gradient")``;
+* ``ard`` (regression, ``--ard full``): ``SparseLSSVRCV(kernel="ard", search="gradient")``;
+* ``ard-cheap`` (regression, ``--ard cheap``): the same with ``n_restarts=0,
+  max_evaluations=20, selection_rule="min"``;
 * ``hgb``: ``HistGradientBoostingRegressor()`` / ``HistGradientBoostingClassifier()``.
 
 Prints per table and contender the test error (RMSE or error rate), the
@@ -21,7 +23,7 @@ seconds, the error relative to gradient boosting's, and for "auto" the size
 chosen, the largest size grown and why the growth stopped.  The machine may
 be shared: compare ratios measured in one run.
 
-Run: ``python benchmarks/basis_size.py [--only pol,puma32H] [--splits 1] [--ard]``.
+Run: ``python benchmarks/basis_size.py [--only pol,puma32H] [--splits 1] [--ard cheap|full|both]``.
 """
 
 from __future__ import annotations
@@ -83,8 +85,11 @@ def contenders(task, budget, ard):
     if task == "regression":
         out = {"defaults": lambda: SparseLSSVRCV(random_state=0),
                "auto": lambda: SparseLSSVRCV(n_basis="auto", time_budget=budget, random_state=0)}
-        if ard:
+        if ard in ("full", "both"):
             out["ard"] = lambda: SparseLSSVRCV(kernel="ard", search="gradient", random_state=0)
+        if ard in ("cheap", "both"):  # one L-BFGS-B start of 20 evaluations, the lowest criterion kept
+            out["ard-cheap"] = lambda: SparseLSSVRCV(kernel="ard", search="gradient", n_restarts=0, max_evaluations=20,
+                                                     selection_rule="min", random_state=0)
         out["hgb"] = lambda: HistGradientBoostingRegressor(random_state=0)
         return out
     return {"defaults": lambda: SparseLSSVCCV(random_state=0),
@@ -115,7 +120,7 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--splits", type=int, default=1)
     ap.add_argument("--time-budget", type=float, default=60.0)
-    ap.add_argument("--ard", action="store_true")
+    ap.add_argument("--ard", choices=["cheap", "full", "both"], default=None)
     args = ap.parse_args()
     names = args.only.split(",") if args.only else list(TABLES)
     print(f"load average {os.getloadavg()[0]:.1f}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
