@@ -368,9 +368,9 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
     time_budget : float, optional
         Seconds from ``clock_start`` (default: now) within which the growth
         must finish: before each doubling its time is predicted from the last
-        stage's (times the size ratio to the power 1.5, measured) and the growth
-        stops if it would not fit, keeping ``reserve`` seconds (plus a quarter
-        of the stage for the final fit) free.
+        stage's (times the squared size ratio, which also covers the final
+        fit) and the growth stops if it would not fit, keeping ``reserve``
+        seconds free.
     clock_start : float, optional
         ``time.perf_counter()`` at which the budget started.
     reserve : float
@@ -435,11 +435,12 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
         nxt = min(cap, 2 * n)
         if time_budget is not None:
             # the next stage's cost, from this one's: O(m N^2) terms (triangular solves, pivoted Cholesky)
-            # and O(m N (d + 1)) ones (kernel columns, running sums); a doubling measured 1.7-3.1 times the
-            # stage before it (m = 6,000-9,000, N = 400-1,600), so the size ratio to the power 1.5, and a
-            # quarter more for the final fit
-            predicted = (now - t_stage) * (nxt / n) ** 1.5
-            if now - t0 + 1.25 * predicted + reserve > time_budget:
+            # and O(m N (d + 1)) ones (kernel columns, running sums).  A doubling measured 1.7-3.1 times
+            # the stage before it (m = 6,000-9,000, N = 400-1,600); the square of the size ratio covers
+            # that, the final fit, and a machine getting busier (an exponent of 1.5 with a quarter for the
+            # fit overshot a 60 s budget by 1.75x on pol under a rising load)
+            predicted = (now - t_stage) * (nxt / n) ** 2
+            if now - t0 + predicted + reserve > time_budget:
                 stop = "time_budget"
                 break
         size = nxt

@@ -25,7 +25,7 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=None
         Seconds for the whole fit with ``n_basis="auto"``: no growth if the search used it, else the growth
-        stops before a doubling whose predicted time (the last stage's times the size ratio^1.5) would not
+        stops before a doubling whose predicted time (the last stage's times the squared size ratio) would not
         fit (``stop_reason="time_budget"``).
 """
 
