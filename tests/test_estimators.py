@@ -118,7 +118,7 @@ def test_bad_data_raises_clear_value_error(X, y, match):
         (dict(gamma=-2.0), "'gamma' parameter of"),
         (dict(kernel="sigmoid"), "'kernel' parameter of .* among"),
         (dict(n_basis=50), "n_basis=50 is larger than the number of training samples"),
-        (dict(n_basis=0), r"'n_basis' parameter of \w+ must be an int in the range \[1, inf\) or None"),
+        (dict(n_basis=0), r"'n_basis' parameter of \w+ must be an int in the range \[1, inf\), a str among \{'auto'\} or None"),
         (dict(basis="kmeans"), "'basis' parameter of .* among"),
         (dict(basis=np.ones((3, 5))), r"shape \(n_basis, 2\)"),
         (dict(basis=np.array([[0.0, np.nan]])), "NaN"),

@@ -81,11 +81,13 @@ kernel_options = _apply([
 ])
 
 class _CountOrFraction(click.ParamType):
-    """A whole count >= 1 (int) or a fraction in (0, 1) (float)."""
+    """A whole count >= 1 (int), a fraction in (0, 1) (float) or "auto"."""
 
     name = "count-or-fraction"
 
     def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value)
         else:
@@ -107,7 +109,9 @@ basis_options = _apply([
                       "kcenter or fvs."),
     click.option("--n-basis", type=_CountOrFraction(), default=None,
                  help="Basis size (pchol, fvs: at most); fixed-size and Nystrom also take a fraction of the rows "
-                      "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows))."),
+                      "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows)).  "
+                      "auto (sparse, pchol): after the search, the basis grows by doublings while the exact CV "
+                      "error of every size drops; the size of lowest CV error is kept (--time-budget)."),
 ])
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,

@@ -115,6 +115,9 @@ def _results_table(search, top):
               help="Criterion calls of nelder-mead (and of each csa stage), default 30; gradient: per L-BFGS-B "
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
+                   "would not fit.")
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -132,7 +135,7 @@ def _results_table(search, top):
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
-           n_basis,
+           n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
            chunk_rows, verbose):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
@@ -206,6 +209,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
+        if (n_basis == "auto" or time_budget is not None) and model_kind != "sparse":
+            raise ValueError("--n-basis auto and --time-budget are for --model sparse")
+        if time_budget is not None:
+            params["time_budget"] = time_budget
         if calibration is not None:
             params["calibration"] = calibration  # the refit calibrates: saved for 'lssvm predict --proba'
         est = cls(**params)
@@ -226,10 +233,14 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                    f"{alpha_path.size} alphas per evaluation")
         cost_basis = "random" if basis is None and search == "gradient" else basis  # basis="auto" (gradient_search)
         cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
-                             n_basis=n_basis, classification=task == "classification")
+                             n_basis=None if n_basis == "auto" else n_basis,
+                             classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
         search_seconds = cost.seconds
+        if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
+            click.echo("basis      auto: grown after the search" + (f" within {time_budget:g} s" if time_budget else ""))
+            search_seconds = max(search_seconds, time_budget or 0.0)
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -284,6 +295,11 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     base_test = None if test_values is None else heldout_baseline(y, y_test.to_numpy(), task)
     click.echo(f"time       {elapsed:.2f} s for {est.n_evaluations_} evaluations "
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
+    grown = getattr(est, "basis_curve_", None)
+    if grown is not None:
+        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
+                   grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
+                   f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")

@@ -25,6 +25,7 @@ from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.block_gram import DEFAULT_BLOCKS
 from ..solvers.loo_block import coef_per_target, restrict_targets
+from ._basis_size import auto_basis_rows, check_auto_basis, is_auto
 from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin, check_target_alphas
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
@@ -125,11 +126,17 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
                 f"sparse input is supported only with kernel='linear' or 'poly' (got {kernel.name!r}); "
                 "pass a dense array or choose a dot-product kernel"
             )
+        basis, n_basis = self.basis, self.n_basis
+        self.basis_curve_ = self.basis_pivots_ = None
+        if is_auto(n_basis):  # the size chosen by the exact LOO error of every prefix, at alpha
+            check_auto_basis(basis, X, type(self).__name__)
+            basis, _, _ = auto_basis_rows(self, X, Y, kernel, [float(self.alpha)])
+            n_basis = None
         sel = select_basis(
             X,
             kernel,
-            self.basis,
-            default_basis_size(self.basis, self.n_basis, X.shape[0], is_classifier(self)),
+            basis,
+            default_basis_size(basis, n_basis, X.shape[0], is_classifier(self)),
             y=Y,
             alpha=self._basis_alpha(),
             tol=self.basis_tol,
@@ -218,6 +225,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         the targets are 1-D."""
         from ..backends import dask as dask_backend
 
+        if is_auto(self.n_basis):
+            raise ValueError(f"{type(self).__name__}: n_basis='auto' needs the rows in memory; "
+                             "give an int n_basis for Dask input")
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
         scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
         kernel = self._validate_params_(data.X if scale else None)

@@ -79,7 +79,7 @@ SPARSE_PARAMS = {
     **KERNEL_PARAMS,
     "alpha": [POSITIVE, "array-like"],  # an array (one per target) only where _alpha_per_target
     "basis": [StrOptions(set(BASIS_METHODS)), "array-like", "sparse matrix"],
-    "n_basis": [COUNT, None],
+    "n_basis": [COUNT, StrOptions({"auto"}), None],  # auto: grown until the exact CV error stops improving
     "basis_tol": [Number(Real, 0, 1, closed="left")],
     "pivot_tol": [UNIT_OPEN],
     "n_candidates": [COUNT, None],
@@ -109,6 +109,7 @@ SPARSE_SEARCH_PARAMS = {
     "alpha_per_target": ["boolean"],
     "store_cv_results": ["boolean"],
     "n_targets_batch": [StrOptions({"auto"}), COUNT],
+    "time_budget": [POSITIVE, None],
 }
 
 

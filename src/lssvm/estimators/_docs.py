@@ -68,7 +68,7 @@ SPARSE_SEARCH_DOC = """
         "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
         "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
         drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
-    n_basis : int, optional
+    n_basis : int or "auto", optional
         Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
     random_state : int, RandomState or None
         Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).

@@ -46,8 +46,9 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
     ----------
     classes_ : ndarray of shape (n_classes,)
     basis_vectors_, basis_indices_, n_basis_, reconstruction_error_curve_,
-    basis_stop_reason_, rank_, factorization_, n_features_in_
-        As for :class:`lssvm.SparseLSSVR`.
+    basis_stop_reason_, basis_curve_, basis_pivots_, rank_, factorization_, n_features_in_
+        As for :class:`lssvm.SparseLSSVR` (``basis_curve_``: the LOO mean
+        squared error of the coded +1/-1 outputs).
     dual_coef_ : ndarray of shape (n_basis_,) or (n_basis_, n_classes)
     intercept_ : float or ndarray of shape (n_classes,)
     calibrators_ : list or None

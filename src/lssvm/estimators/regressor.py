@@ -52,10 +52,13 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         (Pahikkala et al. 2012, Algorithm 1); "kcenter": farthest points;
         "renyi": maximal quadratic Rényi entropy; the basis points
         themselves; or a 1-D integer array of training-row indices.
-    n_basis : int, optional
+    n_basis : int or "auto", optional
         Number of basis points: an upper bound for "pchol" and "fvs" (which
         also stop by ``basis_tol``/``pivot_tol``), the sample size for the
-        others.  Default for m training rows: ``min(500, ceil(10 sqrt(m)), m)``
+        others.  "auto" (with "pchol"): the basis grows by doublings from 50
+        points while a doubling lowers the exact LOO error (at ``alpha``) of
+        the prefix sizes by more than one standard error, and the fit keeps
+        the size of lowest LOO error (:mod:`lssvm.cv.basis_size`).  Default for m training rows: ``min(500, ceil(10 sqrt(m)), m)``
         for "pchol" (the classifiers: ``min(700, ceil(10 sqrt(m)), m)``;
         :func:`lssvm.basis.default_basis_size`); ``min(200, m)`` for "random",
         "greedy", "kcenter" and "renyi"; no bound for "fvs".
@@ -100,6 +103,14 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         Why FVS or greedy selection stopped ("n_basis", "tol" or "singular").
     greedy_training_error_ : ndarray of shape (n_basis_ + 1,) or None
         For ``basis="greedy"``: training error after each added point.
+    basis_curve_ : dict or None
+        With ``n_basis="auto"``: ``n_basis`` (sizes 1..N grown), ``cv_error``
+        (LOO mean squared error per size), ``cv_error_se`` (its standard
+        error), ``alpha``, ``n_chosen`` and ``stop_reason`` ("plateau",
+        "max_size" or "singular"); None otherwise.
+    basis_pivots_ : ndarray of shape (N,) or None
+        With ``n_basis="auto"``: every pivot grown, in order; the first
+        ``n_basis_`` are ``basis_indices_``, and any prefix can be refitted.
     rank_ : int
         Numerical rank used for ``K_BB`` (``n_basis_`` unless singular).
     factorization_ : lssvm.solvers.SparseRLSFactorization

@@ -31,6 +31,7 @@ from ..selection import (
     nelder_mead_search,
 )
 from ..solvers import check_alphas
+from ._basis_size import AUTO_BASIS_DOC, AutoBasisSearchMixin, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
 from ._docs import PER_TARGET_RESULT_DOC, RESULT_DOC as _RESULT_DOC, SPARSE_SEARCH_DOC
@@ -333,39 +334,23 @@ class _ClassifierSearchMixin:
 
 
 # ---------------------------------------------------------------- sparse
-class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
+class _SparseSearchCV(AutoBasisSearchMixin, WeightedSearchMixin, _BaseSearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se",
-                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto"):
+                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto", time_budget=None):
         self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
         self.alpha_per_target, self.store_cv_results = alpha_per_target, store_cv_results
         self.n_targets_batch = n_targets_batch
-        self.kernel = kernel
-        self.alphas = alphas
-        self.param_space = param_space
-        self.cv = cv
-        self.search = search
-        self.scoring = scoring
-        self.max_evaluations = max_evaluations
-        self.refit = refit
-        self.basis = basis
-        self.n_basis = n_basis
-        self.random_state = random_state
-        self.basis_in_holdout = basis_in_holdout
-        self.gamma = gamma
-        self.alpha = alpha
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis_tol = basis_tol
-        self.pivot_tol = pivot_tol
-        self.n_candidates = n_candidates
-        self.rcond = rcond
-        self.block_size = block_size
-        self.normalize_kernel = normalize_kernel
-        self.n_jobs = n_jobs
+        self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
+        self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
+        self.basis, self.n_basis, self.random_state, self.time_budget = basis, n_basis, random_state, time_budget
+        self.basis_in_holdout, self.gamma, self.alpha = basis_in_holdout, gamma, alpha
+        self.degree, self.coef0, self.basis_tol, self.pivot_tol = degree, coef0, basis_tol, pivot_tol
+        self.n_candidates, self.rcond, self.block_size = n_candidates, rcond, block_size
+        self.normalize_kernel, self.n_jobs = normalize_kernel, n_jobs
 
     _accepts_dask = True
     _parameter_constraints = SPARSE_SEARCH_PARAMS
@@ -380,7 +365,8 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
             from ..backends.dask import DaskRows
 
             X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
-        return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis, n_basis=self.n_basis,
+        return SparseLSSVMCV(X, y, basis="pchol" if str(self.basis) == "auto" else self.basis,
+                             n_basis=None if is_auto(self.n_basis) else self.n_basis,
                              basis_in_holdout=self.basis_in_holdout, basis_alpha=self.alpha, basis_tol=self.basis_tol,
                              pivot_tol=self.pivot_tol, n_candidates=self.n_candidates, rcond=self.rcond,
                              keep_best=scoring if self.refit else None, n_targets_batch=self.n_targets_batch, **kw)
@@ -394,7 +380,8 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
         if criterion.draw_seed is not None:
             # redraw by the method with the criterion's seed: the same rows, and the
             # refitted model keeps its selection record (FVS reconstruction curve)
-            return {"basis": self.basis, "n_basis": self.n_basis, "random_state": criterion.draw_seed,
+            return {"basis": self.basis, "n_basis": None if is_auto(self.n_basis) else self.n_basis,
+                    "random_state": criterion.draw_seed,
                     "n_candidates": self.n_candidates}
         if rows is None:  # explicit basis points (Dask input)
             return {"basis": criterion.basis_points()}
@@ -408,7 +395,8 @@ class _SparseSearchCV(WeightedSearchMixin, _BaseSearchCV):
         return {"alpha": self.alpha, "n_candidates": self.n_candidates}
 
 
-_SPARSE_DOC = SPARSE_SEARCH_DOC + _SEARCH_DOC + _RESULT_DOC + PER_TARGET_RESULT_DOC
+_SPARSE_DOC = SPARSE_SEARCH_DOC.replace("    random_state : int", AUTO_BASIS_DOC + "    random_state : int", 1) \
+    + _SEARCH_DOC + _RESULT_DOC + PER_TARGET_RESULT_DOC
 
 
 class SparseLSSVRCV(SearchIntervalMixin, RegressorMixin, _SparseSearchCV):

@@ -1,0 +1,178 @@
+"""``n_basis="auto"``: the basis size chosen by the exact CV error of every
+prefix of a growing pivoted Cholesky basis (:mod:`lssvm.cv.basis_size`), for
+the sparse LS-SVMs and their searches."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..cv.basis_size import choose_basis_size, grow_basis
+
+__all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_auto_basis", "fit_auto_basis_search",
+           "grow_after_search", "is_auto"]
+
+#: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
+AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
+        pivoted Cholesky basis at the best kernel parameters grows by doublings from that size while the exact
+        CV error of every prefix size (the search's ``cv``, k-fold with the basis kept in the hold-outs; at the
+        best alpha) drops by more than one standard error per doubling; the refit keeps the size of lowest CV
+        error if it beats the search's (regression with LOO: alpha re-chosen on the path at that size;
+        :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
+        ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
+        grown, in order: the first n are the n-point basis).
+    time_budget : float > 0 or None, default=None
+        Seconds for the whole fit with ``n_basis="auto"``: no growth if the search used it, else the growth
+        stops before a doubling whose predicted time (the last stage's times the squared size ratio) would not
+        fit (``stop_reason="time_budget"``).
+"""
+
+
+def is_auto(n_basis):
+    """Whether ``n_basis`` asks for the size chosen by CV."""
+    return isinstance(n_basis, str) and n_basis == "auto"
+
+
+def check_auto_basis(basis, X, owner, allowed=("pchol",)):
+    """Refuse what ``n_basis="auto"`` cannot grow: another basis method or a sparse matrix."""
+    if not (isinstance(basis, str) and basis in allowed):
+        raise ValueError(f"{owner}: n_basis='auto' grows a pivoted Cholesky basis; it needs basis="
+                         f"{' or '.join(map(repr, allowed))}, got basis={basis!r} (give an int n_basis instead)")
+    if X is not None and sp.issparse(X):
+        raise ValueError(f"{owner}: n_basis='auto' needs a dense X (the basis factor is dense); "
+                         "pass an int n_basis for sparse input")
+
+
+def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, clock_start=None, start=None):
+    """Grow the basis (the first stage ``start`` points), store ``basis_curve_`` and ``basis_pivots_`` on
+    ``est``, and return the chosen rows (the first n pivots, n of lowest CV error), the alpha of ``alphas``
+    that scored best at that size, and its CV error."""
+    curve = grow_basis(X, Y, kernel, alphas, folds, time_budget=time_budget, clock_start=clock_start,
+                       start=start, pivot_tol=est.pivot_tol, rcond=est.rcond, random_state=est.random_state)
+    n = choose_basis_size(curve.cv_error, curve.cv_error_se)
+    est.basis_curve_ = {**curve.as_dict(), "n_chosen": n, "stop_reason": curve.stop_reason,
+                        "stages": list(curve.stages)}
+    est.basis_pivots_ = curve.pivots
+    return curve.pivots[:n].copy(), float(curve.alpha[n - 1]), float(curve.cv_error[n - 1])
+
+
+def _neighbour_alphas(alphas, best, width=1):
+    """``best`` and its ``width`` neighbours on each side in the sorted path."""
+    path = np.sort(np.asarray(alphas, dtype=float))
+    i = int(np.argmin(np.abs(np.log(path) - np.log(best))))
+    return path[max(0, i - width): i + width + 1]
+
+
+def grow_after_search(search, X, y, groups, clock_start):
+    """The search's ``n_basis="auto"`` stage: at the best kernel parameters,
+    grow the basis and score every size on the search's folds (LOO or k-fold,
+    the basis kept in the hold-outs) at the best alpha, then refit on the
+    first n pivots (lowest CV error); for regression with LOO the alpha is
+    re-chosen on the whole path at that size.  The first stage has the search's own size (so every size up
+    to it is scored, and the search's work is not undercut); the refit
+    replaces the search's model only if its CV mean squared error is lower
+    (``basis_curve_["replaced"]``).
+
+    Sets ``basis_curve_``, ``basis_pivots_`` and updates ``best_estimator_``,
+    ``alpha_``, ``best_params_["alpha"]`` and, for the MSE criterion,
+    ``best_score_`` (``-cv_error`` at the chosen size).
+    """
+    best = search.best_estimator_
+    if search.time_budget is not None:
+        # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
+        per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
+        if time.perf_counter() - clock_start + 2 * per_evaluation > search.time_budget:
+            empty = np.zeros(0)
+            search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
+                                   "alpha": empty, "n_chosen": None, "stop_reason": "time_budget", "stages": [],
+                                   "replaced": False}
+            search.basis_pivots_ = np.asarray(best.basis_indices_)
+            return search
+    Y = np.asarray(best._targets_2d())
+    path = search._check_search_params(y)[1]
+    alphas = _neighbour_alphas(path, search.alpha_, width=0)
+    rows, alpha, err = auto_basis_rows(search, X, Y, best.kernel_, alphas, search.cv_folds_,
+                                       time_budget=search.time_budget, clock_start=clock_start,
+                                       start=best.n_basis_)
+    searched = float(search.cv_results_["mean_test_mse"][search.best_index_])
+    search.basis_curve_["replaced"] = bool(err < searched)
+    if not err < searched:
+        return search
+    t0 = time.perf_counter()
+    kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
+    params = {**search._model_params(), **kernel_params, "alpha": alpha, "basis": rows}
+    est = search._fit_one(params, X, y, groups=groups)
+    if search.cv_folds_ is None and search.scoring_ == "mse":
+        # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen
+        # at the grown size (the curve is scored at the search's alpha only: a third of the growth's time)
+        sse = est._loo_sums(path)[0].sum(axis=1)
+        i = int(np.argmin(sse))
+        if sse[i] < err * Y.size:
+            alpha, err = float(path[i]), float(sse[i] / Y.size)
+            est.set_params(alpha=alpha)._set_coef(*est.factorization_.coef(alpha))
+    search.best_estimator_ = est
+    search.refit_time_ += time.perf_counter() - t0
+    search.alpha_ = alpha
+    search.best_params_ = {**search.best_params_, "alpha": alpha}
+    if search.scoring_ == "mse":
+        search.best_score_ = -err
+    return search
+
+
+class AutoBasisSearchMixin:
+    """``fit`` of the sparse searches, with the ``n_basis="auto"`` stage after the search."""
+
+    def fit(self, X, y, groups=None, callback=None, sample_weight=None):
+        """Search, then refit the best model on all data; with ``n_basis="auto"`` the refit's basis size is
+        chosen by the exact CV error of every prefix of a growing pivoted Cholesky basis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Or, for the sparse searches without ``n_basis="auto"``, a Dask array / DataFrame.
+        y : array-like of shape (n,) (labels for classifiers) or (n, v)
+        groups : array-like of shape (n,), optional
+            Group labels for a group splitter passed as ``cv``.
+        callback : callable, optional
+            ``callback(params, path)`` after every criterion evaluation.
+        sample_weight : array-like of shape (n,), optional
+            Row weights (not with ``n_basis="auto"``): as for the searches' weighted ``fit``.
+
+        Returns
+        -------
+        self
+        """
+        if not is_auto(self.n_basis):
+            return super().fit(X, y, groups=groups, callback=callback, sample_weight=sample_weight)
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__}: n_basis='auto' grows an unweighted basis; give an int "
+                             "n_basis with sample_weight")
+        return fit_auto_basis_search(self, super().fit, X, y, groups, callback)
+
+
+def fit_auto_basis_search(search, search_fit, X, y, groups, callback):
+    """``fit`` of a sparse search with ``n_basis="auto"``: the search at the
+    default basis size (``search_fit``), then :func:`grow_after_search`
+    within ``time_budget`` seconds of the start."""
+    from ..backends import is_dask_collection
+    from ._validation import validate_input
+
+    t0 = time.perf_counter()
+    owner = type(search).__name__
+    if search.search == "gradient":
+        raise ValueError(f"{owner}: n_basis='auto' grows a pivoted Cholesky basis after a grid, nelder-mead or "
+                         "csa search; search='gradient' takes an int n_basis")
+    if is_dask_collection(X) or is_dask_collection(y):
+        raise ValueError(f"{owner}: n_basis='auto' needs the rows in memory; give an int n_basis for Dask input")
+    check_auto_basis(search.basis, X, owner, allowed=("auto", "pchol"))
+    if getattr(search, "alpha_per_target", False):
+        raise ValueError(f"{owner}: n_basis='auto' chooses one basis size at one alpha; give an int n_basis "
+                         "with alpha_per_target=True")
+    if not search.refit:
+        raise ValueError(f"{owner}: n_basis='auto' chooses the size for the refitted model; it needs refit=True")
+    search_fit(X, y, groups=groups, callback=callback)
+    X, y = validate_input(search, X, y, dtype=np.float64, multi_output=not search._classification,
+                          y_numeric=not search._classification, ensure_min_samples=2, reset=False)
+    return grow_after_search(search, X, y, groups, t0)
