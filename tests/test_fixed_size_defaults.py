@@ -126,3 +126,17 @@ def test_candidates_search_keeps_the_paper_procedure():
     est = FixedSizeLSSVRCV(size_search="candidates", **kw).fit(X, y)
     assert "model_size" in est.cv_results_
     assert -est.best_score_ == pytest.approx(est.best_estimator_.cv_score_, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_whole_pool_on_dask_equals_in_memory():
+    X, y = _data(1000)
+    kw = dict(gamma=0.0015, alpha=1e-6, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = FixedSizeLSSVR(n_basis=300, **kw).fit(X, y)
+        on_dask = FixedSizeLSSVR(basis=mem.basis_indices_, **kw).fit(da.from_array(X, chunks=(300, -1)),
+                                                                     da.from_array(y, chunks=300))
+    assert on_dask.model_size_ == mem.model_size_ == mem.n_basis_ + 1
+    np.testing.assert_allclose(on_dask.cv_score_, mem.cv_score_, rtol=1e-6)
+    np.testing.assert_allclose(on_dask.predict(X[:50]), mem.predict(X[:50]), rtol=1e-5, atol=1e-6)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["whole_pool_fold_scores", "whole_pool_outputs"]
+__all__ = ["dask_whole_pool_cv", "whole_pool_fold_scores", "whole_pool_outputs"]
 
 
 def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
@@ -28,8 +28,10 @@ def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
     """
     alpha, nu = float(est.alpha), float(est.nu)
     error_rate = est._scoring == "error_rate"
+    W = None
     if whole_pool_cv is not None:
-        scores = np.atleast_1d(whole_pool_cv(alpha))
+        scores, W = whole_pool_cv(alpha)
+        scores = np.atleast_1d(scores)
     else:
         sse, wrong = rows.direct_cv(system, alpha, nu, f"{name} whole-pool CV", count_wrong=error_rate)
         scores = (wrong if error_rate else sse) / rows.n_samples
@@ -39,7 +41,9 @@ def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
     chosen = scores < margin
     if not chosen.any():
         return None
-    return chosen, rows.solve(system, alpha, nu, call=f"{name} on the whole pool"), scores
+    if W is None:
+        W = rows.solve(system, alpha, nu, call=f"{name} on the whole pool")
+    return chosen, W, scores
 
 
 def whole_pool_fold_scores(X, Y, zidx, folds, kernel_name, kernel_params, alpha, scoring):
@@ -53,4 +57,24 @@ def whole_pool_fold_scores(X, Y, zidx, folds, kernel_name, kernel_params, alpha,
     classification = scoring == "error_rate"
     path = SparseLSSVMCV(X, Y[:, 0], basis=zidx, cv=pairs, basis_in_holdout="keep", alphas=[alpha],
                          kernel=kernel_name, kernel_params=kernel_params, classification=classification)()
-    return path.error_rate if classification else path.mse
+    return (path.error_rate if classification else path.mse), None
+
+
+def dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, scoring):
+    """``alpha -> (scores (v,), W (M + 1, v))`` of the model on the whole pool of Dask rows: the sparse
+    LS-SVM on the prototypes (:func:`lssvm.backends.dask.fit_sparse`, one pass; whitened by ``K_ZZ``, so
+    not squaring the kernel's conditioning as the fixed-size sums' normal equations do) and its exact
+    hold-outs on ``folds`` with the prototypes kept (two passes)."""
+    from ..backends import dask as dask_backend
+
+    def score(alpha):
+        fit = dask_backend.fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z, zidx))
+        if fit.ctx.basis.shape[0] != Z.shape[0]:
+            return np.full(1, np.inf), None
+        sums = fit.cv_sums(folds, [alpha], "keep")
+        a, b = fit.solution.coef(float(alpha))
+        m = data.n_samples
+        scores = np.full(a.shape[1], sums.wrong[0] / m) if scoring == "error_rate" else sums.sse[0] / m
+        return scores, np.vstack([a, np.reshape(b, (1, -1))])
+
+    return score

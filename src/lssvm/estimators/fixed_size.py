@@ -39,7 +39,7 @@ from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
-from ._whole_pool import whole_pool_fold_scores, whole_pool_outputs
+from ._whole_pool import dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -188,7 +188,11 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
         self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
-        return self._fit_rows(kernel, Z, zidx, rows, seed)
+        whole_pool_cv = None
+        if folds is not None and zidx is not None:
+            whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
+                                               self._scoring)
+        return self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed, whole_pool_cv=None):
         """The fit given the rows, in memory or as sums over row blocks
