@@ -100,7 +100,7 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows, categoric
         row = int(np.flatnonzero(sample.isna().to_numpy())[0])
         raise ValueError(f"target column {target!r} has missing values (first at row {row}); remove or impute "
                          "those rows")
-    cat, num = categorical_columns(ddf._meta, categorical, exclude=[target, *drop])
+    cat, num = categorical_columns(_empty_like(ddf), categorical, exclude=[target, *drop])
     features = [c for c in features if c in set(cat) | set(num)]
     encoding, notes = None, []
     if not cat:
@@ -151,6 +151,11 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows, categoric
             "target": target, "encoding": encoding, "notes": notes}
 
 
+def _empty_like(ddf):
+    """An empty pandas frame of the Dask frame's columns and dtypes."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
+
+
 def _encode_block(block, encoding, keep):
     out = pd.DataFrame(copy.copy(encoding).transform(block), columns=encoding.feature_names, index=block.index)
     for c in keep:
@@ -161,8 +166,9 @@ def _encode_block(block, encoding, keep):
 def _encoded_frame(ddf, encoding, keep):
     """The Dask DataFrame of the encoded inputs and the ``keep`` columns (target, groups)."""
     meta = pd.DataFrame({c: pd.Series(dtype=float) for c in encoding.feature_names})
+    empty = _empty_like(ddf)
     for c in keep:
-        meta[c] = ddf._meta[c]
+        meta[c] = empty[c]
     return ddf.map_partitions(_encode_block, encoding, keep, meta=meta)
 
 
