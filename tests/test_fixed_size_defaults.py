@@ -140,3 +140,13 @@ def test_whole_pool_on_dask_equals_in_memory():
     assert on_dask.model_size_ == mem.model_size_ == mem.n_basis_ + 1
     np.testing.assert_allclose(on_dask.cv_score_, mem.cv_score_, rtol=1e-6)
     np.testing.assert_allclose(on_dask.predict(X[:50]), mem.predict(X[:50]), rtol=1e-5, atol=1e-6)
+
+
+def test_sampled_pchol_takes_every_row_of_a_small_table_with_repeats():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    X[30:40] = X[:10]  # repeated rows: fewer distinct rows than the sample would hold
+    kern = make_kernel("rbf", gamma=0.5)
+    Z, rows = sampled_pivoted_cholesky(60, 2, lambda r: X[r], lambda s: kern, 5, 0)
+    expect = pivoted_cholesky(X, kern, 5, random_state=np.random.RandomState(0)).indices
+    np.testing.assert_array_equal(rows, expect)

@@ -45,7 +45,8 @@ def sampled_pivoted_cholesky(n_rows, n_features, take_rows, kernel_for, n_basis,
         Most points to select, 1 <= n_basis <= m.
     random_state : int, RandomState or None
         Seeds the sample (the same rows as :func:`lssvm.basis.random_basis`
-        draws for the same seed and size) and the first pivot.
+        draws for the same seed and size; every row when the sample would
+        hold all of them or more than the distinct ones) and the first pivot.
     pivot_tol, rcond : float
         As for :func:`lssvm.basis.pivoted_cholesky`.
     sample_factor : int, default=SAMPLE_FACTOR
@@ -67,7 +68,14 @@ def sampled_pivoted_cholesky(n_rows, n_features, take_rows, kernel_for, n_basis,
     rng = check_random_state(random_state)
     n = int(n_basis)
     s = int(min(n_rows, max(n, sample_factor * n)))
-    Zs, rows = draw_basis_rows(n_rows, n_features, take_rows, "random", s, rng)
+    if s < n_rows:
+        try:
+            Zs, rows = draw_basis_rows(n_rows, n_features, take_rows, "random", s, rng)
+        except ValueError:  # fewer distinct rows than the sample size: all rows (pchol skips repeats)
+            s = n_rows
+    if s >= n_rows:
+        rows = np.arange(n_rows)
+        Zs = np.asarray(take_rows(rows), dtype=float)
     sel = pivoted_cholesky(Zs, kernel_for(Zs), min(n, Zs.shape[0]), pivot_tol=pivot_tol, rcond=rcond,
                            random_state=rng).indices
     return np.ascontiguousarray(Zs[sel]), np.asarray(rows[sel], dtype=np.intp)
