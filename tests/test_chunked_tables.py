@@ -126,3 +126,13 @@ def test_select_chunk_rows_refuses_test_size_with_a_clear_message(tmp_path):
     out = CliRunner().invoke(cli, ["select", str(tmp_path / "t.csv"), "--chunk-rows", "100", "--test-size", "0.2"])
     assert out.exit_code != 0
     assert "--test" in out.output and "Traceback" not in out.output
+
+
+def test_select_chunk_rows_names_text_columns_left_out_of_the_categoricals(tmp_path):
+    from lssvm.cli.main import cli
+
+    (tmp_path / "d.csv").write_text("a,b,y\n1,2,3\n3,x,4\n5,6,5\n7,8,6\n")
+    out = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--chunk-rows", "2", "--categorical", "none",
+                                   "--no-report", "-o", str(tmp_path / "m.npz")])
+    assert out.exit_code == 1 and "non-numeric input column(s): b" in out.output, out.output
+    assert "Traceback" not in out.output
