@@ -75,7 +75,7 @@ def test_whole_pool_fold_scores_equal_direct_solves():
     rows = np.arange(0, 240, 6)
     folds = [te for _, te in KFold(5).split(X)]
     for alpha in (1e-3, 1.0):
-        got = whole_pool_fold_scores(X, y[:, None], rows, folds, "rbf", {"gamma": 0.05}, alpha, "mse")
+        got, _ = whole_pool_fold_scores(X, y[:, None], rows, folds, "rbf", {"gamma": 0.05}, alpha, "mse")
         sse = 0.0
         for tr, te in KFold(5).split(X):  # brute force: one explicit fit per fold, prototypes kept
             est = FixedSizeLSSVR(gamma=0.05, alpha=alpha, basis=X[rows], solver="direct", cv=None, nu=1e-12)
