@@ -137,7 +137,7 @@ def test_same_name_same_default():
         values = list(by_cls.values())
         assert all(v is values[0] or v == values[0] for v in values), (name, by_cls)
     assert {defaults["basis"][c.__name__] for c in SPARSE} == {"pchol", "auto"}  # searches: auto (random if gradient)
-    assert {defaults["basis"][c.__name__] for c in FIXED} == {"kcenter"}
+    assert {defaults["basis"][c.__name__] for c in FIXED} == {"pchol"}
     assert {defaults["basis"][c.__name__] for c in NYSTROM} == {"random"}
     assert {defaults["cv"][c.__name__] for c in FIXED} == {10}
     assert {defaults["cv"][c.__name__] for c in SPARSE + NYSTROM if "cv" in defaults and c.__name__ in

@@ -83,7 +83,10 @@ FIXED_SIZE_ATTRS_DOC = """
     dual_coef_ : ndarray of shape (n_support_,) or (n_support_, n_outputs)
     intercept_ : float or ndarray of shape (n_outputs,)
     model_size_ : int or ndarray of shape (n_outputs,)
-        SCDP steps kept: non-zeros among prototypes and intercept.
+        SCDP steps kept: non-zeros among prototypes and intercept; M + 1 where
+        the whole pool was kept because its CV score beats every size SCDP
+        reached by more than ``size_rule`` standard deviations (solved
+        directly; SCDP's runs stop early on ill-conditioned systems).
     selection_order_ : ndarray of shape (model_size_,) or list of them
         Coordinates in the order chosen (index M is the intercept).
     cv_curve_ : ndarray of shape (K,) or (n_outputs, K), or None
