@@ -6,6 +6,11 @@ timed over ``fit`` (search + refit) with test error on held-out rows:
 
 * ``SparseLSSVRCV()`` / ``SparseLSSVCCV()``, ``NystromLSSVRCV()``,
   ``FixedSizeLSSVRCV()`` (and the classifiers), lssvm's defaults;
+* ``sparse-dask`` and ``fixed-size-dask``: the same defaults on Dask arrays
+  (the standardised rows in blocks of ``--dask-chunk-rows``; the basis is
+  then chosen on a row sample);
+* ``fixed-size-candidates``: ``FixedSizeLSSVRCV(size_search="candidates")``,
+  the model size picked at every candidate (Karsmakers et al. 2011);
 * neo-ls-svm's ``NeoLSSVM()`` (PyPI ``neo-ls-svm``);
 * ``GridSearchCV(KernelRidge(kernel="rbf"), 5 gammas x 5 alphas, cv=5)`` and
   ``GridSearchCV(SVR(), same grid, cv=5)`` for regression with m <= 5,000.
@@ -99,8 +104,6 @@ def datasets(specs, splits, seed=0):
 
 
 def contenders(names, classification, m):
-    from neo_ls_svm import NeoLSSVM
-
     out = {}
     for name in names:
         if name == "sparse":
@@ -109,7 +112,15 @@ def contenders(names, classification, m):
             out[name] = NystromLSSVCCV() if classification else NystromLSSVRCV()
         elif name == "fixed-size":
             out[name] = FixedSizeLSSVCCV() if classification else FixedSizeLSSVRCV()
+        elif name == "fixed-size-candidates":
+            cls = FixedSizeLSSVCCV if classification else FixedSizeLSSVRCV
+            out[name] = cls(size_search="candidates")
+        elif name in ("sparse-dask", "fixed-size-dask"):
+            family = (SparseLSSVCCV, SparseLSSVRCV) if name == "sparse-dask" else (FixedSizeLSSVCCV, FixedSizeLSSVRCV)
+            out[name] = OnDask(family[0]() if classification else family[1]())
         elif name == "neo":
+            from neo_ls_svm import NeoLSSVM
+
             out[name] = NeoLSSVM()
         elif name in ("krr", "svr") and not classification and m <= PEER_MAX_M:
             if name == "krr":
@@ -117,7 +128,31 @@ def contenders(names, classification, m):
                                          cv=5, n_jobs=1)
             else:
                 out[name] = GridSearchCV(SVR(), {"gamma": PEER_GAMMAS, "C": 1.0 / PEER_ALPHAS}, cv=5, n_jobs=1)
-    return {k: make_pipeline(StandardScaler(), v) for k, v in out.items()}
+    return {k: v if isinstance(v, OnDask) else make_pipeline(StandardScaler(), v) for k, v in out.items()}
+
+
+class OnDask:
+    """An estimator fitted on Dask arrays of the standardised rows (blocks of ``CHUNK_ROWS`` rows);
+    predicts from NumPy rows.  ``self[-1]`` is the estimator, as for a pipeline."""
+
+    CHUNK_ROWS = 5000
+
+    def __init__(self, est):
+        self.est = est
+
+    def __getitem__(self, i):
+        return self.est
+
+    def fit(self, X, y):
+        import dask.array as da
+
+        self.scaler = StandardScaler().fit(X)
+        chunk = min(self.CHUNK_ROWS, X.shape[0])
+        self.est.fit(da.from_array(self.scaler.transform(X), chunks=(chunk, -1)), da.from_array(y, chunks=chunk))
+        return self
+
+    def predict(self, X):
+        return np.asarray(self.est.predict(self.scaler.transform(X)))
 
 
 def warm_up(names):
@@ -139,7 +174,10 @@ def fit_once(est, Xa, ya, Xb, yb, clf):
         pred = est.predict(Xb)
     err = float(np.mean(pred != yb)) if clf else float(np.mean((pred - yb) ** 2))
     final = est[-1]
-    size = getattr(getattr(final, "best_estimator_", None), "n_basis_", "")
+    best = getattr(final, "best_estimator_", None)
+    size = getattr(best, "n_basis_", "")
+    if getattr(best, "n_support_", None) is not None:  # fixed size: prototypes used / pool
+        size = f"{best.n_support_}/{size}"
     return secs, cpu, err, size
 
 
@@ -179,8 +217,10 @@ def main(argv=None):
     p.add_argument("--contenders", nargs="+", default=["sparse", "nystrom", "fixed-size", "neo", "krr", "svr"])
     p.add_argument("--repeats", type=int, default=1, help="interleaved runs per split; the fastest counts")
     p.add_argument("--growth", nargs="+", type=int, default=None, help="time lssvm select at these sizes instead")
+    p.add_argument("--dask-chunk-rows", type=int, default=OnDask.CHUNK_ROWS, help="rows per block of the Dask rows")
     add_run_options(p)
     args = p.parse_args(argv)
+    OnDask.CHUNK_ROWS = args.dask_chunk_rows
     if args.growth:
         if args.growth_estimator:
             return growth_estimator(args.growth, args.n_basis, args.csv)
@@ -208,6 +248,11 @@ def main(argv=None):
         mean["time/neo"] = mean["seconds"] / neo["seconds"].reindex(ref).to_numpy()
         mean["cpu/neo"] = mean["cpu"] / neo["cpu"].reindex(ref).to_numpy()
         mean["error/neo"] = mean["error"] / neo["error"].reindex(ref).to_numpy()
+    if "sparse" in args.contenders:  # each family's defaults against the sparse defaults
+        ref = mean.index.get_level_values(0)
+        sparse = mean.xs("sparse", level="contender")
+        mean["time/sparse"] = mean["seconds"] / sparse["seconds"].reindex(ref).to_numpy()
+        mean["error/sparse"] = mean["error"] / sparse["error"].reindex(ref).to_numpy()
     print()
     print(mean.to_string(float_format=lambda v: f"{v:.4g}"))
     print(f"\nsplits: {args.splits}, repeats: {args.repeats}; load after: {os.getloadavg()}")

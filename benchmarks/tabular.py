@@ -19,7 +19,14 @@ Contenders, each timed from the raw table to test predictions:
   make_tabular_preprocessor`) into ``SVC`` / ``KernelRidge``, tuned by
   ``GridSearchCV`` (3 folds) over ``--C``/``--gamma`` (``alpha`` = 1/C for
   KernelRidge);
-* neo-ls-svm: ``NeoLSSVM()`` with its defaults on the same encoded matrix.
+* neo-ls-svm: ``NeoLSSVM()`` with its defaults on the same encoded matrix
+  (``--no-neo`` leaves it out);
+* with ``--chunk-rows N``: every lssvm configuration again on the streamed
+  table (``lssvm select --chunk-rows N``: the encoding from passes over the
+  blocks, the basis by pivoted Cholesky among a row sample), so that the
+  streamed and in-memory test errors and times sit side by side.
+
+``--max-train M`` keeps a random M training rows (a small table for a quick run).
 
 Prints one table (test error rate or RMSE, seconds, seconds relative to
 lssvm's defaults) and the load average: the machine may be shared.
@@ -139,6 +146,9 @@ def main():
     ap.add_argument("--only-random", type=int, nargs="+", default=None, metavar="SEED",
                     help="run only these random adult splits (seeds), not the official one")
     ap.add_argument("--sets", nargs="+", default=["adult", "elevators"])
+    ap.add_argument("--chunk-rows", type=int, default=None, help="also run each lssvm configuration streamed")
+    ap.add_argument("--max-train", type=int, default=None, help="keep this many random training rows")
+    ap.add_argument("--no-neo", action="store_true")
     args = ap.parse_args()
     configs = args.lssvm if args.lssvm is not None else ["", "--basis random --n-basis 1000"]
     data = Path(args.data)
@@ -151,18 +161,24 @@ def main():
               f"{note}", flush=True)
 
     def compare(dataset, split, train, test, target, task):
+        if args.max_train is not None and len(train) > args.max_train:
+            train = train.sample(args.max_train, random_state=0)
         tr, te = tmp / f"{dataset}-{split}-train.csv", tmp / f"{dataset}-{split}-test.csv"
         train.to_csv(tr, index=False)
         test.to_csv(te, index=False)
+        streamed = [] if args.chunk_rows is None else [f"--chunk-rows {args.chunk_rows}"]
         for extra in configs:
-            seconds, line = run_lssvm(tr, te, target, extra, args.timeout if extra else args.default_timeout)
-            record(dataset, split, f"lssvm select {extra or '(defaults)'}", seconds, metric(line, task), line)
+            for more in ["", *streamed]:
+                arg = f"{extra} {more}".strip()
+                seconds, line = run_lssvm(tr, te, target, arg, args.timeout if extra else args.default_timeout)
+                record(dataset, split, f"lssvm select {arg or '(defaults)'}", seconds, metric(line, task), line)
         if not args.no_sklearn:
             seconds, value, best = run_sklearn(train, test, target, task, args.C, args.gamma)
             name = "SVC" if task == "classification" else "KernelRidge"
             record(dataset, split, f"sklearn Pipeline + {name} GridSearchCV", seconds, value, str(best))
-        seconds, value = run_neo(train, test, target, task)
-        record(dataset, split, "neo-ls-svm NeoLSSVM()", seconds, value)
+        if not args.no_neo:
+            seconds, value = run_neo(train, test, target, task)
+            record(dataset, split, "neo-ls-svm NeoLSSVM()", seconds, value)
 
     if "adult" in args.sets:
         train = pd.read_csv(data / "adult_train.csv.gz")

@@ -188,8 +188,8 @@ def test_select_streams_parquet_files_like_the_python_api(runner, tmp_path, rng)
     _write_parts(tmp_path, frame, 3, "parquet")
     out = tmp_path / "m.npz"
     files = sorted(str(p) for p in tmp_path.glob("part-*.parquet"))
-    res = runner.invoke(cli, ["select", *files, "--target", "t", "--chunk-rows", "200", "--n-basis", "40",
-                              "--gammas", "0.1,0.5,2", "--alphas", "1e-3:10:5", "-o", str(out), "--no-report"])
+    res = runner.invoke(cli, ["select", *files, "--target", "t", "--chunk-rows", "200", "--basis", "random",
+                              "--n-basis", "40", "--gammas", "0.1,0.5,2", "--alphas", "1e-3:10:5", "-o", str(out), "--no-report"])
     assert res.exit_code == 0, res.output
     assert "900 rows, 3 inputs" in res.output and "pass       training pass" in res.output
     assert res.output.count("evaluated  gamma=") == 3
@@ -250,7 +250,6 @@ def test_select_streaming_fails_cleanly(runner, tmp_path, rng, args, message):
     ("", "cannot read the table (No columns to parse from file)"),
     ("a,b,y\n", "the table is empty"),
     ("a,b,y\n1,2,3\n3,4,\n5,6,5\n7,8,6\n", "target column 'y' has missing values (first at row 1)"),
-    ("a,b,y\n1,2,3\n3,x,4\n5,6,5\n7,8,6\n", "input column(s) b are not numeric"),
 ])
 def test_select_streaming_malformed_csv(runner, tmp_path, content, message):
     pytest.importorskip("dask.dataframe")

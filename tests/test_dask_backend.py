@@ -206,7 +206,7 @@ def test_bad_dask_input_is_refused(rng):
     X, y, basis, _ = _problem(rng, m=400)
     Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
     with pytest.raises(ValueError, match="needs all rows in memory"):
-        SparseLSSVR().fit(Xd, yd)  # default basis="fvs"
+        SparseLSSVR(basis="fvs").fit(Xd, yd)  # the default "pchol" is drawn among a row sample
     with pytest.raises(ValueError, match="400 rows"):
         SparseLSSVR(basis=basis).fit(Xd, yd[:300])
     Xn = X.copy()
@@ -215,10 +215,10 @@ def test_bad_dask_input_is_refused(rng):
         SparseLSSVR(basis=basis[:5]).fit(da.from_array(Xn, chunks=100), yd)
     with pytest.raises(ValueError, match="1 class"):
         SparseLSSVC(basis=basis).fit(Xd, da.zeros(400, chunks=100))
-    with pytest.raises(ValueError, match="kcenter.*needs all rows in memory"):  # fixed size runs on Dask, k-center does not
+    with pytest.raises(ValueError, match="kcenter.*needs all rows in memory"):  # the default pchol pool runs on Dask
         from lssvm import FixedSizeLSSVRCV
 
-        FixedSizeLSSVRCV().fit(Xd, yd)
+        FixedSizeLSSVRCV(basis="kcenter").fit(Xd, yd)
     est = SparseLSSVR(basis=basis[:4]).fit(Xd, yd)
     with pytest.raises(ValueError, match="holds every basis vector"):
         folds = [(np.setdiff1d(np.arange(400), t), t) for t in (basis[:4], np.setdiff1d(np.arange(400), basis[:4]))]

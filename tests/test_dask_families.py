@@ -246,7 +246,7 @@ def test_local_cluster_equals_numpy(rng):
 
 # ---------------------------------------------------------- command line
 @pytest.mark.parametrize("model, extra", [("nystrom", ["--n-basis", "30"]),
-                                          ("fixed-size", ["--n-basis", "20", "--cv", "4"])])
+                                          ("fixed-size", ["--basis", "random", "--n-basis", "20", "--cv", "4"])])
 def test_cli_select_chunk_rows_equals_in_memory_search(rng, tmp_path, model, extra):
     import pandas as pd
     from click.testing import CliRunner
@@ -287,7 +287,8 @@ def test_cli_select_streams_a_fixed_size_classifier(rng, tmp_path):
     pd.DataFrame({"u": X[:, 0], "w": X[:, 1], "label": labels}).to_csv(tmp_path / "d.csv", index=False)
     out = tmp_path / "m.npz"
     res = CliRunner().invoke(cli, ["select", str(tmp_path / "d.csv"), "--target", "label", "--model", "fixed-size",
-                                   "--chunk-rows", "120", "--n-basis", "20", "--cv", "3", "--gammas", "1,4",
+                                   "--chunk-rows", "120", "--basis", "random", "--n-basis", "20", "--cv", "3",
+                                   "--gammas", "1,4",
                                    "--alphas", "0.1:10:3", "-o", str(out), "--no-report"])
     assert res.exit_code == 0, res.output
     assert "FixedSizeLSSVCCV" in res.output and "CV error rate" in res.output

@@ -268,8 +268,9 @@ SEARCH_CASES = [
                                    n_candidates=5), "reg", RES, label="random-scdpp-csa"),
     Case(FixedSizeLSSVRCV, _search("nelder-mead", 4, basis="renyi", n_basis=10), "reg", RES,
          label="renyi-scdp-nelder-mead"),
-    Case(FixedSizeLSSVRCV, _search("grid", KF, basis="all", solver="scdpp", n_candidates=5, max_size=15),
-         "reg", RES, label="all-scdpp-grid-kfold"),
+    # the SCDPP draws at every candidate (size_search="refit" scores the whole pool: no draw in the search)
+    Case(FixedSizeLSSVRCV, _search("grid", KF, basis="all", solver="scdpp", n_candidates=5, max_size=15,
+                                   size_search="candidates"), "reg", RES, label="all-scdpp-grid-kfold"),
     Case(FixedSizeLSSVCCV, _search("grid", 4, basis="kcenter", n_basis=10, solver="scdpp",
                                    n_candidates=5), "bin", RES, label="kcenter-scdpp-grid"),
     Case(FixedSizeLSSVCCV, _search("csa", 4, basis="random", n_basis=10, solver="direct"), "bin",

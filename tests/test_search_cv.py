@@ -74,7 +74,7 @@ def test_refit_is_the_scored_model_for_kernel_dependent_rows(data):
     assert est.n_basis_ == model.cv_results_["n_basis"][model.best_index_]
     assert est.reconstruction_error_curve_ is not None  # refitted by FVS itself, same seed, same rows
     fs = FixedSizeLSSVRCV(param_space={"gamma": [0.5, 2.0]}, alphas=[0.01, 0.3], n_basis=20, cv=5,
-                          random_state=0).fit(X, y)
+                          size_search="candidates", random_state=0).fit(X, y)
     i = fs.best_index_
     assert fs.best_estimator_.cv_score_ == pytest.approx(fs.cv_results_["mean_test_mse"][i], rel=1e-12)
     assert fs.best_estimator_.model_size_ == fs.cv_results_["model_size"][i]

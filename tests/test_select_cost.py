@@ -45,9 +45,13 @@ def test_cost_estimate_weighs_each_kind_of_work_by_its_own_rate():
     assert twice.part_seconds("basis") == cost.part_seconds("basis") > 0
     # pivoted Cholesky: O(m n^2) products and O(m n) passes, never the O(m^2 n) of exact FVS
     assert cost.work["basis"][0] < 3 * m * n**2 < estimate_cost("sparse", m, 10, 5, 21, basis="fvs", rate=slow).work["basis"][0]
-    # the fixed-size and Nystrom refits are one more evaluation
-    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, rate=slow)
+    # the per-candidate fixed-size and the Nystrom refits are one more evaluation
+    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, basis="kcenter", rate=slow)
     assert fs.work["refit"] == pytest.approx(tuple(w / 5 for w in fs.work["evaluations"]))
+    # the default fixed-size search scores the whole pool as the sparse LOO search does; SCDP runs in the refit
+    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, rate=slow)
+    assert fs.work["evaluations"] == estimate_cost("sparse", 5000, 8, 5, 21, rate=slow).work["evaluations"]
+    assert fs.work["refit"][0] > 0
     # on a shared machine the search gets a share of its cores: the wall time is the work over that share
     half = MachineRates(gemm=1e11, eigh=1e10, stream=1e9, share=0.5)
     assert estimate_cost("sparse", m, 10, 5, 21, rate=half).seconds == pytest.approx(2 * cost.seconds)

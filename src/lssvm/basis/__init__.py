@@ -16,6 +16,7 @@ from .pchol import (
 from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
 from .random import draw_basis_rows, random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
+from .sampled import SAMPLE_FACTOR, sampled_pivoted_cholesky
 
 __all__ = [
     "basis_holders",
@@ -46,4 +47,6 @@ __all__ = [
     "RenyiResult",
     "renyi_entropy_selection",
     "select_basis",
+    "SAMPLE_FACTOR",
+    "sampled_pivoted_cholesky",
 ]

@@ -17,13 +17,13 @@ from ._select import check_basis_array
 from .duplicates import drop_near_duplicates
 from .fvs import feature_vector_selection
 from .kcenter import kcenter
-from .pchol import default_n_basis
+from .pchol import default_n_basis, pivoted_cholesky
 from .random import random_basis
 from .renyi import renyi_entropy_selection
 
 __all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "nystrom_columns", "prototype_pool"]
 
-PROTOTYPE_METHODS = ("kcenter", "random", "renyi", "all")
+PROTOTYPE_METHODS = ("pchol", "kcenter", "random", "renyi", "all")
 SAMPLINGS = ("random", "kcenter", "fvs")
 #: Paper 002's prototype pool (§5.3); the default pool is now :func:`lssvm.basis.default_n_basis`.
 DEFAULT_N_PROTOTYPES = 2000
@@ -42,16 +42,19 @@ def _pool_size(n_basis, N, n_distinct):
     raise ValueError(f"n_basis must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
 
 
-def prototype_pool(X, kernel, method="kcenter", n_basis=None, random_state=None):
+def prototype_pool(X, kernel, method="pchol", n_basis=None, random_state=None):
     """The fixed-size LS-SVM's prototype pool.
 
     Parameters
     ----------
     X : ndarray of shape (N, d)
     kernel : Kernel
-        Used by "renyi" only.
-    method : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, d) or 1-D int array
-        Gonzalez farthest-point clustering, uniform distinct rows, maximal
+        Used by "pchol" and "renyi".
+    method : {"pchol", "kcenter", "random", "renyi", "all"}, array-like of shape (M, d) or 1-D int array
+        Pivoted Cholesky of the kernel matrix (the rows it reconstructs
+        worst, :func:`lssvm.basis.pivoted_cholesky`; may stop before M
+        points on a numerically singular kernel matrix), Gonzalez
+        farthest-point clustering, uniform distinct rows, maximal
         quadratic Rényi entropy, every distinct row, given points, or
         training-row indices.
     n_basis : int, float or None
@@ -78,7 +81,7 @@ def prototype_pool(X, kernel, method="kcenter", n_basis=None, random_state=None)
 
     Notes
     -----
-    kcenter O(N M d), renyi O(N M d) plus its swaps, random O(N d).
+    pchol O(N M (d + M)), kcenter O(N M d), renyi O(N M d) plus its swaps, random O(N d).
     """
     X = check_input(X)
     kernel = check_kernel(kernel)
@@ -94,7 +97,9 @@ def prototype_pool(X, kernel, method="kcenter", n_basis=None, random_state=None)
         M = _pool_size(n_basis, X.shape[0], distinct.size)
         if M > distinct.size:
             raise ValueError(f"n_basis={M} exceeds the {distinct.size} distinct training rows; lower n_basis")
-        if method == "kcenter":
+        if method == "pchol":
+            idx = pivoted_cholesky(X, kernel, M, random_state=random_state).indices
+        elif method == "kcenter":
             idx = kcenter(X, M, random_state)
         elif method == "random":
             idx = random_basis(X, M, random_state)

@@ -209,10 +209,16 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
         return int(round(value * m)) if value < 1 else int(value)
 
     basis = "pchol" if basis is None else basis  # the estimators' default
-    n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" else n_basis)
+    # the fixed-size search scores the whole-pool model as the sparse one (exact LOO for an int cv), then
+    # runs SCDP's fold curves once, in the refit (size_search="refit")
+    full_pool = model == "fixed-size" and basis == "pchol"
+    if full_pool and isinstance(cv, int):
+        folds = 0
+    n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" or full_pool
+             else n_basis)
     if model == "sparse" and n_basis is None and basis in ("random", "kcenter"):  # as select_basis draws them
         n = min(DEFAULT_N_BASIS, m)
-    if model == "sparse":
+    if model == "sparse" or full_pool:
         select = {"pchol": (2 * m * n * n + 3 * m * n * d, 4 * n**3, 30 * m * n + 1e5 * n),
                   "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))
         gemm = 6 * m * n * n + 2 * m * n * d + 4 * n_alphas * m * n
@@ -221,6 +227,9 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
             gemm += n_alphas * folds * (h * h * n + h**3 / 3)
         per_eval = (gemm, 18 * n**3, 20 * m * n)
         refit = (0, 0, 0)
+        if full_pool:  # SCDP's curves on 10 folds at one alpha, and the pool's system
+            refit = (2 * m * n * d + 2 * m * n * n + 10 * (2 * m / 10 * n * n) + 10 * n * n * min(n, 200),
+                     10 * n**3, 12 * m * n)
         nbytes = 8 * (3 * m * n + m * d)
     elif model == "nystrom":
         k = n // 2

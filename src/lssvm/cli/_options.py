@@ -104,9 +104,9 @@ class _CountOrFraction(click.ParamType):
 basis_options = _apply([
     click.option("--basis", type=click.Choice([*BASIS_METHODS, "all"]), default=None,
                  help="Basis method.  Sparse: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
-                      "per point), random (the default with --chunk-rows), greedy, kcenter or renyi; fixed-size "
-                      "prototype pool: kcenter (default), random, renyi or all; Nystrom columns: random (default), "
-                      "kcenter or fvs."),
+                      "per point), random, greedy, kcenter or renyi; fixed-size prototype pool: pchol (default), "
+                      "kcenter, random, renyi or all; Nystrom columns: random (default), kcenter or fvs.  With "
+                      "--chunk-rows: pchol (among a row sample) or random."),
     click.option("--n-basis", type=_CountOrFraction(), default=None,
                  help="Basis size (pchol, fvs: at most); fixed-size and Nystrom also take a fraction of the rows "
                       "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows)).  "

@@ -4,6 +4,7 @@ pass over the data."""
 
 from __future__ import annotations
 
+import copy
 import glob
 import sys
 from contextlib import contextmanager
@@ -57,21 +58,29 @@ def _read(paths, chunk_rows):
     raise click.BadParameter("--chunk-rows reads Parquet or CSV files (all of one kind)", param_hint="DATA")
 
 
-def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
-    """Lazy inputs, target and groups of the files, inputs scaled.
+def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows, categorical="auto", impute=True,
+              min_frequency=0.01):
+    """Lazy inputs, target and groups of the files, inputs scaled or encoded.
 
     Returns
     -------
     dict with X (dask array, rows in chunks of ``chunk_rows``), y, groups
-    (or None), features, task, chosen, center, scale, n_rows.
+    (or None), features, task, chosen, center, scale, n_rows, target,
+    encoding (:class:`lssvm.io.TabularEncoding` or None) and notes.
 
     Notes
     -----
     Passes over the files: one for the row counts, one for the scaling
-    (unless ``scale="none"``).  The task is inferred from the first block
-    of the target (``--task`` overrides).
+    (unless ``scale="none"``).  Tables with categorical columns or missing
+    values are encoded as in memory (:func:`lssvm.io.tabular_stats.streamed_encoding`:
+    a pass for the levels, counts and sums, one for the medians), each block as
+    it is read.  The task is inferred from the first block of the target
+    (``--task`` overrides).
     """
     import dask
+
+    from ..io.tabular import categorical_columns
+    from ..io.tabular_stats import streamed_encoding
 
     ddf = _read(paths, chunk_rows)
     cols = [str(c) for c in ddf.columns]
@@ -91,9 +100,16 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
         row = int(np.flatnonzero(sample.isna().to_numpy())[0])
         raise ValueError(f"target column {target!r} has missing values (first at row {row}); remove or impute "
                          "those rows")
-    bad = [c for c in features if ddf[c].dtype.kind not in "biuf"]
-    if bad:
-        raise ValueError(f"input column(s) {', '.join(bad)} are not numeric; encode them or pass --drop")
+    cat, num = categorical_columns(_empty_like(ddf), categorical, exclude=[target, *drop])
+    features = [c for c in features if c in set(cat) | set(num)]
+    encoding, notes = None, []
+    if not cat:
+        with pass_progress("counting missing values"):
+            any_missing = bool(ddf[features].isna().sum().compute().any())
+    if cat or any_missing:
+        encoding, missing = streamed_encoding(ddf, cat, num, impute=impute, scale=scale,
+                                              min_frequency=min_frequency, progress=pass_progress)
+        notes = _encoding_notes(encoding, cat, missing)
     chosen = "chosen from the first block of the target; --task overrides" if task == "auto" else "as asked"
     task = infer_task(pd.Series(sample, name=target)) if task == "auto" else task
     if task == "regression" and not pd.api.types.is_numeric_dtype(sample):
@@ -103,6 +119,9 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
     tkind = getattr(ddf[target].dtype, "kind", "O")
     # class labels keep their type (integers stay integers in the saved model)
     ydt = (float if task == "regression" else np.dtype(ddf[target].dtype)) if tkind in "biuf" else object
+    if encoding is not None:  # each block encoded as it is read: the encoded inputs beside the target
+        ddf, features = _encoded_frame(ddf, encoding, [target] + ([] if group_col is None else [group_col])), \
+            list(encoding.feature_names)
     sets, dtypes = [features, target], [float, ydt]
     if group_col is not None:
         sets.append(group_col)
@@ -113,7 +132,7 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
     y = arrays[1].rechunk({0: X.chunks[0]})
     groups = arrays[2].rechunk({0: X.chunks[0]}) if group_col is not None else None
     d = len(features)
-    if scale == "none":
+    if scale == "none" or encoding is not None:  # the encoding scales the numeric columns itself
         center, scale_ = np.zeros(d), np.ones(d)
     else:
         with pass_progress("scaling inputs"):
@@ -129,7 +148,42 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows):
     Xs = (X - center) / scale_
     return {"X": Xs, "y": y, "groups": groups, "features": features, "task": task, "chosen": chosen,
             "center": np.asarray(center, float), "scale": np.asarray(scale_, float), "n_rows": int(X.shape[0]),
-            "target": target}
+            "target": target, "encoding": encoding, "notes": notes}
+
+
+def _empty_like(ddf):
+    """An empty pandas frame of the Dask frame's columns and dtypes."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
+
+
+def _encode_block(block, encoding, keep):
+    out = pd.DataFrame(copy.copy(encoding).transform(block), columns=encoding.feature_names, index=block.index)
+    for c in keep:
+        out[c] = block[c]
+    return out
+
+
+def _encoded_frame(ddf, encoding, keep):
+    """The Dask DataFrame of the encoded inputs and the ``keep`` columns (target, groups)."""
+    meta = pd.DataFrame({c: pd.Series(dtype=float) for c in encoding.feature_names})
+    empty = _empty_like(ddf)
+    for c in keep:
+        meta[c] = empty[c]
+    return ddf.map_partitions(_encode_block, encoding, keep, meta=meta)
+
+
+def _encoding_notes(encoding, categorical, missing):
+    """The lines that say what the encoding did, as in memory."""
+    notes = []
+    if categorical:
+        n_onehot = sum(len(v) + bool(r) for v, r in zip(encoding.levels, encoding.rare_levels, strict=True))
+        grouped = sum(len(r) for r in encoding.rare_levels)
+        notes.append(f"{len(categorical)} categorical column(s) -> {n_onehot} one-hot columns"
+                     + (f" ({grouped} rare levels grouped)" if grouped else ""))
+    if missing:
+        notes.append(f"{sum(missing.values())} missing value(s) in {len(missing)} column(s) imputed, "
+                     "with missing indicators")
+    return notes
 
 
 @contextmanager

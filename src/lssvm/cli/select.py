@@ -130,8 +130,10 @@ def _results_table(search, top):
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
-              help="Stream the files in blocks of this many rows with Dask instead of loading them (random "
-                   "basis, prototypes or columns; K folds are the same as in memory).  Needs lssvm[dask].")
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (basis and "
+                   "prototypes by pivoted Cholesky among a row sample, random Nystrom columns; categorical columns "
+                   "and missing values encoded from a first pass; K folds are the same as in memory).  Needs "
+                   "lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
@@ -147,12 +149,13 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     if test_data is not None and test_size is not None:
         raise click.BadParameter("give --test or --test-size, not both", param_hint="--test")
     if streaming:
-        if test_data is not None or test_size is not None:
-            raise click.BadParameter("--chunk-rows does not take test rows", param_hint="--test/--test-size")
-        if isinstance(categorical, list):
-            raise click.BadParameter("--chunk-rows streams numeric columns only", param_hint="--categorical")
+        if test_size is not None:
+            raise click.BadParameter("--chunk-rows cannot hold out rows of a streamed table; give the test "
+                                     "rows as a table of their own with --test", param_hint="--test-size")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
+        if test_data is not None:
+            test_frame = load_frame(test_data)[0]
     else:
         frame, name = _load_frames(data)
         if test_data is not None:
@@ -181,9 +184,11 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     try:
         groups, encoding, notes = None, None, []
         if streaming:
-            st = _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows)
+            st = _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows, categorical, impute,
+                                min_frequency)
             Xs, y, groups, features, task, chosen, center, scale_ = (
                 st["X"], st["y"], st["groups"], st["features"], st["task"], st["chosen"], st["center"], st["scale"])
+            encoding, notes = st["encoding"], st["notes"]
             n_rows, target_name = st["n_rows"], st["target"]
             if group_col is not None:
                 cv = _group_cv(st["n_groups"], group_col)
@@ -401,16 +406,21 @@ def _check_streaming(data, chunk_rows, model_kind, basis):
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
-    if basis not in (None, "random"):
-        raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows draws a random basis",
+    allowed = ("random",) if model_kind == "nystrom" else ("pchol", "random")
+    if basis not in (None, *allowed):
+        raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows takes "
+                                 + " or ".join(allowed) + " (pchol: pivoted Cholesky among a row sample)",
                                  param_hint="--basis")
     paths = expand_paths(data)
-    return paths, Path(paths[0]).name.split(".")[0], "random"
+    if basis is None:  # the model's default; pivoted Cholesky on a row sample for the sparse and fixed-size
+        basis = "random" if model_kind == "nystrom" else "pchol"
+    return paths, Path(paths[0]).name.split(".")[0], basis
 
 
-def _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows):
+def _stream_inputs(paths, target, drop, task, scale, group_col, chunk_rows, categorical="auto", impute=True,
+                   min_frequency=0.01):
     drop = tuple(drop) + (() if group_col is None else (group_col,))
-    st = stream_xy(paths, target, drop, task, scale, group_col, chunk_rows)
+    st = stream_xy(paths, target, drop, task, scale, group_col, chunk_rows, categorical, impute, min_frequency)
     if group_col is not None:
         import dask.array as da
 

@@ -11,11 +11,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils._param_validation import StrOptions
 
 from .._labels import encode_classes
 from ..backends import is_dask_collection
-from ..kernels import DEFAULT_BLOCK_SIZE
-from ..selection import FixedSizeCV, NystromCV
+from ..basis import prototype_pool
+from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
+from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS
 from ._intervals import SearchIntervalMixin
@@ -23,7 +25,11 @@ from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .nystrom import NystromLSSVC, NystromLSSVR
 from .search_cv import _RESULT_DOC, _SEARCH_DOC, _BaseSearchCV, _ClassifierSearchMixin
 
-__all__ = ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV", "NystromLSSVRCV", "NystromLSSVCCV"]
+__all__ = ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV", "NystromLSSVRCV", "NystromLSSVCCV", "SIZE_SEARCHES"]
+
+#: When the fixed-size search picks the model size: once, at the best width and alpha of the full-pool model
+#: ("refit"), or at every candidate ("candidates", Karsmakers et al. 2011's procedure).
+SIZE_SEARCHES = ("refit", "candidates")
 
 
 # ------------------------------------------------------------ fixed size
@@ -34,13 +40,15 @@ class _FixedSizeSearchCV(_BaseSearchCV):
         **{k: FixedSizeLSSVR._parameter_constraints[k] for k in (
             "basis", "n_basis", "solver", "max_size", "cv", "n_candidates", "nu", "stop_window", "stop_tol",
             "size_rule")},
+        "size_search": [StrOptions(set(SIZE_SEARCHES))],
     }
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
-                 max_evaluations=None, refit=True, basis="kcenter", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
-                 stop_tol=1e-4, size_rule=0.1, degree=3, coef0=1.0, normalize_kernel=False,
+                 stop_tol=1e-4, size_rule=0.1, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+        self.size_search = size_search
         self.kernel = kernel
         self.alphas = alphas
         self.param_space = param_space
@@ -68,8 +76,18 @@ class _FixedSizeSearchCV(_BaseSearchCV):
 
     _accepts_dask = True
 
+    def _full_pool_search(self):
+        """Whether the width and alpha are searched on the full-pool model (``size_search="refit"``): for
+        pools drawn once (a kernel-dependent "renyi" pool keeps the per-candidate criterion); "direct" solves
+        are the full-pool model itself."""
+        per_candidate = isinstance(self.basis, str) and self.basis == "renyi"
+        return (self.size_search == "refit" or self.solver == "direct") and not per_candidate
+
     def _criterion(self, X, y, scoring, **kw):
-        if is_dask_collection(X) or is_dask_collection(y):
+        on_dask = is_dask_collection(X) or is_dask_collection(y)
+        if self._full_pool_search():
+            return self._full_pool_criterion(X, y, on_dask, **kw)
+        if on_dask:
             from ..backends.dask.family_cv import DaskFixedSizeCV
 
             return DaskFixedSizeCV(X, y, basis=self.basis, n_basis=self.n_basis, solver=self.solver,
@@ -81,6 +99,35 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                            stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
                            size_scoring=scoring, **kw)
 
+    def _full_pool_criterion(self, X, y, on_dask, **kw):
+        """The exact CV of the model on the whole pool (SCDP run to the end, i.e. the sparse LS-SVM on the
+        prototypes), the prototypes kept in every fold's training rows as the fixed-size CV keeps them
+        (:class:`lssvm.selection.SparseLSSVMCV`, ``basis_in_holdout="keep"``): the search then costs what
+        the sparse family's does; SCDP and its size rule run once, in the refit."""
+        rng = kw["random_state"]
+        self._refit_seed = int(rng.randint(2**31 - 1))
+        basis, n_basis = self.basis, self.n_basis
+        if on_dask:
+            from ..backends.dask import DaskRows
+
+            X, y = DaskRows(X, y, kw.pop("groups"), kw["classification"]), None
+            if isinstance(basis, str) and basis == "random" and n_basis is None:  # the fixed-size default pool
+                from ..basis import default_n_basis
+
+                n_basis = default_n_basis(X.n_samples)
+        elif isinstance(basis, str) and basis != "pchol" or np.ndim(basis) == 2:
+            # the pool of the fixed-size model, drawn once (at the "scale" width if the width is searched)
+            params = {k: v for k, v in kw["kernel_params"].items() if not (k == "gamma" and v is None)}
+            params.setdefault("gamma", gamma_scale(X))
+            kern = make_kernel(kw["kernel"], **params)
+            basis = prototype_pool(np.asarray(X, dtype=float), kern, basis, n_basis, rng)[1]
+            if basis is None:
+                raise ValueError("the basis (prototype pool) must come from the training rows: a method name or "
+                                 "row indices (a search scores every candidate on its own rows)")
+        if isinstance(kw["cv"], Integral):  # exact LOO, as the sparse family: 2.5x cheaper than 10 folds
+            kw["cv"] = "loo"
+        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep", **kw)
+
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, solver=self.solver, max_size=self.max_size,
                     n_candidates=self.n_candidates, nu=self.nu, stop_window=self.stop_window,
@@ -88,6 +135,15 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                     normalize_kernel=self.normalize_kernel, block_size=self.block_size)
 
     def _refit_params(self, criterion, rows, scoring):
+        if self._full_pool_search():  # the size picked once, by the model's own CV on the search's folds
+            if rows is None:
+                rows = criterion.basis_points()
+            folds = getattr(criterion, "folds", None)
+            if folds is None or _same_folds_every_time(self.cv):
+                return {"basis": rows, "cv": self.cv, "random_state": self._refit_seed, "scoring": scoring}
+            n = sum(len(t) for t in folds)
+            return {"basis": rows, "cv": [(np.setdiff1d(np.arange(n), t), t) for t in folds],
+                    "random_state": self._refit_seed, "scoring": scoring}
         # Dask input: the same splitter, assigned by passes.  An int or a (Stratified)KFold that splits the
         # same way every time names the same folds on the full rows; kept as such, the refits of CV+ folds
         # (predict_interval) split their own rows as the Dask fit's do
@@ -116,8 +172,20 @@ _FIXED_DOC = """
     cv : int, splitter or iterable of (train, test), default=10
         The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int k is unshuffled
         ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers), used for every candidate.
-    basis : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
-        The prototype pool, drawn once ("renyi" depends on the kernel: per candidate).
+    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
+        The prototype pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the
+        width is searched; on Dask input among a sample of rows; "renyi" depends on the kernel: per candidate).
+    size_search : {"refit", "candidates"}, default="refit"
+        "refit": every candidate (width, alpha) is scored by the exact CV of the model on the whole
+        pool (the sparse LS-SVM on the prototypes; exact LOO for an int ``cv``, as
+        :class:`lssvm.SparseLSSVRCV`, whose cost the search then has; a splitter's folds with the
+        prototypes kept in every fold's training rows), then SCDP and its size rule run once, at the
+        best candidate, on ``cv``'s folds, in the refit (the whole pool where SCDP's sizes all score
+        worse, see :class:`lssvm.FixedSizeLSSVR`): ``best_score_`` is the full-pool model's score and
+        ``best_estimator_.cv_score_`` the refitted model's at its size.  "candidates": each alpha of each
+        candidate is scored at the size the size rule picks on its own SCDP curves (Karsmakers et al. 2011,
+        §4.5; many times slower: ``benchmarks/defaults_speed.py``).  A "renyi" pool always uses
+        "candidates"; ``solver="direct"`` always "refit" (the full-pool model is its model).
     n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
     degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the

@@ -1,6 +1,6 @@
 """Fixed-size LS-SVMs solved sparsely by SCDP (Karsmakers et al. 2011).
 
-Prototypes Z, the basis (k-center, random, Rényi entropy, all rows, or given), span the
+Prototypes Z, the basis (pivoted Cholesky, k-center, random, Rényi entropy, all rows, or given), span the
 model ``f(x) = sum_i w_i k(x, z_i) + b0``.  Fitting solves the fixed-size
 normal equations (:mod:`lssvm.solvers.fixed_size`) either directly (all
 prototypes) or by sparse conjugate directions pursuit, which adds one
@@ -32,105 +32,17 @@ from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, Validate
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
+from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
+from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
+from ._whole_pool import dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
 SOLVERS = ("scdp", "scdpp", "direct")
-
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0 or "scale", default="scale"
-        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
-        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
-        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
-        give narrower kernels (1/sigma^2 in Karsmakers et al. 2011: Notes).
-    alpha : float > 0, default=1.0
-        Regularisation; larger values give smoother fits (LS-SVMlab's
-        ``gam`` is ``1/alpha``: Notes).
-    basis : {"kcenter", "random", "renyi", "all"}, array-like of shape (M, n_features) or 1-D int array, default="kcenter"
-        The prototype pool SCDP picks from: Gonzalez farthest-point clustering,
-        uniform distinct rows, maximal quadratic Rényi entropy (classic
-        FS-LSSVM), every distinct training row, given points (they need
-        not be training rows), or training-row indices.
-    n_basis : int or float, optional
-        Pool size M: a count, or a fraction of the training rows (the
-        SCDP-FSLSSVM_PV of Karsmakers et al. 2011 uses 0.3; capped at the distinct rows); default
-        ``min(distinct rows, 2000)``.
-    solver : {"scdp", "scdpp", "direct"}, default="scdp"
-        "scdp" grows the model one prototype at a time (Algorithm 3);
-        "scdpp" scores only ``n_candidates`` random coordinates per step
-        (§3.5.2); "direct" solves with all prototypes (classic FS-LSSVM).
-    max_size : int, optional
-        k_m: non-zeros (prototypes plus intercept) at most; default M + 1.
-    cv : int, splitter, iterable of (train, test) or None, default=10
-        Folds of the fast CV that picks the model size (an int k is
-        unshuffled ``KFold(k)``, ``StratifiedKFold(k)`` for classifiers, as
-        scikit-learn's ``check_cv``; pass a splitter to shuffle); None fits
-        ``max_size`` non-zeros without CV.
-    random_state : int, RandomState or None
-        Seeds the prototype pool, the folds and SCDPP's draws (the same
-        draws for every fold and hyper-parameter, Remark 8).
-    n_candidates : int, optional
-        rho of "scdpp"; default 59 (one of the top 5 % with probability 0.95, §3.5.2).
-    nu : float > 0, default=1e-8
-        Penalty on the intercept that makes the system positive definite.
-    stop_window : int, default=10
-        Delta_k of stopping rule (38).
-    stop_tol : float or None, default=1e-4
-        epsilon of rule (38): a fold's SCDP run stops once its validation
-        score changes by less than this, relative to the mean of the
-        ``stop_window`` previous ones; None runs every fold to ``max_size``.
-    size_rule : float >= 0, default=0.1
-        The final size is the smallest whose CV score is within
-        ``size_rule`` standard deviations (over folds) of the best (§4.5).
-    scoring : {"mse", "error_rate"} or None, default=None
-        CV criterion for the model size and rule (38): mean squared error
-        (PRESS / N, the paper's choice; None means "mse"), or the
-        misclassification rate (classifiers with two classes).
-    degree, coef0 : int, float
-        Parameters of the "poly" kernel.
-    normalize_kernel : bool, default=False
-    block_size : int, default=2048
-        Rows per kernel block at prediction.
-    n_jobs : int or None, default=None
-        As for :class:`lssvm.SparseLSSVR`.
-"""
-
-_ATTRS_DOC = """
-    Attributes
-    ----------
-    basis_vectors_ : ndarray of shape (M, n_features)
-        The prototype pool.
-    basis_indices_ : ndarray of shape (M,) or None
-        Training rows of the pool (None for given points).
-    n_basis_ : int
-        M, the pool size.
-    support_ : ndarray of shape (n_support_,)
-        Indices into the pool of the prototypes the model uses, in the
-        order SCDP chose them (sorted for several outputs).
-    support_vectors_ : ndarray of shape (n_support_, n_features)
-    n_support_ : int
-        Prototypes used ("# PV" in Karsmakers et al. 2011).
-    dual_coef_ : ndarray of shape (n_support_,) or (n_support_, n_outputs)
-    intercept_ : float or ndarray of shape (n_outputs,)
-    model_size_ : int or ndarray of shape (n_outputs,)
-        SCDP steps kept: non-zeros among prototypes and intercept.
-    selection_order_ : ndarray of shape (model_size_,) or list of them
-        Coordinates in the order chosen (index M is the intercept).
-    cv_curve_ : ndarray of shape (K,) or (n_outputs, K), or None
-        CV score of the model with 1..K non-zeros.
-    cv_curve_std_ : ndarray like ``cv_curve_``
-        Standard deviation over folds of the per-fold scores.
-    cv_score_ : float or ndarray of shape (n_outputs,), or None
-        CV score at the chosen size (with all prototypes for "direct").
-"""
-
 
 class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(
@@ -138,7 +50,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         kernel="rbf",
         gamma="scale",
         alpha=1.0,
-        basis="kcenter",
+        basis="pchol",
         n_basis=None,
         random_state=None,
         *,
@@ -241,7 +153,12 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
             # an int is scikit-learn's check_cv rule: unshuffled (Stratified)KFold
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
-        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed)
+        whole_pool_cv = None
+        if folds is not None and zidx is not None and isinstance(self.kernel, str) and Y.shape[1] == 1:
+            def whole_pool_cv(alpha):
+                params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
+                return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
+        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
 
     def _fit_dask(self, X, y, groups, classification):
         """Fit on Dask collections: the pool drawn as in memory, one pass of
@@ -270,9 +187,13 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
         self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
-        return self._fit_rows(kernel, Z, zidx, rows, seed)
+        whole_pool_cv = None
+        if folds is not None and zidx is not None:
+            whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
+                                               self._scoring)
+        return self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
 
-    def _fit_rows(self, kernel, Z, zidx, rows, seed):
+    def _fit_rows(self, kernel, Z, zidx, rows, seed, whole_pool_cv=None):
         """The fit given the rows, in memory or as sums over row blocks
         (:class:`lssvm.cv.fixed_size.RowsInMemory` / ``SummedRows``): one
         code path for NumPy and Dask input."""
@@ -294,6 +215,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                                             count_wrong=self._scoring == "error_rate")
                 self.cv_score_ = (sse if self._scoring == "mse" else wrong) / rows.n_samples
         else:
+            full = None
             rho = None if self.solver != "scdpp" else (
                 DEFAULT_N_CANDIDATES if self.n_candidates is None else self.n_candidates)
             sizes = np.full(v, kmax)
@@ -308,8 +230,16 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
                 sizes = chosen_sizes(curves, self._scoring, self.size_rule)[0]
                 self.cv_curve_, self.cv_curve_std_ = mean, std
                 self.cv_score_ = mean[np.arange(v), sizes - 1]
+                if last < kmax and kmax == D:
+                    full = whole_pool_outputs(self, rows, system, mean, std, name, whole_pool_cv)
             orders = []
             for j in range(v):
+                if full is not None and full[0][j]:  # the whole pool: the size rule's pick on the full curve
+                    W[:, j] = full[1][:, j]
+                    orders.append(np.arange(D))
+                    sizes[j] = D
+                    self.cv_score_[j] = full[2][j]
+                    continue
                 state = SCDPState(A, system.rhs[:, j], rho, seed)
                 while state.k < sizes[j] and state.step() is not None:
                     pass

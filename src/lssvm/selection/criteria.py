@@ -35,7 +35,7 @@ from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
-from ..kernels import RBF, make_kernel, squared_distances
+from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
 from ..solvers import check_alphas
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
@@ -301,8 +301,9 @@ class FixedSizeCV(_RowsCV):
         As for :class:`DenseLSSVMCV`.
     cv : int, splitter or iterable of (train, test), default=10
         Folds (no "loo").
-    basis : {"kcenter", "random", "renyi", "all"} or 1-D int array, default="kcenter"
-        The pool, drawn once ("renyi" depends on the kernel: per candidate).
+    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
+        The pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the width is
+        searched; "renyi" depends on the kernel: per candidate).
     n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
         As for :class:`lssvm.FixedSizeLSSVR`.
     size_scoring : {"mse", "error_rate"}, default="mse"
@@ -323,7 +324,7 @@ class FixedSizeCV(_RowsCV):
     given for two classes only.
     """
 
-    def __init__(self, X, y, *, cv=10, basis="kcenter", n_basis=None, solver="scdp", max_size=None,
+    def __init__(self, X, y, *, cv=10, basis="pchol", n_basis=None, solver="scdp", max_size=None,
                  n_candidates=None, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse",
                  **kw):
         n_candidates = DEFAULT_N_CANDIDATES if n_candidates is None else n_candidates
@@ -354,7 +355,9 @@ class FixedSizeCV(_RowsCV):
         self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
 
         def draw(kern, rng):
-            rows = prototype_pool(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)[1]
+            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
+            rows = prototype_pool(self.X, kern, basis, n_basis, rng)[1]
             if rows is None:
                 raise ValueError("the basis (prototype pool) must come from the training rows: a method name or row indices "
                                  "(a search scores every candidate on its own rows)")

@@ -146,8 +146,8 @@ class SparseLSSVMCV(_RowsCV):
 
     def _init_source(self, source, basis, n_basis, *, kernel="rbf", cv="loo", alphas=None, classification=False,
                      groups=None, random_state=None, kernel_params=None, n_jobs=None):
-        """Rows not in memory (Dask): the basis ("random", row indices or
-        points) is drawn once, the folds assigned by passes; every candidate
+        """Rows not in memory (Dask): the basis ("pchol" on a row sample,
+        "random", row indices or points) is drawn once, the folds assigned by passes; every candidate
         then trains and scores by passes of the row source's engine."""
         if groups is not None:
             raise ValueError("pass the groups to the row source (DaskRows), not to the criterion")
@@ -165,7 +165,9 @@ class SparseLSSVMCV(_RowsCV):
         self._cv_folds = None if self.loo else source.resolve_cv(cv, self.classification)
         self.folds = None  # the rows are not in memory: no test-index arrays
         self._seed = None  # draw_seed: the basis is drawn once
-        self._basis = source.draw_basis(basis, n_basis, random_state)
+        # "pchol" at the fixed width, or at the sample's "scale" width when the width is searched
+        self._basis = source.draw_basis(basis, n_basis, random_state, kernel_for=lambda sample: self._kernel(
+            {} if "gamma" in self.kernel_params else {"gamma": gamma_scale(sample)}))
         self.n_evaluations = 0
 
     def rows_for(self, **params):

@@ -155,15 +155,19 @@ def _pool_size(n_prototypes, m):
     return count_or_fraction("n_basis", n_prototypes, None, m)
 
 
-def prototype_pool(data, kernel, method, n_prototypes, rng):
+def prototype_pool(data, kernel, method, n_prototypes, rng, kernel_for=None):
     """The fixed-size prototype pool of Dask data (Z, indices or None), drawn
-    as in memory (see the module notes); near-duplicates are dropped."""
+    as in memory (see the module notes; "pchol" on a row sample,
+    :func:`lssvm.basis.sampled_pivoted_cholesky`, at ``kernel_for(sample)``
+    if given, else at ``kernel``); near-duplicates are dropped."""
     m = data.n_samples
     if isinstance(method, str):
-        if method not in ("random", "renyi"):
-            raise _needs_memory("basis", method, "basis='random' or 'renyi'")
+        if method not in ("pchol", "random", "renyi"):
+            raise _needs_memory("basis", method, "basis='pchol', 'random' or 'renyi'")
         M = _pool_size(n_prototypes, m)
-        if method == "random":
+        if method == "pchol":
+            Z, idx = draw_basis(data, "pchol", M, rng, kernel_for=kernel_for or (lambda sample: kernel))
+        elif method == "random":
             Z, idx = draw_basis(data, "random", M, rng)
         else:
             Zp, pool = draw_basis(data, "random", min(m, RENYI_POOL_FACTOR * M), rng)

@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from ..._params import count_or_fraction
 from ...basis import near_duplicate_free
 from ...cv.fixed_size import chosen_sizes, scdp_seed
+from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
 from ...solvers import check_alphas
 from .families import fit_nystrom, folds_for, nystrom_columns, prototype_pool, summed_rows
@@ -112,7 +113,7 @@ class DaskFixedSizeCV(_DaskRowsCV):
         As for :class:`lssvm.selection.FixedSizeCV`.
     """
 
-    def __init__(self, X, y, *, cv=10, basis="random", n_basis=None, solver="scdp", max_size=None,
+    def __init__(self, X, y, *, cv=10, basis="pchol", n_basis=None, solver="scdp", max_size=None,
                  n_candidates=59, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse", **kw):
         if isinstance(cv, str):
             raise ValueError(f"fixed-size models are cross-validated on folds: cv must be an int, a splitter or "
@@ -134,7 +135,11 @@ class DaskFixedSizeCV(_DaskRowsCV):
             self._seed = self.random_state.randint(2**31 - 1)
             self._drawn = {}
         else:
-            self._Z, self._idx = prototype_pool(self.data, self._kernel({}), basis, n_basis, self.random_state)
+            # "pchol": at the fixed width, or at the sample's "scale" width when the width is searched
+            self._Z, self._idx = prototype_pool(
+                self.data, self._kernel({}), basis, n_basis, self.random_state,
+                kernel_for=lambda sample: self._kernel({} if "gamma" in self.kernel_params
+                                                       else {"gamma": gamma_scale(sample)}))
             if self._idx is None:
                 raise ValueError("the prototypes must come from the training rows: a method name or row indices "
                                  "(a search scores every candidate on its own rows)")

@@ -46,9 +46,11 @@ class DaskRows:
         """The folds of ``cv`` (:class:`lssvm.backends.dask.DaskFolds`)."""
         return resolve_dask_cv(cv, self.data, classifier)
 
-    def draw_basis(self, basis, n_basis, random_state):
-        """Basis points and rows: "random", row indices or points."""
-        return draw_basis(self.data, basis, n_basis, random_state)
+    def draw_basis(self, basis, n_basis, random_state, kernel_for=None):
+        """Basis points and rows: "pchol" (on a row sample, at ``kernel_for(sample)``),
+        "random", row indices or points."""
+        return draw_basis(self.data, basis, n_basis, random_state, kernel_for=kernel_for,
+                          classification=self.classification)
 
     def fit_engine(self, kernel, basis_rows, rcond):
         """The engine (:class:`lssvm.backends.dask.DaskSparseFit`) of the

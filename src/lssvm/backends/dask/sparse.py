@@ -10,6 +10,7 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from numbers import Integral
 
 import dask
 import dask.array as da
@@ -17,7 +18,14 @@ import numpy as np
 
 from ..._sums import warn_if_overflow
 from ..._targets import warn_constant_targets
-from ...basis import basis_holders, draw_basis_rows, drop_near_duplicates
+from ...basis import (
+    basis_holders,
+    default_basis_size,
+    default_n_basis,
+    draw_basis_rows,
+    drop_near_duplicates,
+    sampled_pivoted_cholesky,
+)
 from ...cv import BASIS_IN_HOLDOUT, ErrorSums, FoldSpec, not_in_memory
 from ...cv.row_blocks import (
     block_fold_outputs,
@@ -129,17 +137,40 @@ def total_moments(moments):
 
 
 # ---------------------------------------------------------------- basis
-def draw_basis(data, basis, n_basis, random_state):
+def draw_basis(data, basis, n_basis, random_state, kernel_for=None, classification=False):
     """Basis points of Dask data: "random" rows, row indices or the points
-    (:func:`lssvm.basis.draw_basis_rows`).
+    (:func:`lssvm.basis.draw_basis_rows`), or "pchol": pivoted Cholesky on a
+    uniform row sample (:func:`lssvm.basis.sampled_pivoted_cholesky`).
+
+    Parameters
+    ----------
+    data : RowData
+    basis : "random", "pchol", 1-D int array or array (n, d)
+    n_basis : int or None
+        For "pchol" the default is the in-memory one
+        (:func:`lssvm.basis.default_basis_size`).
+    random_state : int, RandomState or None
+    kernel_for : callable, optional
+        ``kernel_for(sample) -> Kernel``, the kernel "pchol" selects at.
+    classification : bool
+        Whether the default "pchol" size is a classifier's.
 
     Returns
     -------
     Z : ndarray of shape (n, d)
     indices : ndarray of shape (n,) or None
     """
-    return draw_basis_rows(data.n_samples, data.n_features, lambda rows: take_rows(data.X, rows), basis, n_basis,
-                           random_state)
+    m = data.n_samples
+    take = lambda rows: take_rows(data.X, rows)  # noqa: E731
+    if isinstance(basis, str) and basis == "pchol":
+        if kernel_for is None:
+            raise ValueError("basis='pchol' on Dask input needs the kernel it selects at")
+        n = default_basis_size("pchol", n_basis, m, classification)
+        n = default_n_basis(m) if n is None else n
+        if not isinstance(n, Integral) or isinstance(n, bool) or not 1 <= n <= m:
+            raise ValueError(f"n_basis must be an integer in [1, {m}] (the number of rows); got {n_basis!r}")
+        return sampled_pivoted_cholesky(m, data.n_features, take, kernel_for, n, random_state)
+    return draw_basis_rows(m, data.n_features, take, basis, n_basis, random_state)
 
 
 def basis_context(Z, kernel, rcond, classes, n_features):
@@ -354,7 +385,7 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     data : RowData
     kernel : lssvm.kernels.Kernel
     basis, n_basis, random_state, rcond
-        As for :class:`lssvm.SparseLSSVR` (basis "random", row indices or points).
+        As for :class:`lssvm.SparseLSSVR` (basis "pchol", on a row sample, "random", row indices or points).
     classes : ndarray, optional
         Class labels (classifiers).
     basis_rows : tuple (Z, indices), optional
@@ -364,7 +395,11 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     -------
     DaskSparseFit
     """
-    Z, idx = draw_basis(data, basis, n_basis, random_state) if basis_rows is None else basis_rows
+    if basis_rows is None:
+        Z, idx = draw_basis(data, basis, n_basis, random_state, kernel_for=lambda sample: kernel,
+                            classification=classes is not None)
+    else:
+        Z, idx = basis_rows
     Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
     total = total_moments(training_moments(data, ctx, classes))
