@@ -28,7 +28,6 @@ time budget; :func:`choose_basis_size` keeps the size of lowest CV error.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +35,7 @@ from scipy.linalg import lapack, solve_triangular
 from sklearn.utils import check_random_state
 
 from ..basis import pivoted_cholesky
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 
 __all__ = [
     "AUTO_BASIS_BYTES",
@@ -244,12 +243,11 @@ def prefix_cv_sums(G, Y, alphas, folds=None, grams=None):
                 P = solve_triangular(R, F[t].T, trans="T").T
                 _accumulate(P, c, Y[t], sse[a], s4[a])
     if bad:
-        warnings.warn(f"the basis-size CV could not factorise the ridge system at alpha={sorted(set(bad))} "
-                      "(not positive definite in floating point); those alphas are scored as infinite error",
-                      NumericalWarning, stacklevel=2)
+        warn_numerical(f"the basis-size CV could not factorise the ridge system at alpha={sorted(set(bad))} "
+                      "(not positive definite in floating point); those alphas are scored as infinite error", stacklevel=2)
     if low < 1e-10:
-        warnings.warn(f"a leave-one-out leverage is 1 - {low:.1e} at some basis size: the LOO residuals there "
-                      "are ill-conditioned (raise alpha)", NumericalWarning, stacklevel=2)
+        warn_numerical(f"a leave-one-out leverage is 1 - {low:.1e} at some basis size: the LOO residuals there "
+                      "are ill-conditioned (raise alpha)", stacklevel=2)
     return sse, s4
 
 

@@ -23,8 +23,6 @@ column of ``U W`` vanish, so it is exactly a removed row.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -32,7 +30,7 @@ from scipy.linalg import lapack
 from .._labels import LabelCoder
 from .._sums import warn_if_overflow
 from ..basis import basis_holders
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..solvers.sparse_rls import warn_tiny_leverage
 from ..solvers.weighted_rls import factorize_weighted_rls
 from .engine import ErrorSums
@@ -181,10 +179,9 @@ class WeightedSparseEngine:
 
     def _refit(self, H, p, E, alphas):
         """Refit without rows H[p] and basis points E (a numerically singular K_BB: its range changes)."""
-        warnings.warn(
+        warn_numerical(
             "K_BB is numerically singular (the model lives on its range): hold-out with basis points "
             "removed refits the fold on the remaining basis, O(m n^2) per fold",
-            NumericalWarning,
             stacklevel=4,
         )
         train = np.setdiff1d(np.arange(self.n_samples), H[p])
@@ -257,10 +254,9 @@ def _weighted_holdout(fac, Y, H, p, E, alphas):
             worst = 0.0
         out[a] = g + Up @ (sp[:, None] * corr) + fac.y_mean
     if worst < _HOLDOUT_RCOND:
-        warnings.warn(
+        warn_numerical(
             f"weighted hold-out: the fold system is nearly singular (reciprocal condition {worst:.1e}); "
             "its outputs are unreliable: increase alpha or hold out fewer rows",
-            NumericalWarning,
             stacklevel=4,
         )
     return out

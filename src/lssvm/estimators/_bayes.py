@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ..kernels import iter_row_blocks
 from ..selection.evidence import gcv_path, log_evidence_path, ridge_objective
 from ..solvers import check_alphas
@@ -94,12 +92,11 @@ class BayesMixin:
             err_S = np.where(yy > 0, (lam.size + 1) * eps * yy / S, 0.0)  # a constant output: S = 0 exactly
         err = min(max(err, float(np.max(err_S)), residual_err), 1.0)
         if err > 1e-6:
-            warnings.warn(
+            warn_numerical(
                 f"predict_std at alpha={alpha:g} is accurate to about {err:.0e} only: rounding (about eps "
                 f"times the Gram matrix's largest eigenvalue, {lam.max():.3g}, the targets' sum of squares or "
                 "k(x, x)) is that large against lambda + alpha, against the residual sum of squares of a model "
-                "that nearly interpolates, or, magnified by 1 / alpha, against the variance; use a larger alpha",
-                NumericalWarning, stacklevel=3)
+                "that nearly interpolates, or, magnified by 1 / alpha, against the variance; use a larger alpha", stacklevel=3)
 
     @per_target_alpha
     def predict_std(self, X, noise=True, basis_residual=True):
@@ -170,8 +167,7 @@ class BayesMixin:
         out = np.sqrt(out)
         self._warn_alpha_below_rounding(fac, alpha, S, residual_err)
         if not np.all(np.isfinite(out)):
-            warnings.warn(
+            warn_numerical(
                 f"predict_std overflowed at alpha={alpha:g}: the prior variance 1 / (alpha zeta) of the kernel "
-                "term is beyond floating point; use a larger alpha or scale the targets",
-                NumericalWarning, stacklevel=2)
+                "term is beyond floating point; use a larger alpha or scale the targets", stacklevel=2)
         return out[:, 0] if self._single_output else out

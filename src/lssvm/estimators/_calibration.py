@@ -9,7 +9,6 @@ isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 from scipy.special import expit
@@ -18,7 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import NumericalWarning
+from ..exceptions import warn_numerical
 from ._conformal_sets import ConformalSetMixin
 
 __all__ = [
@@ -201,11 +200,10 @@ def fit_platt(f, t, what="the positive class", weights=None):
     centre = float(w @ f / w.sum()) if f.size else 0.0
     spread = float(np.max(np.abs(f - centre))) if f.size else 0.0
     if not spread > 0.0:
-        warnings.warn(
+        warn_numerical(
             f"the {f.size} out-of-sample decision values of {what} are all equal: the sigmoid calibration is "
             f"the flat map P = {mean_target:.3g} (the smoothed class frequency) and predict follows it; "
-            "try other kernel parameters or alpha, or more data",
-            NumericalWarning, stacklevel=3)
+            "try other kernel parameters or alpha, or more data", stacklevel=3)
         return 0.0, flat_B
     # Newton in a unit-scale variable (affine invariant in exact arithmetic; better rounded)
     scale = spread
@@ -213,13 +211,12 @@ def fit_platt(f, t, what="the positive class", weights=None):
     a, c = _platt_newton(g, target, float(np.log((n_neg + 1.0) / (n_pos + 1.0))), w)
     A, B = a / scale, c - a * centre / scale
     if not A < 0.0:
-        warnings.warn(
+        warn_numerical(
             f"Platt's sigmoid for {what} came out non-increasing in the decision value (A = {A:.3g} >= 0): "
             "its out-of-sample decision values do not rise with the class, so the map is the flat class "
             f"frequency P = {1.0 / (1.0 + np.exp(flat_B)):.3g} and predict follows it; the model does not "
             "separate that class out of sample: try other kernel parameters or alpha, more data, or "
-            "calibration='isotonic'",
-            NumericalWarning, stacklevel=3)
+            "calibration='isotonic'", stacklevel=3)
         return 0.0, flat_B
     return float(A), float(B)
 

@@ -34,7 +34,8 @@ from ..solvers import check_alphas
 from ._basis_size import AUTO_BASIS_DOC, AutoBasisSearchMixin, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SEARCHES, SPARSE_SEARCH_PARAMS, ValidatedParamsMixin
-from ._docs import PER_TARGET_RESULT_DOC, RESULT_DOC as _RESULT_DOC, SPARSE_SEARCH_DOC
+from ._docs import PER_TARGET_RESULT_DOC, SPARSE_SEARCH_DOC
+from ._docs import RESULT_DOC as _RESULT_DOC
 from ._expansion import BestExpansionMixin
 from ._intervals import SearchIntervalMixin
 from ._numerical_notes import fit_reporting_notes

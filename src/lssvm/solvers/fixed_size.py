@@ -327,12 +327,11 @@ def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
     diag = np.abs(np.diag(Rq))
     rank = int(np.sum(diag > G.shape[0] * _EPS * diag[0])) if diag.size and diag[0] > 0 else 0
     if rank < M + 1:
-        warnings.warn(
+        warn_numerical(
             f"{call}: {M + 1 - rank} of the {M + 1} coefficients (prototypes and intercept) are numerically "
             "dependent on the others in the least-squares problem (duplicated or near-duplicated prototypes, or "
             "points with k(z, z) = 0 for the linear or polynomial kernel); they get weight 0 and the model is "
             "the minimiser over the others. Drop those prototypes, or use a larger alpha",
-            NumericalWarning,
             stacklevel=3,
         )
     rhs = np.zeros((N + M + 1, Y_rows.shape[1]))
