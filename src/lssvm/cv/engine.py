@@ -217,8 +217,8 @@ class MemorySparseEngine:
         m, v = fac.y_centered.shape
         if self.classes is None:
             with thread_scope(self.n_jobs):
-                sse, tiny = loo_sums_by_targets(fac, alphas, self.n_targets_batch)
-            warn_tiny_leverage(tiny, stacklevel=5)
+                sse, tiny, bad = loo_sums_by_targets(fac, alphas, self.n_targets_batch, per_alpha=True)
+            warn_tiny_leverage(tiny, stacklevel=5, alphas=alphas[bad])
             warn_if_overflow(sse, "leave-one-out sums of squares", stacklevel=5)
             return ErrorSums(sse, None, m)
         sse = np.zeros((alphas.size, v))

@@ -150,7 +150,7 @@ def _platt_newton(g, target, B0, w):
     return A, B
 
 
-def fit_platt(f, t, what="the positive class", weights=None):
+def fit_platt(f, t, weights=None, what="the positive class"):
     """Platt's sigmoid ``P(t = 1 | f) = 1 / (1 + exp(A f + B))``, constrained
     to increase in ``f`` (``A <= 0``).
 
@@ -160,11 +160,11 @@ def fit_platt(f, t, what="the positive class", weights=None):
         Decision values (out-of-sample: LOO or k-fold).
     t : ndarray of shape (m,) of bool
         Whether each row belongs to the positive class.
-    what : str
-        The class or output named in the warning.
     weights : ndarray of shape (m,), optional
         Row weights: the class counts and the loss are weighted sums (an
         integer weight is a repeated row).
+    what : str
+        The class or output named in the warning.
 
     Returns
     -------
@@ -232,7 +232,7 @@ class CalibrationMap:
         if params is not None:  # restored from a model file
             self.params = np.asarray(params, dtype=float)
         elif method == "sigmoid":
-            self.params = np.array(fit_platt(f, t, what, weights))
+            self.params = np.array(fit_platt(f, t, weights, what))
         else:
             iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(f, t.astype(float),
                                                                                     sample_weight=weights)

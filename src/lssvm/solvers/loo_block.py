@@ -79,7 +79,7 @@ def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=No
     return int(max(1, min(size, n_targets)))
 
 
-def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
+def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     """Sums over the rows of the squared exact LOO residuals, for every alpha and target.
 
     Parameters
@@ -90,6 +90,8 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
         Validated regularisation values (:func:`check_alphas`).
     n_targets_batch : "auto" or int, default="auto"
         Targets per GEMM batch (:func:`targets_batch_size`).
+    per_alpha : bool, default=False
+        Also return which alphas the unreliable rows concern.
 
     Returns
     -------
@@ -100,6 +102,9 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
         whose residual's estimated relative error passes ``LOO_RTOL`` for some
         alpha and target (see :meth:`PathSolution.loo_rows`; the error bound
         uses each target's root mean square over all rows as its scale).
+    bad_alphas : ndarray of shape (A,) of bool
+        Only with ``per_alpha``: the alphas at which some row is unreliable
+        (a search asks whether it chose one).
 
     Notes
     -----
@@ -116,6 +121,7 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
     D2, d_max = D * D, D.max(axis=0, initial=0.0)
     M2 = M * M
     unreliable = np.zeros(m, dtype=bool)
+    bad_alphas = np.zeros(A, dtype=bool)
     scale = _EPS * max(float(fac.eigenvalues.max(initial=0.0)), 0.0)  # eigenvalue rounding, eps lambda_max
     y_scale = np.sqrt(np.mean(Yc * Yc, axis=0))  # (v,)
     sse = np.empty((A, v))
@@ -133,7 +139,9 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
             np.subtract(Yb, Eb, out=Eb)  # training residuals E = Yc - M D z
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 if lo == 0:
-                    unreliable |= denom <= LEVERAGE_TOL
+                    near_one = denom <= LEVERAGE_TOL
+                    unreliable |= near_one
+                    bad_alphas[k] |= bool(near_one.any())
                 # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
                 # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
                 H = np.maximum(1.0 - 1.0 / m - denom, 0.0) * d_max[k]  # >= sum_j M_ij^2 D_j^2
@@ -141,9 +149,13 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto"):
                          and np.nanmax(scale * np.sqrt(H) / np.abs(denom), initial=0.0) * ratio_max[k]
                          <= LOO_RTOL / 2)
                 if not quiet:
-                    unreliable |= _guard(fac, M2, D2[:, k], denom, H, Sz[k], scale, Eb, y_scale[lo:hi], zb)
+                    flagged = _guard(fac, M2, D2[:, k], denom, H, Sz[k], scale, Eb, y_scale[lo:hi], zb)
+                    unreliable |= flagged
+                    bad_alphas[k] |= bool(np.any(flagged))
                 np.multiply(Eb, Eb, out=Eb)
                 sse[k, lo:hi] = (1.0 / (denom * denom)) @ Eb
+    if per_alpha:
+        return sse, np.flatnonzero(unreliable), bad_alphas
     return sse, np.flatnonzero(unreliable)
 
 
