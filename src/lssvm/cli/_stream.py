@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import glob
 import sys
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -107,8 +108,10 @@ def stream_xy(paths, target, drop, task, scale, group_col, chunk_rows, categoric
         with pass_progress("counting missing values"):
             any_missing = bool(ddf[features].isna().sum().compute().any())
     if cat or any_missing:
-        encoding, missing = streamed_encoding(ddf, cat, num, impute=impute, scale=scale,
-                                              min_frequency=min_frequency, progress=pass_progress)
+        with warnings.catch_warnings():  # the command line owns the process's filters (library code never)
+            warnings.filterwarnings("ignore", "Computing mixed collections", UserWarning)
+            encoding, missing = streamed_encoding(ddf, cat, num, impute=impute, scale=scale,
+                                                  min_frequency=min_frequency, progress=pass_progress)
         notes = _encoding_notes(encoding, cat, missing)
     chosen = "chosen from the first block of the target; --task overrides" if task == "auto" else "as asked"
     task = infer_task(pd.Series(sample, name=target)) if task == "auto" else task

@@ -15,8 +15,6 @@ block, so the scale agrees to rounding.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -83,10 +81,10 @@ def streamed_encoding(ddf, categorical, numeric, *, impute=True, scale="standard
     if categorical:
         parts = ddf[categorical].to_delayed()
         tasks["levels"] = dask.delayed(_merge_counts)([dask.delayed(_level_counts)(p, categorical) for p in parts])
-    with progress("encoding: counting levels and missing values"), warnings.catch_warnings():
-        # the frame's reductions and the blocks' level counts in one pass: Dask warns that it materialises
-        # the expressions to compute them together, which is what is wanted here
-        warnings.filterwarnings("ignore", "Computing mixed collections", UserWarning)
+    # the frame's reductions and the blocks' level counts in one pass: Dask warns ("Computing mixed
+    # collections") that it materialises the expressions to compute them together, which is what is
+    # wanted here; the command line, which owns the process's warning filters, silences that one
+    with progress("encoding: counting levels and missing values"):
         (stats,) = dask.compute(tasks)
     n = int(stats["n"])
     missing = {c: int(v) for c, v in stats["missing"].items() if v}
