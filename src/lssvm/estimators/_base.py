@@ -191,7 +191,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             self.basis,
             default_basis_size(self.basis, self.n_basis, positive.size, is_classifier(self)),
             y=Y[positive],
-            alpha=self.alpha,
+            alpha=self._basis_alpha(),
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
@@ -215,7 +215,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X
         classes = self.classes_ if is_classifier(self) else None
         self._engine = WeightedSparseEngine(fac, X, Z, indices, kernel, self.rcond, classes, self.n_jobs)
-        self._set_coef(*fac.coef(self.alpha))
+        self._set_coef(*self._coef_at_alpha(fac, Y.shape[1]))
         return self
 
     def _fit_dask(self, X, y, classification):
