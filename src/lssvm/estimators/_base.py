@@ -130,7 +130,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self.basis_curve_ = self.basis_pivots_ = None
         if is_auto(n_basis):  # the size chosen by the exact LOO error of every prefix, at alpha
             check_auto_basis(basis, X, type(self).__name__)
-            basis, _, _ = auto_basis_rows(self, X, Y, kernel, [float(self.alpha)])
+            basis, _, _ = auto_basis_rows(self, X, Y, kernel, [self._basis_alpha()])
             n_basis = None
         sel = select_basis(
             X,
@@ -175,6 +175,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
     def _fit_weighted(self, X, Y, weights):
         """The weighted fit: basis from the positive-weight rows, weighted factorisation and engine."""
         self.__dict__.pop("_kept_factorization", None)  # an unweighted search's factorisation does not apply
+        if is_auto(self.n_basis):
+            raise ValueError(f"{type(self).__name__}: n_basis='auto' grows an unweighted basis; "
+                             "give an int n_basis with sample_weight")
         kernel = self._kernel_for(X, weights)
         self.gamma_ = resolve_gamma(self.gamma, X, weights)
         if sp.issparse(X) and not kernel.accepts_sparse:
