@@ -36,3 +36,12 @@ def test_one_element_alpha_model_file_keeps_intervals(tmp_path):
     np.testing.assert_allclose(loaded.predict(Xt), model.predict(Xt), atol=1e-12)
     np.testing.assert_allclose(np.asarray(loaded.predict_interval(Xt)),
                                np.asarray(model.predict_interval(Xt, method="jackknife+")), atol=1e-10)
+
+
+def test_alpha_per_target_on_dask_input_is_refused_at_fit():
+    da = pytest.importorskip("dask.array")
+    X, Y, _ = _data()
+    model = SparseLSSVR(gamma=0.5, basis="random", n_basis=10, random_state=0, alpha=np.array([0.1, 1.0]))
+    with pytest.raises(ValueError, match="one alpha for all targets"):
+        model.fit(da.from_array(X, chunks=10), da.from_array(Y, chunks=(10, 2)))
+    assert not hasattr(model, "n_basis_")

@@ -231,6 +231,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         if is_auto(self.n_basis):
             raise ValueError(f"{type(self).__name__}: n_basis='auto' needs the rows in memory; "
                              "give an int n_basis for Dask input")
+        if np.ndim(self.alpha) != 0:  # the per-target methods restrict an in-memory engine
+            raise ValueError("a model fitted on Dask collections takes one alpha for all targets; "
+                             "fit on a NumPy sample for one alpha per target")
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
         scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
         kernel = self._validate_params_(data.X if scale else None)
