@@ -172,7 +172,7 @@ def test_platt_weights_are_repetitions():
     rng = np.random.default_rng(20)
     f, t = rng.normal(size=40), rng.random(40) > 0.5
     counts = rng.integers(0, 4, size=40)
-    np.testing.assert_allclose(fit_platt(f, t, counts), fit_platt(np.repeat(f, counts), np.repeat(t, counts)),
+    np.testing.assert_allclose(fit_platt(f, t, weights=counts), fit_platt(np.repeat(f, counts), np.repeat(t, counts)),
                                rtol=1e-5)
 
 

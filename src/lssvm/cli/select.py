@@ -152,6 +152,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         if test_size is not None:
             raise click.BadParameter("--chunk-rows cannot hold out rows of a streamed table; give the test "
                                      "rows as a table of their own with --test", param_hint="--test-size")
+        if n_basis == "auto":  # the growth scores prefixes of the pivots on every row: rows in memory
+            raise click.BadParameter("auto grows the basis on the rows in memory; --chunk-rows takes a whole "
+                                     "number of basis points", param_hint="--n-basis")
         paths, name, basis = _check_streaming(data, chunk_rows, model_kind, basis)
         frame = None
         if test_data is not None:

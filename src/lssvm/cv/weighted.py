@@ -23,6 +23,8 @@ column of ``U W`` vanish, so it is exactly a removed row.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -31,6 +33,7 @@ from .._labels import LabelCoder
 from .._sums import warn_if_overflow
 from ..basis import basis_holders
 from ..exceptions import warn_numerical
+from ..solvers.loo_block import restrict_targets
 from ..solvers.sparse_rls import warn_tiny_leverage
 from ..solvers.weighted_rls import factorize_weighted_rls
 from .engine import ErrorSums
@@ -82,6 +85,16 @@ class WeightedSparseEngine:
     @property
     def solution(self):
         return self.fac
+
+    def restricted(self, targets):
+        """The engine of the same fit for some targets only (a model with one alpha per
+        target runs its methods one group of equal alphas at a time); the rows holding
+        basis points are shared, not found again."""
+        engine = copy.copy(self)
+        engine.fac = restrict_targets(self.fac, targets)
+        engine.Y = self.Y[:, targets]
+        engine._holders = self._basis_holders()
+        return engine
 
     @property
     def n_samples(self):

@@ -130,7 +130,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self.basis_curve_ = self.basis_pivots_ = None
         if is_auto(n_basis):  # the size chosen by the exact LOO error of every prefix, at alpha
             check_auto_basis(basis, X, type(self).__name__)
-            basis, _, _ = auto_basis_rows(self, X, Y, kernel, [float(self.alpha)])
+            basis, _, _ = auto_basis_rows(self, X, Y, kernel, [self._basis_alpha()])
             n_basis = None
         sel = select_basis(
             X,
@@ -175,6 +175,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
     def _fit_weighted(self, X, Y, weights):
         """The weighted fit: basis from the positive-weight rows, weighted factorisation and engine."""
         self.__dict__.pop("_kept_factorization", None)  # an unweighted search's factorisation does not apply
+        if is_auto(self.n_basis):
+            raise ValueError(f"{type(self).__name__}: n_basis='auto' grows an unweighted basis; "
+                             "give an int n_basis with sample_weight")
         kernel = self._kernel_for(X, weights)
         self.gamma_ = resolve_gamma(self.gamma, X, weights)
         if sp.issparse(X) and not kernel.accepts_sparse:
@@ -191,7 +194,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
             self.basis,
             default_basis_size(self.basis, self.n_basis, positive.size, is_classifier(self)),
             y=Y[positive],
-            alpha=self.alpha,
+            alpha=self._basis_alpha(),
             tol=self.basis_tol,
             pivot_tol=self.pivot_tol,
             rcond=self.rcond,
@@ -215,7 +218,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X
         classes = self.classes_ if is_classifier(self) else None
         self._engine = WeightedSparseEngine(fac, X, Z, indices, kernel, self.rcond, classes, self.n_jobs)
-        self._set_coef(*fac.coef(self.alpha))
+        self._set_coef(*self._coef_at_alpha(fac, Y.shape[1]))
         return self
 
     def _fit_dask(self, X, y, classification):
@@ -228,6 +231,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         if is_auto(self.n_basis):
             raise ValueError(f"{type(self).__name__}: n_basis='auto' needs the rows in memory; "
                              "give an int n_basis for Dask input")
+        if np.ndim(self.alpha) != 0:  # the per-target methods restrict an in-memory engine
+            raise ValueError("a model fitted on Dask collections takes one alpha for all targets; "
+                             "fit on a NumPy sample for one alpha per target")
         data = dask_backend.as_row_data(X, y, numeric_y=not classification)
         scale = isinstance(self.gamma, str) and self.gamma == "scale"  # not ==: an ARD vector
         kernel = self._validate_params_(data.X if scale else None)

@@ -36,7 +36,10 @@ def uncertainty_arrays(est):
     fac = getattr(est, "factorization_", None)
     if fac is None or getattr(fac, "M", None) is None or not hasattr(est, "predict_interval"):
         return {}
-    alpha = float(est.alpha)
+    alphas = np.ravel(np.asarray(est.alpha, dtype=float))
+    if np.unique(alphas).size != 1:  # one alpha per target: the LOO weights differ by target, none are kept
+        return {}
+    alpha = float(alphas[0])
     d = 1.0 / (fac.eigenvalues + alpha)
     R = fac.loo_residuals(alpha)
     if not np.all(np.isfinite(R)):  # leverage ~ 1 (warned about): no intervals from the file
