@@ -31,5 +31,14 @@ def test_source_tree_without_install_reads_pyproject(monkeypatch):
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    # the checkout's package file, wherever the imported lssvm is installed from
     with open(ROOT / "pyproject.toml", "rb") as f:
-        assert lssvm._version() == tomllib.load(f)["project"]["version"]
+        assert lssvm._version(ROOT / "src" / "lssvm" / "__init__.py") == tomllib.load(f)["project"]["version"]
+
+
+def test_no_distribution_and_no_pyproject_says_unknown(monkeypatch, tmp_path):
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert lssvm._version(tmp_path / "site" / "lssvm" / "__init__.py") == "0+unknown"

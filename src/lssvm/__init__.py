@@ -31,10 +31,11 @@ from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
 
 
-def _version():
+def _version(package_file=__file__):
     """The version written once, in ``pyproject.toml``: the installed
     distribution's metadata, else (a source tree on ``PYTHONPATH``, not
-    installed) the ``pyproject.toml`` beside ``src``."""
+    installed) the ``pyproject.toml`` beside the ``src`` folder that holds
+    ``package_file`` (this package's ``__init__.py``)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -44,7 +45,7 @@ def _version():
     import pathlib
     import tomllib
 
-    pyproject = pathlib.Path(__file__).resolve().parents[2] / "pyproject.toml"
+    pyproject = pathlib.Path(package_file).resolve().parents[2] / "pyproject.toml"
     try:
         with open(pyproject, "rb") as f:
             return tomllib.load(f)["project"]["version"]
