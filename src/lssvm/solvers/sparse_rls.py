@@ -333,7 +333,7 @@ class SparseRLSFactorization(PathSolution):
 
 
 def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False, warn: bool = True,
-                         fold_blocks: int = 0):
+                         fold_blocks: int = 0, whitener=None):
     """Factorise the sparse RLS problem once for all alphas.
 
     Parameters
@@ -356,6 +356,13 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     fold_blocks : int, default=0
         Keep the Gram's shares of this many contiguous row blocks (CV+ on them needs no SYRK per fold);
         if kept, ``M`` is formed in the buffer of ``Phi`` (``K_mn``'s with ``overwrite_k``: not reused after).
+    whitener : ndarray of shape (n, k), optional
+        A given feature map ``W`` of the basis (``Phi = Kc W``) in place of
+        :func:`basis_whitener`'s: for example the rank-k Nyström map
+        ``U_k S_k^-1/2`` (:func:`lssvm.solvers.nystrom_projection`), which
+        makes this the Nyström LS-SVM's ridge on its k features
+        (the documentation's Mathematics page, §6).  ``K_BB`` then only
+        sets the shapes.
 
     Returns
     -------
@@ -409,7 +416,13 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
     KcT_y = Kc.T @ Yc
-    Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
+    if whitener is None:
+        Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
+    else:
+        W = np.asarray(whitener, dtype=float)
+        if W.ndim != 2 or W.shape[0] != K_BB.shape[0] or W.shape[1] == 0:
+            raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
+        Phi, method = whiten_rows(Kc, W, "eigh"), "eigh"
     del Kc
     G, blocks = gram_by_blocks(Phi, Yc, fold_blocks)
     with eigh_threads(G.shape[0]):  # memory-bound tridiagonalisation: one thread when small
