@@ -184,7 +184,7 @@ def mapie(args):
     from sklearn.base import clone
     from sklearn.model_selection import KFold, LeaveOneOut
 
-    from lssvm._parallel import single_threaded_blas
+    from lssvm._threads import single_threaded_blas
 
     tables = {}
     part_rows = []

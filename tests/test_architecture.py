@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import warnings
 
 import pytest
 
@@ -211,10 +212,211 @@ def test_checks_pass_public_downward_imports(module, source):
     assert violations(module, source) == []
 
 
-MAX_MODULE_LINES = 500
+#: A module past this many lines is listed (as a warning in the test report): a hint to look for a second
+#: concern in it, never a reason to cut it at a line number.
+MODULE_LINES_GUIDE = 500
+
+#: A module past this many lines fails: at this size it almost surely holds more than one concern.
+MAX_MODULE_LINES = 900
 
 
-def test_no_module_over_500_lines():
-    """Split a module by concern before it outgrows one reading (developers' guide)."""
-    long = {module: n for module, source, _ in _all_modules() if (n := source.count("\n")) > MAX_MODULE_LINES}
-    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
+def module_lengths(modules):
+    """``{module: lines}`` of ``(module, source, is_package)`` triples."""
+    return {module: source.count("\n") for module, source, _ in modules}
+
+
+def test_module_length_guard():
+    """Modules are split by concern, not by size (developers' guide): 500 lines is a guide,
+    never a limit.
+
+    A hard 500-line limit was met by cutting modules at a line number: one concern spread over
+    micro-modules that import each other (import cycles, names passed back and forth).  So this
+    test fails only far past the guide (:data:`MAX_MODULE_LINES`), where a module almost surely
+    holds two concerns, and lists the modules past :data:`MODULE_LINES_GUIDE` as a warning in the
+    test report, for a reader to judge whether each is still one concern.
+    """
+    lengths = module_lengths(_all_modules())
+    over_guide = {module: n for module, n in sorted(lengths.items()) if n > MODULE_LINES_GUIDE}
+    if over_guide:
+        warnings.warn(f"modules past the {MODULE_LINES_GUIDE}-line guide (one concern each?): {over_guide}",
+                      UserWarning, stacklevel=1)
+    too_long = {module: n for module, n in lengths.items() if n > MAX_MODULE_LINES}
+    assert not too_long, f"modules over {MAX_MODULE_LINES} lines: split each along a concern: {too_long}"
+
+
+def test_module_length_guard_fails_on_a_planted_module():
+    long_source = "x = 1\n" * (MAX_MODULE_LINES + 1)
+    lengths = module_lengths([("lssvm.cv.planted", long_source, False), ("lssvm.cv.short", "x = 1\n", False)])
+    assert {m for m, n in lengths.items() if n > MAX_MODULE_LINES} == {"lssvm.cv.planted"}
+
+
+def _resolve(target: str, names, modules) -> list[str]:
+    """The modules of ``modules`` that ``from target import names`` (or ``import target``) runs."""
+    found = []
+    for name in names or [None]:
+        if name is not None and f"{target}.{name}" in modules:
+            found.append(f"{target}.{name}")  # ``from pkg import module``: the module itself
+            continue
+        module = target
+        while module and module not in modules:  # a name defined in a module, or a missing module
+            module = module.rpartition(".")[0]
+        if module:
+            found.append(module)
+    return found
+
+
+def import_graph(modules):
+    """``{module: set of imported modules}`` for ``(module, source, is_package)`` triples,
+    imports inside functions included."""
+    modules = list(modules)
+    names = {module for module, _, _ in modules}
+    graph = {module: set() for module in names}
+    for module, source, is_package in modules:
+        for _, target, imported in imports_of(source, module, is_package):
+            graph[module].update(m for m in _resolve(target, imported, names) if m != module)
+    return graph
+
+
+def import_cycles(graph):
+    """The strongly connected components of more than one module (Tarjan, iterative), each sorted."""
+    index, low, on_stack, stack, cycles = {}, {}, set(), [], []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return sorted(cycles)
+
+
+#: Cycles still to remove, each with its reason: the modules of the cycle -> reason.
+KNOWN_CYCLES: dict[frozenset, str] = {
+    frozenset({"lssvm.estimators.family_search_cv", "lssvm.estimators.search_cv"}):
+        "one search over a family, cut in two modules; being merged into one",
+}
+
+
+def test_no_import_cycles():
+    """No two modules of ``src/lssvm`` import each other, directly or through others, counting
+    imports inside functions: a lazy import that breaks a cycle at run time still ties the two
+    modules into one concern that was cut in two.
+
+    How imports are counted: ``from pkg import name`` is an edge to the module ``pkg.name`` when
+    that is a module, else to ``pkg`` (its ``__init__``, where the name is defined or re-exported).
+    So ``from . import child`` in a package ``__init__`` is an edge from the package to its child,
+    and a child's ``from . import sibling`` an edge to the sibling, never to the package.  Python
+    also runs a package's ``__init__`` before any of its submodules; that implicit import is not
+    an edge: the package root re-exports the public API, so counting it would put every module on
+    one false cycle with it.  A child that imports a name from its own package's ``__init__`` (which
+    imports the child) is a real cycle, one that only import order keeps working, and is counted.
+    """
+    cycles = [cycle for cycle in import_cycles(import_graph(_all_modules())) if frozenset(cycle) not in KNOWN_CYCLES]
+    assert not cycles, "import cycles (merge the modules, or move the shared piece below both):\n" + "\n".join(
+        " <-> ".join(cycle) for cycle in cycles)
+
+
+def test_known_cycles_still_exist():
+    cycles = {frozenset(cycle) for cycle in import_cycles(import_graph(_all_modules()))}
+    stale = [sorted(cycle) for cycle in KNOWN_CYCLES if cycle not in cycles]
+    assert not stale, f"cycles no longer present, remove them from KNOWN_CYCLES: {stale}"
+
+
+@pytest.mark.parametrize(
+    ("modules", "cycles"),
+    [
+        # a lazy import closing a cycle counts
+        ([("lssvm._a", "from ._b import f", False), ("lssvm._b", "def g():\n    from ._a import h\n", False)],
+         [["lssvm._a", "lssvm._b"]]),
+        # a cycle through a third module, with a module imported by ``from pkg import module``
+        ([("lssvm.cv", "from .holdout import H", True), ("lssvm.cv.holdout", "from . import paths", False),
+          ("lssvm.cv.paths", "from .guard import EPS", False), ("lssvm.cv.guard", "import lssvm.cv.holdout", False)],
+         [["lssvm.cv.guard", "lssvm.cv.holdout", "lssvm.cv.paths"]]),
+        # a child importing a name its package re-exports from the child
+        ([("lssvm.io", "from .tables import read_table", True), ("lssvm.io.tables", "from lssvm.io import x", False)],
+         [["lssvm.io", "lssvm.io.tables"]]),
+        # a package re-exporting its children, who import each other one way: no cycle
+        ([("lssvm.cv", "from . import folds\nfrom .engine import E", True),
+          ("lssvm.cv.engine", "from . import folds\nfrom ..solvers import S", False),
+          ("lssvm.cv.folds", "from .._threads import plan", False), ("lssvm.solvers", "", True),
+          ("lssvm._threads", "", False)], []),
+    ],
+)
+def test_cycle_check_on_planted_imports(modules, cycles):
+    assert import_cycles(import_graph(modules)) == cycles
+
+
+#: The names of each family's own code, matched case-insensitively in the library's source text.
+FAMILY_NAMES = {
+    "nystrom": ("nystrom",),
+    "fixed-size": ("fixed_size", "fixed-size", "fixedsize", "scdp"),
+}
+
+#: Family-specific code lives in at most this many library files per family: the family's basis
+#: rule, truncation and solver, its estimator presets, the package exports.  Everything downstream
+#: of the engine protocol (cross-validation, intervals, calibration, searches, Dask, model files,
+#: the command line) is written once, for every family.
+MAX_FAMILY_FILES = 6
+
+
+def family_files(sources, names):
+    """The paths of ``{path: text}`` whose text contains any of ``names`` (case-insensitive)."""
+    return sorted(path for path, text in sources.items() if any(name in text.lower() for name in names))
+
+
+def _library_sources():
+    return {str(path.relative_to(SRC)): path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+# Measured when this check was written: the families' downstream code is being made one engine.
+# strict: once a family meets the target its case XPASSes and fails, and its marker must go.
+_FAMILY_CASES = [
+    pytest.param("nystrom", marks=pytest.mark.xfail(strict=True, reason=(
+        f"nystrom names are in 27 library files, above the target of {MAX_FAMILY_FILES}"))),
+    pytest.param("fixed-size", marks=pytest.mark.xfail(strict=True, reason=(
+        f"fixed-size names are in 37 library files, above the target of {MAX_FAMILY_FILES}"))),
+]
+
+
+@pytest.mark.parametrize("family", _FAMILY_CASES)
+def test_family_code_in_few_files(family):
+    """Each family's own names appear in at most :data:`MAX_FAMILY_FILES` library files: code below
+    or beside the engine protocol that names a family is a second copy of a shared concern."""
+    files = family_files(_library_sources(), FAMILY_NAMES[family])
+    assert len(files) <= MAX_FAMILY_FILES, f"{len(files)} library files name the {family} family: {files}"
+
+
+def test_family_count_on_planted_sources():
+    planted = {f"lssvm/m{i}.py": "from .solvers.nystrom import NystromRLS\n" for i in range(MAX_FAMILY_FILES + 1)}
+    planted["lssvm/fs.py"] = "state = SCDPState()  # FixedSizeLSSVR\n"
+    planted["lssvm/other.py"] = "nystroem = None  # scikit-learn's Nystroem is a different spelling\n"
+    assert len(family_files(planted, FAMILY_NAMES["nystrom"])) == MAX_FAMILY_FILES + 1
+    assert family_files(planted, FAMILY_NAMES["fixed-size"]) == ["lssvm/fs.py"]

@@ -10,8 +10,7 @@ from threadpoolctl import threadpool_info
 from lssvm import (
     SparseLSSVR,
 )
-from lssvm._parallel import single_threaded_blas
-from lssvm._threads import thread_scope
+from lssvm._threads import single_threaded_blas, thread_scope
 
 
 def _blas_limits():

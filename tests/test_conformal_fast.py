@@ -424,7 +424,7 @@ def test_equal_folds_leave_ill_conditioned_problems_to_the_guarded_route():
 def test_single_threaded_blas_sets_and_restores_the_limits():
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from lssvm._parallel import single_threaded_blas
+    from lssvm._threads import single_threaded_blas
 
     def blas_threads():
         return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]

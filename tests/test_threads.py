@@ -20,7 +20,6 @@ from lssvm import (
     SparseLSSVCCV,
     SparseLSSVR,
     SparseLSSVRCV,
-    _parallel,
     _threads,
 )
 from lssvm._threads import cgroup_cpu_quota, other_runnable, plan_threads, thread_scope, usable_cores
@@ -127,11 +126,11 @@ def test_parallel_map_uses_n_jobs():
         threading.Event().wait(0.01)
 
     with thread_scope(1):
-        _parallel.parallel_map(work, range(6))
+        _threads.parallel_map(work, range(6))
     assert len(seen) == 1
     seen.clear()
     with thread_scope(3):
-        _parallel.parallel_map(work, range(6))
+        _threads.parallel_map(work, range(6))
     assert 1 < len(seen) <= 3
 
 

@@ -33,6 +33,13 @@ process; where ``/proc`` is missing the load is taken as zero.
 
 Hand-written: no library computes this rule (``joblib.cpu_count`` knows
 affinity and quota but not load, ``threadpoolctl`` only sets limits).
+
+Running on those threads: row blocks of kernels and CV folds run one per
+core on single-threaded BLAS (:func:`parallel_map`).  ``threadpoolctl``'s
+limit is a process-global setting, so two overlapping one-thread sections
+(user threads, or nested lssvm calls) must not each save and restore it:
+:func:`single_threaded_blas` reference-counts a single limit and restores
+the original setting when the last user leaves, and thread scopes respect it.
 """
 
 from __future__ import annotations
@@ -45,9 +52,12 @@ import os
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Integral
+
+from .exceptions import with_numerical_handler
 
 __all__ = [
     "ThreadPlan",
@@ -61,6 +71,10 @@ __all__ = [
     "eigh_threads",
     "check_n_jobs",
     "EIGH_SERIAL_BELOW",
+    "single_threaded_blas",
+    "serial_region",
+    "in_parallel_region",
+    "parallel_map",
 ]
 
 #: ``eigh`` of an n x n matrix runs on one BLAS thread below this n (the
@@ -262,6 +276,87 @@ def _blas_threads_now():
     return min(counts) if counts else None
 
 
+_one_thread_lock = threading.Lock()
+_one_thread_depth = 0
+_one_thread_restore = None
+_serial_depth = 0
+
+
+@contextmanager
+def single_threaded_blas():
+    """Limit BLAS to one thread while any caller is inside this context.
+
+    The loaded BLAS libraries are found once per process (a fresh
+    ``threadpool_limits`` looks them up again: about 1 ms per call), and
+    BLAS is left alone where it already runs one thread."""
+    global _one_thread_depth, _one_thread_restore
+    with _one_thread_lock:
+        _one_thread_depth += 1
+        if _one_thread_depth == 1:
+            # what threadpoolctl's limit(limits=1) and restore_original_limits do, without rebuilding its
+            # selection and limiter per call (~0.1 ms on a cold call; CV+ enters this once per call)
+            saved = [(lib, lib.num_threads) for lib in _blas_controllers()]
+            _one_thread_restore = [(lib, n) for lib, n in saved if n != 1] or None
+            for lib, _ in _one_thread_restore or ():
+                lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        with _one_thread_lock:
+            _one_thread_depth -= 1
+            if _one_thread_depth == 0 and _one_thread_restore is not None:
+                for lib, n in _one_thread_restore:
+                    lib.set_num_threads(n)
+                _one_thread_restore = None
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controllers():
+    """The BLAS libraries' threadpoolctl controllers (of :func:`_controller`, found once)."""
+    return tuple(_controller().select(user_api="blas").lib_controllers)
+
+
+@contextmanager
+def serial_region():
+    """Run lssvm's own work serially (no thread pools) inside this context,
+    without touching BLAS: for tasks of an outside scheduler (Dask), which
+    supplies the parallelism.  Changing BLAS limits per task would be
+    wrong there: ``threadpool_limits`` costs milliseconds and, toggled by
+    concurrent tasks, serialised them."""
+    global _serial_depth
+    with _one_thread_lock:
+        _serial_depth += 1
+    try:
+        yield
+    finally:
+        with _one_thread_lock:
+            _serial_depth -= 1
+
+
+def in_parallel_region() -> bool:
+    """Whether some lssvm thread pool (or outside scheduler's task) is
+    running: nested work stays serial."""
+    return _one_thread_depth > 0 or _serial_depth > 0
+
+
+def parallel_map(func, items):
+    """Call ``func`` on every item, on the threads of the call's plan
+    (:func:`current_plan`: ``n_jobs``, free cores) with single-threaded
+    BLAS; serially if that is one thread, there is one item, or we are
+    already inside a parallel region.  ``func`` must write disjoint
+    outputs."""
+    items = list(items)
+    workers = min(current_plan().threads, len(items)) if len(items) > 1 and not in_parallel_region() else 1
+    if workers <= 1 or in_parallel_region():
+        for item in items:
+            func(item)
+        return
+    func = with_numerical_handler(func)  # a search's raise / collect reaches its workers' warnings too
+    with single_threaded_blas(), ThreadPoolExecutor(workers) as pool:
+        for _ in pool.map(func, items):
+            pass
+
+
 def current_plan(n_jobs=None):
     """:func:`plan_threads` with this process's circumstances (the active
     :func:`thread_scope`'s plan if there is one)."""
@@ -283,14 +378,6 @@ _scopes = 0
 _limits = None
 
 
-def _one_thread_section():
-    """Whether some thread is inside :func:`lssvm._parallel.single_threaded_blas`
-    (or a Dask task's serial region)."""
-    from ._parallel import in_parallel_region  # imported here: _parallel imports this module
-
-    return in_parallel_region()
-
-
 @contextmanager
 def thread_scope(n_jobs=None):
     """Decide the threads once for a whole call and set the BLAS limit once.
@@ -308,10 +395,10 @@ def thread_scope(n_jobs=None):
     token = _active.set(plan)
     with _lock:
         _scopes += 1
-        # not while another thread holds BLAS at one thread (lssvm._parallel.single_threaded_blas, outside
+        # not while another thread holds BLAS at one thread (single_threaded_blas, outside
         # any scope): it restores its saved limit when it leaves, and this scope, leaving later, would
         # restore that one-thread limit for good
-        if _scopes == 1 and _blas_threads_now() != plan.threads and not _one_thread_section():
+        if _scopes == 1 and _blas_threads_now() != plan.threads and not in_parallel_region():
             _limits = _controller().limit(limits=plan.threads, user_api="blas")
     try:
         yield plan
@@ -338,11 +425,9 @@ def uses_threads(method):
 @contextmanager
 def eigh_threads(n):
     """One BLAS thread for an ``eigh`` of order ``n`` below
-    :data:`EIGH_SERIAL_BELOW` (:func:`lssvm._parallel.single_threaded_blas`,
+    :data:`EIGH_SERIAL_BELOW` (:func:`single_threaded_blas`,
     reference-counted with the other one-thread sections, which thread scopes
     respect); else leave the limit (the call's plan) alone."""
-    from ._parallel import single_threaded_blas  # imported here: _parallel imports this module
-
     if n >= EIGH_SERIAL_BELOW or _blas_threads_now() == 1:
         yield
         return
@@ -358,15 +443,13 @@ CHOLESKY_SERIAL_BELOW = 2000
 
 def cholesky_threads(n):
     """One BLAS thread for a Cholesky of order ``n`` below
-    :data:`CHOLESKY_SERIAL_BELOW` (:func:`lssvm._parallel.single_threaded_blas`:
+    :data:`CHOLESKY_SERIAL_BELOW` (:func:`single_threaded_blas`:
     reference-counted with the other one-thread sections, which thread scopes
     respect); else the limit in force.  A context manager.
 
     OpenBLAS's hand-off to a second thread costs more than a small Cholesky:
     at n = 700 it took 4 ms on one thread, and about 80 ms a call on two in a
     profile of the default search."""
-    from ._parallel import single_threaded_blas  # imported here: _parallel imports this module
-
     return single_threaded_blas() if n < CHOLESKY_SERIAL_BELOW else contextlib.nullcontext()
 
 

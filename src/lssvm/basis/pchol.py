@@ -22,8 +22,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 from sklearn.utils import check_random_state
 
-from .._parallel import single_threaded_blas
-from .._threads import thread_scope
+from .._threads import single_threaded_blas, thread_scope
 from ..kernels import Kernel
 from ._checks import check_count, check_fraction, check_input, check_kernel, unchecked
 

@@ -45,7 +45,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .._parallel import parallel_map, single_threaded_blas
+from .._threads import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
 from .fold_batch import equal_folds_fit

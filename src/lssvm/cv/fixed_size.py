@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._parallel import parallel_map
+from .._threads import parallel_map
 from ..solvers.fixed_size import FixedSizeSystem, GramSums, augmented_rows, normal_solve_error, solve_guarded
 from ..solvers.scdp import SCDPState
 

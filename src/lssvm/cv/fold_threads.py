@@ -26,8 +26,7 @@ import functools
 import os
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from .._parallel import in_parallel_region
-from .._threads import current_plan
+from .._threads import current_plan, in_parallel_region
 from ..exceptions import with_numerical_handler
 
 __all__ = ["fold_threads", "run_split"]

@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.model_selection import check_cv
 
-from .._parallel import parallel_map
+from .._threads import parallel_map
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from .._parallel import serial_region
+from .._threads import serial_region
 from ..exceptions import numerical_warnings_ignore, warn_numerical
 from ..solvers.row_blocks import SUB_ROWS, RowMoments, check_block, code_targets, misclassified, whitened_rows
 from .fold_solver import solve_fold_path

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._parallel import parallel_map
+from .._threads import parallel_map
 from ..cv import resolve_folds
 from ..cv.fixed_size import scdp_seed
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded

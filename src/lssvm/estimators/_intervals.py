@@ -8,7 +8,7 @@ from contextlib import nullcontext
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from .._parallel import single_threaded_blas
+from .._threads import single_threaded_blas
 from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,

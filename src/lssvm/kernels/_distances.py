@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from .._parallel import parallel_map
+from .._threads import parallel_map
 
 DEFAULT_BLOCK_SIZE = 2048
 

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import linalg
 
 from .._labels import LabelCoder
-from .._parallel import serial_region
+from .._threads import serial_region
 from .sparse_rls import PathSolution, basis_whitener
 
 __all__ = ["RowMoments", "BlockContext", "block_moments", "block_loo", "block_rows_in_eigenbasis", "code_targets",

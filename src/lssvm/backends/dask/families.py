@@ -39,9 +39,9 @@ import dask.array as da
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..._parallel import serial_region
 from ..._params import count_or_fraction
 from ..._targets import warn_constant_targets
+from ..._threads import serial_region
 from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
 from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums, augmented_rows

@@ -32,7 +32,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..._parallel import serial_region
+from ..._threads import serial_region
 from ...cv.conformal import conformal_ranks
 from .intervals import TEST_GROUP, _bounds, block_sub_rows
 from .passes import run_pass

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._parallel import serial_region
+from ..._threads import serial_region
 from ...cv.conformal import conformal_ranks, eigen_rows
 from ...cv.row_blocks import block_fold_outputs
 from ...exceptions import warn_numerical

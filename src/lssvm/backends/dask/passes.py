@@ -19,7 +19,7 @@ from contextvars import ContextVar
 
 import dask
 
-from ..._parallel import single_threaded_blas
+from ..._threads import single_threaded_blas
 
 __all__ = ["FAN_IN", "report_passes", "run_pass", "tree_reduce", "shared"]
 

@@ -9,7 +9,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..._parallel import serial_region
+from ..._threads import serial_region
 from .. import is_dask_collection
 from .passes import run_pass
 
