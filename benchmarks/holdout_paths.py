@@ -36,7 +36,7 @@ def main(argv=None):
     from lssvm import SparseLSSVR
 
     try:
-        from lssvm.cv.holdout_paths import cheapest_path
+        from lssvm.cv.holdout import cheapest_path
     except ImportError:  # an older tree (it has the r-side path)
         from lssvm.cv.holdout import _cheapest_method as cheapest_path
 

@@ -158,8 +158,8 @@ def cv_plus_parts(est, Xt, cv):
     statistics.  Uses lssvm internals (a benchmark, not an API)."""
     from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
     from lssvm.cv.conformal_select import SortedFoldScores
-    from lssvm.cv.contiguous import contiguous_folds
-    from lssvm.cv.fold_grams import block_cv_plus
+    from lssvm.cv.fold_models import block_cv_plus
+    from lssvm.cv.folds import contiguous_folds
 
     engine = est._fitted_engine()
     fac = engine.fac

@@ -36,7 +36,7 @@ def main(argv=None):
     from sklearn.model_selection import KFold
 
     from lssvm import SparseLSSVR
-    from lssvm.cv import fold_solver, holdout_paths
+    from lssvm.cv import fold_solver, holdout
     from lssvm.solvers.shifted_band import ShiftedBandSolver
 
     def per_alpha(C, rhs, alphas, scale, bandwidth=64):
@@ -66,12 +66,12 @@ def main(argv=None):
         with threadpool_limits(1):
             for _ in range(args.rounds):
                 for key, func in variants.items():
-                    holdout_paths.solve_fold_path = func
+                    holdout.solve_fold_path = func
                     t0 = time.thread_time()
                     for H in folds:
                         engine.predict(H, alphas, "remove")
                     best[key] = min(best[key], time.thread_time() - t0)
-        holdout_paths.solve_fold_path = fold_solver.solve_fold_path
+        holdout.solve_fold_path = fold_solver.solve_fold_path
         print(f"{name:32s} {best['none']:9.3f} {best['per-alpha']:10.3f} {best['free']:9.3f} "
               f"{best['per-alpha'] / best['none']:15.3f} {best['free'] / best['none']:10.3f}")
     print(f"# load average after: {os.getloadavg()[0]:.2f}")

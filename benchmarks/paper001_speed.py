@@ -60,7 +60,7 @@ def cv10_flops(m, idx, n_alphas, bandwidth=64):
     """Flops of 10-fold CV with basis removal by per-fold refactorisation
     (``lssvm.cv.holdout``: restrict to the kept basis, SYRK, band reduction,
     banded solves per alpha), assuming a full-rank basis: the count that
-    ``lssvm.cv.holdout_paths.cheapest_path`` compares."""
+    ``lssvm.cv.holdout.cheapest_path`` compares."""
     total, r, w = 0.0, len(idx), bandwidth
     for _, test in KFold(10).split(np.arange(m)):
         h, e = len(test), np.intersect1d(test, idx).size

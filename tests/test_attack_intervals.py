@@ -19,7 +19,7 @@ from lssvm import (
     SparseLSSVRCV,
 )
 from lssvm.cv.conformal import conformal_ranks
-from lssvm.cv.contiguous import contiguous_folds
+from lssvm.cv.folds import contiguous_folds
 
 
 def _regression_data(m=40, d=2, seed=1):

@@ -8,7 +8,7 @@ import pytest
 
 import lssvm.cv.holdout as holdout_module
 from lssvm import NumericalWarning, SparseLSSVR
-from lssvm.cv.holdout_guard import GUARD_RTOL, stable_fold_predictions
+from lssvm.cv.fold_solver import GUARD_RTOL, stable_fold_predictions
 
 from _reference import lstsq_solve
 

@@ -16,7 +16,7 @@ import lssvm.cv.conformal_select as select_module
 from lssvm import NumericalWarning, SparseLSSVR
 from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, eigen_rows, kth_smallest
 from lssvm.cv.conformal_select import SortedFoldScores
-from lssvm.cv.fold_moments import fold_fit
+from lssvm.cv.fold_models import fold_fit
 
 from _reference import lstsq_solve
 

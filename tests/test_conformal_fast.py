@@ -19,7 +19,7 @@ from lssvm import SparseLSSVR
 from lssvm.cv import resolve_folds
 from lssvm.cv.conformal import conformal_ranks, kth_smallest
 from lssvm.cv.conformal_select import CountGrid, ShiftedBlocks, SortedFoldScores
-from lssvm.cv.contiguous import contiguous_folds
+from lssvm.cv.folds import contiguous_folds
 
 
 def fitted(rng, m=60, d=3, n_basis=8, **kw):
@@ -209,7 +209,7 @@ def test_padded_windows_past_hi_cannot_fool_the_certificate(rng, monkeypatch):
 
 # ---------------------------------------------------------------- threads
 def test_fold_threads_rule(monkeypatch):
-    import lssvm.cv.fold_threads as threads_module
+    import lssvm.cv.fold_models as threads_module
     from lssvm._threads import ThreadPlan
 
     monkeypatch.setattr(threads_module, "current_plan", lambda n_jobs: ThreadPlan(1 if n_jobs == 1 else 4, 4))
@@ -242,7 +242,7 @@ def test_n_jobs_gives_the_fold_loop_two_threads(rng, monkeypatch):
 def test_run_split_runs_every_item_once_and_raises_after_both_halves():
     import threading
 
-    from lssvm.cv.fold_threads import run_split
+    from lssvm.cv.fold_models import run_split
 
     for n, threads in [(0, 2), (1, 2), (5, 1), (7, 2), (10, 2)]:
         seen = []
@@ -276,7 +276,7 @@ def test_two_threads_give_the_serial_intervals(rng, monkeypatch, mode):
 
 
 def test_rows_of_is_a_view_only_for_ascending_runs(rng):
-    from lssvm.cv.fold_moments import rows_of
+    from lssvm.cv.fold_models import rows_of
 
     A = rng.standard_normal((12, 3))
     for rows in ([3, 4, 5], [7], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [5, 4, 3], [2, 4, 3], [1, 3], [4, 2, 3, 5]):
@@ -384,27 +384,31 @@ def test_equal_folds_in_one_pass_equal_brute_force_refits(rng, monkeypatch, shuf
 
 
 def test_equal_folds_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch):
-    from types import SimpleNamespace
 
     import lssvm.cv.conformal as conformal_module
-    import lssvm.cv.fold_batch as batch_module
+    import lssvm.cv.fold_models as batch_module
 
     est, X, y = fitted(rng, m=100, n_basis=11)
     Xt = rng.standard_normal((9, 3))
     folds = np.array_split(np.arange(100), 4)
     lapack, calls = batch_module.lapack, []
 
-    def dpotrf(*a, **k):  # the batch's second Cholesky reports failure
-        calls.append(1)
-        L, info = lapack.dpotrf(*a, **k)
-        return L, (1 if len(calls) == 2 else info)
+    class FailSecond:  # LAPACK, but the batch's second Cholesky reports failure
+        def __getattr__(self, name):
+            return getattr(lapack, name)
 
-    monkeypatch.setattr(batch_module, "lapack", SimpleNamespace(dpotrf=dpotrf, dpotrs=lapack.dpotrs))
+        def dpotrf(self, *a, **k):
+            calls.append(1)
+            L, info = lapack.dpotrf(*a, **k)
+            return L, (1 if len(calls) == 2 else info)
+
+    monkeypatch.setattr(batch_module, "lapack", FailSecond())
     per_fold = []
     real_fit = conformal_module.fold_fit
     monkeypatch.setattr(conformal_module, "fold_fit", lambda *a: per_fold.append(1) or real_fit(*a))
     oof, models = conformal_module.cv_plus_folds(est._holdout_engine(), folds, 0.1, "keep")
-    assert len(calls) == 4 and len(per_fold) == 1  # the failed fold, by the guarded route
+    # four Choleskys of the batch, then the failed fold once more by the guarded route
+    assert len(calls) == 5 and len(per_fold) == 1
     ref_oof, ref_at = _brute(est, X, y, Xt, folds, 0.1)
     at = models(est.kernel_(Xt, est.basis_vectors_))[:, :, 0]
     assert np.abs(oof[:, 0] - ref_oof).max() / np.abs(ref_oof).max() < 1e-8
@@ -412,7 +416,7 @@ def test_equal_folds_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch
 
 
 def test_equal_folds_leave_ill_conditioned_problems_to_the_guarded_route():
-    from lssvm.cv.fold_batch import equal_folds_fit
+    from lssvm.cv.fold_models import equal_folds_fit
 
     rng = np.random.default_rng(37)
     X = rng.normal(size=(10, 2)) * 3
@@ -446,7 +450,7 @@ def test_single_threaded_blas_sets_and_restores_the_limits():
 def test_run_split_in_a_forked_child_starts_its_own_worker():
     import os
 
-    from lssvm.cv.fold_threads import run_split
+    from lssvm.cv.fold_models import run_split
 
     run_split(lambda k: None, 4, 2)  # the parent's worker exists now
     pid = os.fork()
@@ -471,7 +475,7 @@ def test_run_split_in_a_forked_child_starts_its_own_worker():
 
 
 def test_equal_folds_gather_a_shuffled_partition_only_while_small(rng, monkeypatch):
-    import lssvm.cv.fold_batch as batch_module
+    import lssvm.cv.fold_models as batch_module
 
     est, X, y = fitted(rng, m=100, n_basis=11)
     fac = est.factorization_

@@ -12,10 +12,10 @@ from sklearn.model_selection import GroupKFold, KFold
 from test_intervals import brute_cv_plus
 
 import lssvm.cv.conformal as conformal_module
-import lssvm.cv.fold_grams as fold_grams
+import lssvm.cv.fold_models as fold_grams
 from lssvm import SparseLSSVC, SparseLSSVR
 from lssvm.cv.conformal import conformal_ranks
-from lssvm.cv.contiguous import contiguous_folds
+from lssvm.cv.folds import contiguous_folds
 from lssvm.solvers import factorize_sparse_rls
 from lssvm.solvers.block_gram import DEFAULT_BLOCKS, block_offsets, gram_by_blocks, times_in_place
 

@@ -14,9 +14,8 @@ from scipy import linalg
 
 from lssvm import NumericalWarning, SparseLSSVR
 from lssvm.cv import explicit_holdout_predict
-from lssvm.cv.fold_solver import free_error_bound, solve_fold_path
-from lssvm.cv.holdout_guard import EPS, GUARD_RTOL
-from lssvm.cv.holdout_paths import PATHS, BandPath, FoldProblem, HSidePath, cheapest_path
+from lssvm.cv.fold_solver import EPS, GUARD_RTOL, free_error_bound, solve_fold_path
+from lssvm.cv.holdout import PATHS, BandPath, FoldProblem, HSidePath, cheapest_path
 
 from conftest import rel_err
 
@@ -167,7 +166,7 @@ def test_free_bound_refits_the_same_folds_as_a_per_alpha_estimate(monkeypatch):
     # the free bound only skips work: on problems from well to badly
     # conditioned, the alphas sent to the stable route are the same as when
     # every alpha is estimated by inverse iteration
-    from lssvm.cv import holdout, holdout_paths
+    from lssvm.cv import holdout
     from lssvm.solvers.shifted_band import ShiftedBandSolver
 
     def per_alpha(C, rhs, alphas, scale, bandwidth=64):
@@ -195,7 +194,7 @@ def test_free_bound_refits_the_same_folds_as_a_per_alpha_estimate(monkeypatch):
         H = np.arange(m // 2, m)
         masks = []
         for solver in (solve_fold_path, per_alpha):
-            monkeypatch.setattr(holdout_paths, "solve_fold_path", solver)
+            monkeypatch.setattr(holdout, "solve_fold_path", solver)
             seen.clear()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", NumericalWarning)

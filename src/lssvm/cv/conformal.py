@@ -26,13 +26,13 @@ nothing is refitted.
 
 **Hold-out model at a new point.**  Leaving out rows ``H'`` and removing
 basis points ``E``, the hold-out model is ``theta_H = W (c - Z_H'^T w)``
-with ``W`` the restricted inverse of :class:`lssvm.cv.holdout_paths.HSidePath` and
+with ``W`` the restricted inverse of :class:`lssvm.cv.holdout.HSidePath` and
 ``w = y_H' - (I - U_H'H')^-1 r`` its solution on the held-out rows (the
 hold-out formula ``f_H = yL_H - U_HH' w`` read at any row).  In the
 eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept
 ``y_mean - 1^T w / m``; O(h^2 r + h^3) per fold.  For large folds on a small
 rank the fold's own moments are cheaper, O(h r^2 + r^3) per fold
-(:mod:`lssvm.cv.fold_moments`); :func:`cv_plus_folds` picks per fold by flop
+(:mod:`lssvm.cv.fold_models`); :func:`cv_plus_folds` picks per fold by flop
 count and gives the out-of-fold predictions from the same coefficients.
 """
 
@@ -48,14 +48,20 @@ from scipy.linalg import lapack
 from .._threads import parallel_map, single_threaded_blas
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import whiten_rows
-from .fold_batch import equal_folds_fit
-from .fold_grams import block_folds_fit
-from .fold_moments import fold_fit, hside_cost, moments_cost, rows_of, stable_fold_fit
-from .fold_threads import run_split
-from .fold_values import FoldValues
+from .fold_models import (
+    FoldValues,
+    block_folds_fit,
+    equal_folds_fit,
+    fold_fit,
+    hside_cost,
+    moments_cost,
+    rows_of,
+    run_split,
+    stable_fold_fit,
+)
+from .fold_solver import EPS, GUARD_RTOL, warn_inaccurate
 from .folds import _check_partition
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
-from .holdout_guard import EPS, GUARD_RTOL, warn_inaccurate
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -198,7 +204,7 @@ def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
     Notes
     -----
     Per fold the cheaper by flop count of the fold's moments, O(h r^2 +
-    r^3) (:mod:`lssvm.cv.fold_moments`), and the h x h system, O(h^2 r + h^3
+    r^3) (:mod:`lssvm.cv.fold_models`), and the h x h system, O(h^2 r + h^3
     + h |E| r + |E|^2 r) (module docstring), with the conditioning guard of
     :func:`cv_plus_folds`, which also gives the out-of-fold predictions.
     """
@@ -249,8 +255,8 @@ def _fold_fit(engine, H, p, E, a, moments):
 
 def _hside_fit(fac, Hp, E, a):
     """A fold's model through the h' x h' system ``I - U`` (module docstring):
-    ``(beta, b0, est)`` as :func:`lssvm.cv.fold_moments.fold_fit` gives them,
-    ``est`` the estimate of :class:`lssvm.cv.holdout_paths.HSidePath`.
+    ``(beta, b0, est)`` as :func:`lssvm.cv.fold_models.fold_fit` gives them,
+    ``est`` the estimate of :class:`lssvm.cv.holdout.HSidePath`.
     O(h'^2 r + h'^3), plus O(h' r |E| + r |E|^2)."""
     m = fac.n_samples
     lam = fac.eigenvalues
@@ -304,7 +310,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
     basis_in_holdout : {"remove", "keep", "train"}
     threads : int, default=1
         Threads for a small problem's folds (below ``_SERIAL_FLOPS``; from
-        :func:`lssvm.cv.fold_threads.fold_threads`); larger ones use lssvm's
+        :func:`lssvm.cv.fold_models.fold_threads`); larger ones use lssvm's
         thread rule.
 
     Returns
@@ -325,7 +331,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
     Notes
     -----
     Per fold, the cheaper by flop count of the fold's own moments
-    (:func:`lssvm.cv.fold_moments.fold_fit`, O(h r^2 + r^3)) and the h x h
+    (:func:`lssvm.cv.fold_models.fold_fit`, O(h r^2 + r^3)) and the h x h
     hold-out system (O(h^2 r + h^3)); either gives the fold model as
     eigenbasis coefficients, and the out-of-fold predictions are that model
     at the fold's rows (O(h r v)).  Their conditioning is guarded (a fold

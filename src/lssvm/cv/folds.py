@@ -3,6 +3,12 @@
 :class:`FoldSpec` is the fold of every row as a rule computable block by
 block (contiguous ranges, a table from group to fold, or one label per
 row): the Dask engine assigns folds with it without holding the rows.
+
+:func:`contiguous_folds` gives the folds of an int ``cv`` or an unshuffled
+``KFold`` in closed form.  Going through scikit-learn's ``split`` and
+validating each fold (a sort for duplicates, a bincount for the partition)
+costs about 0.3-0.5 ms for ten folds, which is a tenth of a CV+ call at
+m = 2,000.
 """
 
 from __future__ import annotations
@@ -12,14 +18,14 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.model_selection import check_cv
+from sklearn.model_selection import KFold, check_cv
 
 from .._threads import parallel_map
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = ["resolve_folds", "cross_val_predictions", "FoldSpec", "stratifiable"]
+__all__ = ["resolve_folds", "contiguous_folds", "cross_val_predictions", "FoldSpec", "stratifiable"]
 
 
 def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
@@ -120,6 +126,48 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
             ) from exc
         raise
     return _check_partition(tests, n_samples)
+
+
+def contiguous_folds(cv, n_samples, groups=None):
+    """The test folds of ``cv`` when they are contiguous ranges, else None.
+
+    Parameters
+    ----------
+    cv : object
+        Recognised: an int k (not bool) without ``groups``, and an instance
+        of exactly ``sklearn.model_selection.KFold`` with ``shuffle=False``
+        (a subclass may split otherwise).  Anything else returns None.
+    n_samples : int
+    groups : array-like, optional
+        With an int ``cv``, :func:`resolve_folds` warns that it is
+        ignored: that case is left to it (None here).
+
+    Returns
+    -------
+    list of ndarray or None
+        The same arrays as ``resolve_folds(cv, n_samples)`` would give
+        (scikit-learn's ``KFold``: the first ``n_samples % k`` folds one row
+        longer), or None where ``resolve_folds`` must decide (other
+        splitters, and every case it refuses with an error, so the errors
+        stay its own).
+
+    Notes
+    -----
+    O(m) for the index arrays.
+    """
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        if groups is not None:
+            return None
+        k = int(cv)
+    elif type(cv) is KFold and not cv.shuffle:
+        k = cv.n_splits
+    else:
+        return None
+    if not 2 <= k <= n_samples:
+        return None
+    rows = np.arange(n_samples, dtype=np.intp)
+    q, extra = divmod(n_samples, k)
+    return [rows[j * q + min(j, extra) : (j + 1) * q + min(j + 1, extra)] for j in range(k)]
 
 
 def stratifiable(y, k):

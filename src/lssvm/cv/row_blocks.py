@@ -22,8 +22,7 @@ from scipy import linalg
 from .._threads import serial_region
 from ..exceptions import numerical_warnings_ignore, warn_numerical
 from ..solvers.row_blocks import SUB_ROWS, RowMoments, check_block, code_targets, misclassified, whitened_rows
-from .fold_solver import solve_fold_path
-from .holdout_guard import GUARD_RTOL
+from .fold_solver import GUARD_RTOL, solve_fold_path
 
 __all__ = ["FoldModel", "fold_models", "block_fold_outputs", "refit_contexts", "block_refit_moments", "refit_models"]
 

@@ -21,9 +21,8 @@ from ..cv.conformal import (
     min_rows_for,
 )
 from ..cv.conformal_select import SortedFoldScores
-from ..cv.contiguous import contiguous_folds
-from ..cv.fold_grams import block_cv_plus
-from ..cv.fold_threads import fold_threads
+from ..cv.fold_models import block_cv_plus, fold_threads
+from ..cv.folds import contiguous_folds
 from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks

@@ -7,7 +7,7 @@ Phi`` (m r^2 flops, one SYRK) from the whitened centred kernel rows ``Phi``
 K-fold splits the rows into (scikit-learn's ``KFold``: the first ``m % K``
 blocks one row longer) costs the same flops and gives each block's Gram
 ``G_k = Phi_k^T Phi_k`` on the way.  A CV+ call on exactly those folds (an
-int ``cv`` or ``KFold(K)``, :mod:`lssvm.cv.fold_grams`) then forms each
+int ``cv`` or ``KFold(K)``, :mod:`lssvm.cv.fold_models`) then forms each
 fold's training Gram as ``G - G_k`` (r^2 flops) instead of a SYRK over the
 fold's rows (h r^2 flops per fold, and a pass over M).
 
