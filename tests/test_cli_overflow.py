@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from lssvm.cli._common import scaling
+from lssvm.cli._inputs import scaling
 from lssvm.cli.main import cli
 from lssvm.io import SavedModel, load_model, save_model
 

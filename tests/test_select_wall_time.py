@@ -8,8 +8,13 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from lssvm.cli._cost import MachineRates
-from lssvm.cli._wall_time import CommandClock, after_search_seconds, gradient_stage_seconds, process_seconds
+from lssvm.cli._cost import (
+    CommandClock,
+    MachineRates,
+    after_search_seconds,
+    gradient_stage_seconds,
+    process_seconds,
+)
 from lssvm.cli.main import cli
 
 SEARCHES = {

@@ -1,19 +1,97 @@
-"""Tables into model inputs for ``fit`` and ``select``: numeric tables as
-before (scaled), mixed tables or missing values through the tabular
-encoding (:mod:`lssvm.io.tabular`); held-out test rows and test metrics."""
+"""Tables into model inputs for ``fit`` and ``select``: a table from a path
+or a bundled data set, numeric tables scaled, mixed tables or missing values
+through the tabular encoding (:mod:`lssvm.io.tabular`); held-out test rows
+and test metrics."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import click
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ..io import infer_task
+from ..datasets import DATASETS, load_dataset
+from ..io import infer_task, read_table, split_xy
 from ..io.tables import stray_text_in_target
 from ..io.tabular import TabularEncoding, categorical_columns, make_tabular_preprocessor
-from ._common import prepare_xy
 
-__all__ = ["prepare_table", "split_test", "evaluate", "format_metrics"]
+__all__ = ["load_frame", "prepare_table", "prepare_xy", "scaling", "split_test", "evaluate", "format_metrics"]
+
+
+def load_frame(data: str):
+    """A table from a path, or a bundled data set by name; returns (frame, name)."""
+    path = Path(data)
+    if path.exists():
+        if path.is_dir():
+            raise click.BadParameter(f"{data} is a directory, not a table file", param_hint="DATA")
+        try:
+            return read_table(path), path.name.split(".")[0]
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    if data in DATASETS:
+        return load_dataset(data, as_frame=True).frame, data
+    raise click.BadParameter(
+        f"no such file {data!r}, and not a bundled data set ({', '.join(sorted(DATASETS))})",
+        param_hint="DATA",
+    )
+
+
+def scaling(X, how):
+    """``(center, scale)`` of the columns of ``X`` (m, d), both finite.
+
+    Columns are divided by their largest absolute value before the mean,
+    std or range is taken and the result multiplied back, so values near
+    the float64 maximum (about 1.8e308) do not overflow; a column whose
+    scaled values still cannot be represented (a range beyond 1.8e308)
+    raises ``ValueError`` naming it.  Constant columns get scale 1.
+    """
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    if how == "none" or X.shape[0] == 0:
+        return np.zeros(d), np.ones(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = np.abs(X).max(axis=0)
+        big = np.where(big > 0, big, 1.0)
+        Xn = X / big
+        if how == "standard":
+            center, scale = Xn.mean(axis=0) * big, Xn.std(axis=0) * big
+        else:
+            lo, hi = Xn.min(axis=0), Xn.max(axis=0)
+            center, scale = lo * big, (hi - lo) * big
+        scale = np.where(scale > 0, scale, 1.0)  # constant columns stay constant
+        ok = np.isfinite(center) & np.isfinite(scale) & np.isfinite(((X - center) / scale)).all(axis=0)
+    if not ok.all():
+        cols = ", ".join(str(j) for j in np.flatnonzero(~ok)[:5])
+        raise ValueError(
+            f"input column(s) {cols} (0-based) cannot be scaled: their values span more than float64 "
+            "can hold (about 1.8e308); divide them by a large constant, or use --scale none"
+        )
+    return center, scale
+
+
+def prepare_xy(frame, target, drop, task, scale):
+    """Inputs, target and task from a table, inputs scaled.
+
+    Returns
+    -------
+    Xs, y, features, task, how_chosen, center, scale
+        ``Xs = (X - center) / scale`` (m, d); y a Series.
+
+    Raises
+    ------
+    ValueError
+        From :func:`lssvm.io.split_xy` and :func:`lssvm.io.infer_task`, or a
+        non-numeric target for regression.
+    """
+    X, y, features = split_xy(frame, target, drop)
+    chosen = "chosen from the target; --task overrides" if task == "auto" else "as asked"
+    task = infer_task(y) if task == "auto" else task
+    if task == "regression" and not pd.api.types.is_numeric_dtype(y):
+        raise ValueError(stray_text_in_target(y) or f"target {y.name!r} is not numeric; use --task classification")
+    center, scale_ = scaling(X, scale)
+    return (X - center) / scale_, y, features, task, chosen, center, scale_
 
 
 def prepare_table(frame, target, drop, task, scale, categorical="auto", impute=True, min_frequency=0.01):

@@ -1,5 +1,6 @@
 """Options shared by ``lssvm fit`` and ``lssvm select``, defined once so
-both commands take the same names and choices."""
+both commands take the same names and choices, and the checks of their
+values (value lists of ``--alphas`` / ``--gammas``, subnormal numbers)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 from ..basis import BASIS_METHODS
 from ..io.tabular import DEFAULT_MIN_FREQUENCY
 
-__all__ = ["table_options", "kernel_options", "basis_options", "verbose_option", "CATEGORICAL_HELP"]
+__all__ = ["table_options", "kernel_options", "basis_options", "verbose_option", "CATEGORICAL_HELP", "check_normal",
+           "parse_log_values"]
 
 CATEGORICAL_HELP = ("auto: one-hot encode the non-numeric columns; none: refuse them; COL,COL,...: encode these "
                     "columns (numeric or not).  Levels rarer than --min-frequency share one column; a level "
@@ -116,3 +118,47 @@ basis_options = _apply([
 
 verbose_option = click.option("--verbose", "-v", is_flag=True,
                               help="Print every distinct warning in full (default: a one-line summary).")
+
+
+#: Most values ``--alphas`` / ``--gammas`` may give (``NUM`` or list length).
+MAX_GRID_VALUES = {"--alphas": 10_000, "--gammas": 1_000}
+
+
+def parse_log_values(text: str, option: str) -> np.ndarray:
+    """``START:STOP:NUM`` (log-spaced, inclusive) or a comma list of positive
+    numbers; at most ``MAX_GRID_VALUES[option]`` of them (default 10,000)."""
+    limit = MAX_GRID_VALUES.get(option, 10_000)
+    try:
+        if ":" in text:
+            start, stop, num = text.split(":")
+            num = int(num)
+            if not 1 <= num <= limit:
+                raise click.BadParameter(
+                    f"{text!r}: NUM must be between 1 and {limit} (each value is scored); got {num}",
+                    param_hint=option)
+            values = np.geomspace(float(start), float(stop), num)
+        else:
+            values = np.array([float(t) for t in text.split(",")])
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r}: give START:STOP:NUM (log grid) or a comma-separated list", param_hint=option
+        ) from None
+    if values.size > limit:
+        raise click.BadParameter(f"{values.size} values: give at most {limit}", param_hint=option)
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise click.BadParameter(f"{text!r}: values must be finite and > 0", param_hint=option)
+    check_normal(values, option)
+    return values
+
+
+def check_normal(values, option):
+    """Refuse subnormal numbers (below 2.2e-308, the smallest normal
+    float64): they carry fewer significant digits, and 1 / value overflows,
+    so results computed from them are not to be trusted."""
+    tiny = np.finfo(float).tiny
+    small = np.asarray(values, dtype=float)
+    small = small[(small > 0) & (small < tiny)]
+    if small.size:
+        raise click.BadParameter(
+            f"{small[0]:.3g} is subnormal (below {tiny:.3g}, the smallest normal float64): such a value has few "
+            "significant digits and its inverse overflows; give values of 1e-300 or more", param_hint=option)

@@ -16,17 +16,15 @@ from sklearn.base import clone
 
 from .. import __version__
 from ..estimators import SparseLSSVC, SparseLSSVR
-from ..exceptions import InputWarning
+from ..exceptions import InputWarning, NotFittedError
 from ..io import SavedModel, load_model, save_model
 from ..io.paths import atomic_write, check_output_file
 from ._baseline import cv_baseline
-from ._common import check_normal
-from ._common import load_frame as _load_frame
-from ._common import parse_log_values as _parse_log_values
 from ._inputs import evaluate, format_metrics, prepare_table
+from ._inputs import load_frame as _load_frame
 from ._logging import collect_warnings, echo_warnings
-from ._options import basis_options, kernel_options, table_options, verbose_option
-from ._uncertainty import uncertainty_columns
+from ._options import basis_options, check_normal, kernel_options, table_options, verbose_option
+from ._options import parse_log_values as _parse_log_values
 from .select import select as select_command
 
 __all__ = ["main", "cli"]
@@ -289,3 +287,44 @@ cli.add_command(select_command)
 def main(argv=None):
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="lssvm")
+
+
+def uncertainty_columns(out, model, X, interval, proba):
+    """Append interval bounds and/or class probabilities to the predictions table ``out``.
+
+    ``X`` is DATA as the model's inputs (``SavedModel.encode``).
+
+    Raises ``click.ClickException`` with the library's message when the model
+    cannot serve them (a classifier asked for intervals, a model file
+    without the stored data, a coverage outside (0, 1), too few rows).
+    """
+    if interval is None and not proba:
+        return out
+    est = model.estimator
+    try:
+        if interval is not None:
+            if not hasattr(est, "predict_interval") or hasattr(est, "classes_"):
+                raise ValueError("--interval is for regression models; use --proba for classifiers")
+            try:
+                bounds = np.asarray(est.predict_interval(X, coverage=interval)).reshape(X.shape[0], 2, -1)
+            except NotFittedError:  # a loaded model has no factorisation; the file holds no LOO data either
+                raise ValueError(
+                    "this model file holds no leave-one-out data for intervals (saved by an older lssvm, "
+                    "from a Dask fit, or by a fixed-size/Nystrom model); refit it with 'lssvm fit'"
+                ) from None
+            names = [model.target_name or "prediction"] if bounds.shape[2] == 1 else range(bounds.shape[2])
+            for j, name in enumerate(names):
+                out[f"lower_{name}"] = bounds[:, 0, j]
+                out[f"upper_{name}"] = bounds[:, 1, j]
+        if proba:
+            if not hasattr(est, "classes_"):
+                raise ValueError("--proba is for classifiers; use --interval for regression models")
+            if not hasattr(est, "predict_proba"):
+                raise ValueError("this classifier was saved without a calibration; refit it with 'lssvm fit' "
+                                 "or 'lssvm select --calibration sigmoid'")
+            P = est.predict_proba(X)
+            for j, c in enumerate(est.classes_):
+                out[f"proba_{c}"] = P[:, j]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    return out

@@ -33,15 +33,13 @@ from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
-from ._common import load_frame, parse_log_values
-from ._cost import _duration, estimate_cost
-from ._inputs import evaluate, format_metrics, prepare_table, split_test
+from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
+from ._inputs import evaluate, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
-from ._options import basis_options, kernel_options, table_options, verbose_option
+from ._options import basis_options, kernel_options, parse_log_values, table_options, verbose_option
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
-from ._wall_time import CommandClock, after_search_seconds, gradient_stage_seconds
 
 __all__ = ["select"]
 
