@@ -23,6 +23,7 @@ Each check breaks once on purpose in ``test_checks_fail_on_a_planted_import``.
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import warnings
 
@@ -318,6 +319,12 @@ def import_cycles(graph):
     return sorted(cycles)
 
 
+@functools.lru_cache(maxsize=1)
+def _package_cycles():
+    """The import cycles of ``src/lssvm`` (parsed once for the tests below)."""
+    return import_cycles(import_graph(_all_modules()))
+
+
 #: Cycles still to remove, each with its reason: the modules of the cycle -> reason.
 KNOWN_CYCLES: dict[frozenset, str] = {
     frozenset({"lssvm.estimators.family_search_cv", "lssvm.estimators.search_cv"}):
@@ -339,13 +346,13 @@ def test_no_import_cycles():
     one false cycle with it.  A child that imports a name from its own package's ``__init__`` (which
     imports the child) is a real cycle, one that only import order keeps working, and is counted.
     """
-    cycles = [cycle for cycle in import_cycles(import_graph(_all_modules())) if frozenset(cycle) not in KNOWN_CYCLES]
+    cycles = [cycle for cycle in _package_cycles() if frozenset(cycle) not in KNOWN_CYCLES]
     assert not cycles, "import cycles (merge the modules, or move the shared piece below both):\n" + "\n".join(
         " <-> ".join(cycle) for cycle in cycles)
 
 
 def test_known_cycles_still_exist():
-    cycles = {frozenset(cycle) for cycle in import_cycles(import_graph(_all_modules()))}
+    cycles = {frozenset(cycle) for cycle in _package_cycles()}
     stale = [sorted(cycle) for cycle in KNOWN_CYCLES if cycle not in cycles]
     assert not stale, f"cycles no longer present, remove them from KNOWN_CYCLES: {stale}"
 
