@@ -12,7 +12,7 @@ from sklearn.model_selection import GroupKFold, KFold
 from test_intervals import brute_cv_plus
 
 import lssvm.cv.conformal as conformal_module
-import lssvm.cv.fold_models as fold_grams
+import lssvm.cv.fold_models as fold_models
 from lssvm import SparseLSSVC, SparseLSSVR
 from lssvm.cv.conformal import conformal_ranks
 from lssvm.cv.folds import contiguous_folds
@@ -44,7 +44,7 @@ def routes(monkeypatch):
         return out
 
     monkeypatch.setattr(conformal_module, "block_folds_fit", spy)  # the general route's
-    monkeypatch.setattr(fold_grams, "block_folds_fit", spy)  # the "keep" shortcut's (block_cv_plus)
+    monkeypatch.setattr(fold_models, "block_folds_fit", spy)  # the "keep" shortcut's (block_cv_plus)
     return seen
 
 
@@ -157,7 +157,7 @@ def test_other_folds_take_the_old_route_with_the_same_answer(rng, cv, routes, mo
     fast = est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep", **kw)
     assert set(routes) == {"other"}
     monkeypatch.setattr(conformal_module, "block_folds_fit", lambda *a: None)  # as before the blocks
-    monkeypatch.setattr(fold_grams, "block_folds_fit", lambda *a: None)
+    monkeypatch.setattr(fold_models, "block_folds_fit", lambda *a: None)
     old = est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep", **kw)
     np.testing.assert_array_equal(fast, old)
 
@@ -167,8 +167,8 @@ def test_the_guard_sends_ill_conditioned_folds_the_old_way(rng, routes):
     X, Y, Xt = data(rng, 200)
     est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=12, random_state=0).fit(X, Y[:, 0])
     lam = est.factorization_.eigenvalues.max()
-    assert fold_grams.block_folds_fit(est.factorization_, contiguous_folds(10, 200), lam * 1e-12) is None
-    assert fold_grams.block_folds_fit(est.factorization_, contiguous_folds(10, 200), 0.05) is not None
+    assert fold_models.block_folds_fit(est.factorization_, contiguous_folds(10, 200), lam * 1e-12) is None
+    assert fold_models.block_folds_fit(est.factorization_, contiguous_folds(10, 200), 0.05) is not None
 
 
 def test_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch, routes):
@@ -186,7 +186,7 @@ def test_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch, routes):
             L, x, info = lapack.dposv(*a, **kw)
             return L, x, (1 if len(calls) % 10 == 3 else info)  # the third fold of each pass
 
-    monkeypatch.setattr(fold_grams, "lapack", FailThird())
+    monkeypatch.setattr(fold_models, "lapack", FailThird())
     refits = []
     real = conformal_module._fold_fit
     monkeypatch.setattr(conformal_module, "_fold_fit", lambda *a: refits.append(a[1]) or real(*a))
@@ -231,7 +231,7 @@ def test_block_shaped_bad_folds_still_get_the_partition_error(rng):
     est = SparseLSSVR(gamma=0.3, alpha=0.05, basis="random", n_basis=12, random_state=0).fit(X, Y[:, 0])
     folds = [H.copy() for H in contiguous_folds(10, 240)]
     folds[3][5] = folds[3][4]
-    assert fold_grams.matches_blocks(est.factorization_, folds) is None
+    assert fold_models.matches_blocks(est.factorization_, folds) is None
     cv = [(np.setdiff1d(np.arange(240), H), H) for H in folds]
     with pytest.raises(ValueError):
         est.predict_interval(Xt, 0.8, "cv+", cv=cv, basis_in_holdout="keep")

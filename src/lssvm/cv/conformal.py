@@ -293,7 +293,7 @@ def _hside_fit(fac, Hp, E, a):
 
 
 #: below this many flops in all, the folds run one after the other on one BLAS thread (a thread plan and a
-#: pool cost milliseconds); above it, one fold per core (:func:`lssvm._parallel.parallel_map`)
+#: pool cost milliseconds); above it, one fold per core (:func:`lssvm._threads.parallel_map`)
 _SERIAL_FLOPS = 1e9
 
 

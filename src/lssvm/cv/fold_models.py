@@ -115,7 +115,7 @@ A CV+ call at m = 2,000 with r = 100 spends about 1 ms in its ten fold
 models (a SYRK and a Cholesky each, ~60 us of BLAS per fold; BLAS and LAPACK
 release the GIL).  On one BLAS thread per Python thread, two halves of the
 folds can run side by side, on one reused worker thread
-(:func:`lssvm._parallel.parallel_map` starts a pool per call, and lssvm's
+(:func:`lssvm._threads.parallel_map` starts a pool per call, and lssvm's
 thread rule, :func:`lssvm._threads.current_plan`, costs ~0.8 ms to decide
 for ``n_jobs=None``: three reads of the run queue 0.2 ms apart).
 
