@@ -230,7 +230,7 @@ def test_module_length_guard():
     """Modules are split by concern, not by size (developers' guide): 500 lines is a guide,
     never a limit.
 
-    A hard 500-line limit was met by cutting modules at a line number: one concern spread over
+    A hard limit at 500 lines invites cutting a module at a line number: one concern spread over
     micro-modules that import each other (import cycles, names passed back and forth).  So this
     test fails only far past the guide (:data:`MAX_MODULE_LINES`), where a module almost surely
     holds two concerns, and lists the modules past :data:`MODULE_LINES_GUIDE` as a warning in the
@@ -328,7 +328,7 @@ def _package_cycles():
 #: Cycles still to remove, each with its reason: the modules of the cycle -> reason.
 KNOWN_CYCLES: dict[frozenset, str] = {
     frozenset({"lssvm.estimators.family_search_cv", "lssvm.estimators.search_cv"}):
-        "one search over a family, cut in two modules; being merged into one",
+        "one search over a family cut in two modules: the two become one",
 }
 
 
@@ -403,8 +403,8 @@ def _library_sources():
     return {str(path.relative_to(SRC)): path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-# Measured when this check was written: the families' downstream code is being made one engine.
-# strict: once a family meets the target its case XPASSes and fails, and its marker must go.
+# Targets not met yet, with the library's count in the reason.  strict: once a family meets the
+# target its case XPASSes and fails, and its marker must go.
 _FAMILY_CASES = [
     pytest.param("nystrom", marks=pytest.mark.xfail(strict=True, reason=(
         f"nystrom names are in 27 library files, above the target of {MAX_FAMILY_FILES}"))),
