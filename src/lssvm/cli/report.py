@@ -6,9 +6,11 @@ evaluated, the best score per kernel setting against the width, the
 out-of-fold (LOO or k-fold) predictions of the chosen model against the
 targets (a confusion matrix for classifiers), the coverage and width of
 its prediction intervals or the reliability of its calibrated class
-probabilities (:mod:`lssvm.cli._report_uncertainty`), and the model's basis
+probabilities (:mod:`lssvm.cli._report_uncertainty`), the model's basis
 curve (FVS reconstruction error, fixed-size CV score per model size, or
-the Nyström kernel's spectrum); for one-input data, the fitted function
+the Nyström kernel's spectrum), the exact CV error of every basis size of a
+basis grown with ``n_basis="auto"`` (:mod:`lssvm.cli._report_basis_size`);
+for one-input data, the fitted function
 over the data.  Captions say what to look for; test metrics, the lssvm
 version, the date and the command line are shown when given.
 """
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import LabelCoder
+from ._report_basis_size import BASIS_SIZE_CAPTIONS, basis_size_figure
 from ._report_uncertainty import UNCERTAINTY_CAPTIONS, uncertainty_figure
 
 __all__ = ["out_of_fold", "write_report"]
@@ -226,6 +229,7 @@ CAPTIONS = {
                  "shape (under-fitting).",
 }
 CAPTIONS.update(UNCERTAINTY_CAPTIONS)
+CAPTIONS.update(BASIS_SIZE_CAPTIONS)
 
 
 def write_report(folder, search, summary, table, test_values=None, curve=None, feature_names=None,
@@ -279,6 +283,11 @@ def write_report(folder, search, summary, table, test_values=None, curve=None, f
         figures += uncertainty_figure(plt, search, folder, oof)
         if _figure_basis(plt, search.best_estimator_, folder / "basis.png"):
             figures.append(("Basis", "basis.png"))
+        grown = getattr(search, "basis_curve_", None)
+        if isinstance(grown, dict):
+            folds = getattr(search, "cv_folds_", None)
+            grown = {**grown, "cv": "LOO" if folds is None else f"{len(folds)}-fold"}
+        figures += basis_size_figure(plt, grown, folder, getattr(search.best_estimator_, "n_basis_", None))
     figures += gradient_figures(plt, search, folder, feature_names)
     if curve is not None:
         _figure_curve(plt, curve, folder / "curve.png")

@@ -25,7 +25,9 @@ object dtype —
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
   ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), ``classes``
-  (classifiers), and the ``pre_*`` arrays of a tabular encoding;
+  (classifiers), the ``pre_*`` arrays of a tabular encoding, and the
+  ``basis_curve_*`` arrays of a basis grown by exact CV
+  (:mod:`lssvm.io.basis_curve`);
 * ``checksum``: ``"sha256:<hex>"`` over every other member (name, dtype,
   shape and bytes, in name order).
 
@@ -54,6 +56,7 @@ from ..estimators import SparseLSSVC, SparseLSSVR
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
+from .basis_curve import CURVE_ARRAYS, basis_curve_arrays, stored_basis_curve
 from .paths import atomic_write
 from .saved_model import SavedModel
 from .tabular import TabularEncoding
@@ -140,13 +143,17 @@ def save_model(path, model: SavedModel):
         meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
         arrays.update(pre_arrays)
     arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
+    curve_meta, curve_arrays = basis_curve_arrays(model.estimator)  # the CV error per basis size, if grown
+    if curve_meta is not None:
+        meta["basis_curve"] = curve_meta
+        arrays.update(curve_arrays)
     if name == "SparseLSSVC":
         classes = est.classes_
         meta["classes_kind"] = classes.dtype.kind
         arrays["classes"] = classes.astype(str) if classes.dtype.kind == "O" else classes
     arrays = {k: np.asarray(v, order="C") for k, v in arrays.items()}
     for k, a in arrays.items():  # never write a file that load_model refuses
-        if a.dtype.kind == "f" and not np.isfinite(a).all():
+        if a.dtype.kind == "f" and not np.isfinite(a).all() and k not in CURVE_ARRAYS.values():  # +inf: a failed size
             raise ValueError(f"cannot save the model: its {k!r} holds NaN or infinity (inputs or targets "
                              "too large for float64?); rescale the data and refit")
     if np.any(arrays["x_scale"] <= 0):
@@ -322,6 +329,7 @@ def _build(meta, arrays):
             raise ModelFileError(f"invalid tabular encoding: {exc}") from None
         if pre.feature_names != [str(f) for f in meta["feature_names"]]:
             raise ModelFileError("the tabular encoding's columns do not match the feature names")
+    basis_curve = stored_basis_curve(meta.get("basis_curve"), arrays, ModelFileError)
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -332,6 +340,7 @@ def _build(meta, arrays):
         fitted_as=meta["fitted_as"],
         fitted_params=dict(meta["fitted_params"]),
         preprocessing=pre,
+        basis_curve=basis_curve,
     )
 
 

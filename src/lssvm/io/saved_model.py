@@ -47,6 +47,10 @@ class SavedModel:
         A tabular encoding (one-hot levels, imputation, scaling) applied to
         a table before the estimator; ``feature_names`` are then its output
         columns and the scaling above is the identity.
+    basis_curve : dict or None
+        The CV error per basis size of a model whose basis was grown by
+        exact CV (``n_basis="auto"``): the fitted estimator's
+        ``basis_curve_`` as stored (:mod:`lssvm.io.basis_curve`), else None.
     """
 
     estimator: object
@@ -58,6 +62,7 @@ class SavedModel:
     fitted_as: str | None = None
     fitted_params: dict | None = None
     preprocessing: TabularEncoding | None = None
+    basis_curve: dict | None = None
 
     def encode(self, frame):
         """Estimator inputs from a table (m rows): the tabular encoding, or
