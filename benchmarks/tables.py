@@ -79,6 +79,7 @@ TABLES = {
     "adult": ("adult_train", "adult_test", "classification"),
 }
 QUICK = ("boston", "puma32H", "magic")
+CONTENDERS = ("lssvm", "lssvm-auto", "hgb", "krr-grid", "svc-grid", "neo")
 FRIEDMAN_TRAIN, FRIEDMAN_TEST = 20_000, 5_000
 
 
@@ -222,8 +223,10 @@ def main(argv=None):
     if unknown:
         ap.error(f"unknown table(s) {unknown}; choose from {', '.join(TABLES)}")
     n_splits = args.splits if args.splits is not None else 1 if args.quick else 5
-    neo = None if args.no_neo else _neo_class()
     only = None if args.only is None else set(args.only.split(",")) | {"hgb"}
+    if only is not None and only - set(CONTENDERS):
+        ap.error(f"unknown contender(s) {sorted(only - set(CONTENDERS))}; choose from {', '.join(CONTENDERS)}")
+    neo = None if args.no_neo or (only is not None and "neo" not in only) else _neo_class()
     print(f"load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} CPUs; OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS')}; neo-ls-svm {'in' if neo else 'not in'}stalled; "
           f"{time.strftime('%Y-%m-%d %H:%M %Z')}")
@@ -233,12 +236,14 @@ def main(argv=None):
     for name in names:
         task = TABLES[name][2]
         for s, (Xtr, ytr, Xte, yte) in enumerate(splits(args.data, name, n_splits)):
-            rows = {}
-            for label, (make, cap) in contenders(task, Xtr.shape[1], args.time_budget, neo).items():
-                if only is None or label in only:
-                    rows[label] = run_one(make, cap, Xtr, ytr, Xte, yte, task, args.max_grid_rows, s)
-            ref = rows["hgb"][0]
-            for label, (err, secs, note) in rows.items():
+            runs = contenders(task, Xtr.shape[1], args.time_budget, neo)
+            ref = None
+            for label in ["hgb"] + [k for k in runs if k != "hgb"]:  # the reference first: each line printed as run
+                if only is not None and label not in only:
+                    continue
+                make, cap = runs[label]
+                err, secs, note = run_one(make, cap, Xtr, ytr, Xte, yte, task, args.max_grid_rows, s)
+                ref = err if ref is None else ref
                 records.append({"table": name, "task": task, "split": s, "rows": Xtr.shape[0], "contender": label,
                                 "error": err, "seconds": secs, "note": note})
                 print(f"{name:10} {s:5d} {Xtr.shape[0]:6d} {Xtr.shape[1]:4d} {label:10} {err:10.4g} {secs:8.1f} "
