@@ -43,6 +43,8 @@ def test_search_curve_survives_the_round_trip(tmp_path, rng, cv, label):
     loaded = load_model(_save(tmp_path, search, X.shape[1]))
     _assert_same_curve(loaded.basis_curve, search.basis_curve_, label)
     np.testing.assert_allclose(loaded.predict(X), search.predict(X), rtol=1e-12, atol=1e-12)
+    again = load_model(save_model(tmp_path / "again.npz", loaded))  # a loaded model saved again keeps its curve
+    _assert_same_curve(again.basis_curve, search.basis_curve_, label)
 
 
 def test_base_estimator_and_classifier_curves_survive_the_round_trip(tmp_path, rng):

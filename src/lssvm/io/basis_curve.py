@@ -29,15 +29,18 @@ CURVE_ARRAYS = {"n_basis": "basis_curve_n_basis", "cv_error": "basis_curve_cv_er
                 "cv_error_se": "basis_curve_cv_error_se", "alpha": "basis_curve_alpha"}
 
 
-def basis_curve_arrays(fitted):
-    """``(metadata object, arrays)`` to store for ``fitted``'s ``basis_curve_``,
-    or ``(None, {})`` when it has none (or grew no size: a search whose
-    budget was spent before the growth).
+def basis_curve_arrays(fitted, stored=None):
+    """``(metadata object, arrays)`` to store for ``fitted``'s ``basis_curve_``
+    (else for ``stored``), or ``(None, {})`` when there is none (or no size
+    was grown: a search whose budget was spent before the growth).
 
     Parameters
     ----------
     fitted : estimator
         The estimator that was fitted (a ``*CV`` search or a base estimator).
+    stored : dict, optional
+        A curve as :func:`stored_basis_curve` returns it (``SavedModel.basis_curve``
+        of a loaded model, whose estimator has no ``basis_curve_``): saved again as it is.
 
     Raises
     ------
@@ -45,15 +48,18 @@ def basis_curve_arrays(fitted):
         If the curve is inconsistent (a file :func:`stored_basis_curve` would refuse is never written).
     """
     curve = getattr(fitted, "basis_curve_", None)
+    if not isinstance(curve, dict) and isinstance(stored, dict):
+        curve = stored
     if not isinstance(curve, dict) or np.size(curve.get("n_basis", ())) == 0:
         return None, {}
     arrays = {name: np.asarray(curve[key], dtype=np.int64 if key == "n_basis" else float)
               for key, name in CURVE_ARRAYS.items()}
-    folds = getattr(fitted, "cv_folds_", False)
+    folds = getattr(fitted, "cv_folds_", False) if curve is not stored else False
     meta = {"n_chosen": None if curve.get("n_chosen") is None else int(curve["n_chosen"]),
             "stop_reason": str(curve.get("stop_reason", "")),
             "replaced": None if curve.get("replaced") is None else bool(curve["replaced"]),
-            "cv": None if folds is False else "LOO" if folds is None else f"{len(folds)}-fold"}
+            "cv": (curve.get("cv") if curve is stored else None if folds is False
+                   else "LOO" if folds is None else f"{len(folds)}-fold")}
     why = _curve_fault(meta, arrays)
     if why:
         raise ValueError(f"cannot save the model's basis curve: {why}")

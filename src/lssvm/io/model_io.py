@@ -143,7 +143,7 @@ def save_model(path, model: SavedModel):
         meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
         arrays.update(pre_arrays)
     arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
-    curve_meta, curve_arrays = basis_curve_arrays(model.estimator)  # the CV error per basis size, if grown
+    curve_meta, curve_arrays = basis_curve_arrays(model.estimator, model.basis_curve)  # the CV error per size
     if curve_meta is not None:
         meta["basis_curve"] = curve_meta
         arrays.update(curve_arrays)
