@@ -50,9 +50,9 @@ from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_b
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
-from .holdout import HoldoutEngine
+from .holdout import HoldoutEngine, check_indices
 
-__all__ = ["ErrorSums", "SparseEngine", "MemorySparseEngine", "not_in_memory"]
+__all__ = ["ErrorSums", "MappedHoldoutEngine", "MemorySparseEngine", "SparseEngine", "not_in_memory"]
 
 
 @dataclass(frozen=True)
@@ -131,13 +131,23 @@ class MemorySparseEngine:
     n_targets_batch : "auto" or int, default="auto"
         Targets per batch of the regressor's LOO and CV error sums
         (:func:`lssvm.solvers.loo_block.targets_batch_size`).
+    fold_whitener : callable ``K_LL -> W``, optional
+        The feature map of a basis reduced to its kept points ``L`` (their
+        kernel block ``K_LL``), for a model whose map is not the whitening
+        of its basis, so that removing basis points is not a deletion of
+        columns: the rank-k Nyström map (:func:`lssvm.solvers.nystrom_projection`).
+        A hold-out that removes basis points then refits the fold on the
+        kept points with this map (O(m |L| k + |L|^3) per such fold), which
+        is exactly the model fitted on the fold's training rows at that
+        basis.  None: the sparse model's whitening (deletion of columns).
     """
 
     rows_in_memory = True
 
     def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None,
-                 n_targets_batch="auto"):
+                 n_targets_batch="auto", fold_whitener=None):
         self.fac = fac
+        self.fold_whitener = fold_whitener
         self.n_targets_batch = n_targets_batch
         self.X = X
         self.basis_vectors = basis_vectors
@@ -249,8 +259,16 @@ class MemorySparseEngine:
         ``basis_in_holdout="keep"``, which never removes a basis point."""
         if holders and self._holders is None:  # O(m d) row hashing, once per fit
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
+        if self.fold_whitener is not None:
+            return MappedHoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
+                                                   self.rcond, fold_whitener=self.fold_whitener)
         return HoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
                                          self.rcond)
+
+    def removes_basis_points(self, folds):
+        """Whether some fold of ``folds`` removes a basis point under ``basis_in_holdout="remove"``."""
+        holdout = self.holdout_engine()
+        return any(holdout.removed_points(check_indices(f, self.n_samples)).size for f in folds)
 
     def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
         """Outputs (A, h, v) for training rows ``test_indices`` from the model trained without them."""
@@ -306,3 +324,46 @@ class MemorySparseEngine:
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
         engine._holders = self._holders
         return engine
+
+
+class MappedHoldoutEngine(HoldoutEngine):
+    """The hold-out engine of a model whose feature map is given (``fold_whitener``):
+    with no basis point removed, the sparse model's closed forms (the map
+    stays, only rows leave); with some removed, the fold refitted on the
+    kept points with the map of their kernel block, exactly the model
+    trained on the fold's rows at the reduced basis (O(m |L| k + |L|^3))."""
+
+    @classmethod
+    def from_kernel(cls, fac, X, Z, kernel, basis_rows=None, rcond=1e-10, *, fold_whitener):
+        engine = super().from_kernel(fac, X, Z, kernel, basis_rows, rcond)
+        engine.fold_whitener = fold_whitener
+        return engine
+
+    def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
+        if basis_in_holdout == "remove":
+            H = check_indices(test_indices, self.fac.n_samples)
+            E = self.removed_points(H)
+            if E.size:
+                return self._refit_mapped(H, E, alpha)
+        return super().predict(test_indices, alpha, basis_in_holdout, _side)
+
+    def _refit_mapped(self, H, E, alpha):
+        from ..solvers import check_alphas, factorize_sparse_rls
+
+        alphas, scalar = check_alphas(alpha)
+        fac = self.fac
+        m, n = fac.n_samples, fac.kernel_mean.size
+        if E.size == n:
+            raise ValueError(
+                f"the hold-out set holds every basis vector ({E.size}): with basis_in_holdout='remove' "
+                "its model would have no basis; use basis_in_holdout='keep', more basis vectors or "
+                "smaller folds"
+            )
+        train = np.setdiff1d(np.arange(m), H)
+        keep = np.setdiff1d(np.arange(n), E)
+        K_LL = self._basis_kernel(keep)
+        refit = factorize_sparse_rls(self._kernel_block(train, keep), K_LL, self.Y[train],
+                                     whitener=self.fold_whitener(K_LL), warn=False)
+        A, b = refit.coef(alphas)
+        out = np.einsum("hn,anv->ahv", self._kernel_block(H, keep), A) + b[:, None, :]
+        return out[0] if scalar else out

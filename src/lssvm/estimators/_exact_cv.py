@@ -61,8 +61,16 @@ class EngineMethodsMixin:
         """The exact hold-out engine of an in-memory fit (:class:`lssvm.cv.HoldoutEngine`)."""
         return self._fitted_engine().in_memory("the hold-out engine").holdout_engine()
 
+    #: ``basis_in_holdout=None`` means this: "remove" where deleting a basis point's column is the model
+    #: without it (sparse, fixed-size), "keep" where the basis carries a fitted map (Nyström's rank k)
+    _default_basis_in_holdout = "remove"
+
+    def _holdout_mode(self, basis_in_holdout):
+        return self._default_basis_in_holdout if basis_in_holdout is None else basis_in_holdout
+
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
+        basis_in_holdout = self._holdout_mode(basis_in_holdout)
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         return self._fitted_engine().holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
 
@@ -70,6 +78,7 @@ class EngineMethodsMixin:
     def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
         """Out-of-fold outputs (A, m, v), or with ``reduce`` their
         :class:`lssvm.cv.ErrorSums`; and whether alpha was a scalar."""
+        basis_in_holdout = self._holdout_mode(basis_in_holdout)
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         engine = self._fitted_engine()
         folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
@@ -121,7 +130,7 @@ class RegressorCVMixin(EngineMethodsMixin):
         return squeeze_outputs(sse, scalar, self._single_output)
 
     @per_target_alpha
-    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
+    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout=None):
         """Predictions for training rows ``test_indices`` from the model trained
         on all other rows, without retraining (Pahikkala et al. 2012, §5).
 
@@ -131,8 +140,11 @@ class RegressorCVMixin(EngineMethodsMixin):
             Training rows to hold out.
         alpha : float or array-like of shape (A,), optional
             Default the fitted ``alpha``.
-        basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-            Treatment of held-out rows that are basis points: "remove" takes
+        basis_in_holdout : {"remove", "keep", "train"} or None, default=None
+            Treatment of held-out rows that are basis points; None: "keep"
+            for the Nyström models (their rank-k map of the sampled columns
+            is the model's kernel, which "keep" holds fixed, as their
+            k-fold methods always have), "remove" for the others.  "remove" takes
             them out of the basis, as if the model had never seen them;
             a training row holds a basis point when it is the point's row
             index or equals the point value for value (so a basis given as
@@ -140,6 +152,10 @@ class RegressorCVMixin(EngineMethodsMixin):
             (duplicate) rows is removed only when all of them are held out;
             "keep" leaves them as basis functions and drops only their loss
             terms (Pahikkala et al. 2012, Cor. 2); "train" keeps those rows in training.
+            Nyström with "remove": the fold is refitted on the kept
+            columns with the rank rule and map of the fit (removing a
+            column re-truncates the map, so no closed form applies),
+            O(m c k + c^3) per fold that removes a column.
 
         Returns
         -------
@@ -154,7 +170,7 @@ class RegressorCVMixin(EngineMethodsMixin):
         return squeeze_outputs(F, scalar, self._single_output)
 
     @per_target_alpha
-    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
+    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout=None):
         """Exact out-of-fold predictions for every training row, without retraining.
 
         Parameters
@@ -166,7 +182,7 @@ class RegressorCVMixin(EngineMethodsMixin):
         alpha : float or array-like of shape (A,), optional
         groups : array-like of shape (m,), optional
             Group labels for group splitters.
-        basis_in_holdout : {"remove", "keep", "train"}, default="remove"
+        basis_in_holdout : {"remove", "keep", "train"} or None, default=None
             See :meth:`holdout_predict`.
 
         Returns
@@ -183,7 +199,7 @@ class RegressorCVMixin(EngineMethodsMixin):
         return squeeze_outputs(F, scalar, self._single_output)
 
     @per_target_alpha
-    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout=None):
         """Cross-validated error per alpha and output.
 
         Parameters
@@ -239,7 +255,7 @@ class ClassifierCVMixin(EngineMethodsMixin):
         rate = wrong / count
         return float(rate[0]) if scalar else rate
 
-    def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
+    def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout=None):
         """Outputs for rows ``test_indices`` of the model trained without them.
 
         Parameters and costs as :meth:`lssvm.SparseLSSVR.holdout_predict`.
@@ -251,14 +267,14 @@ class ClassifierCVMixin(EngineMethodsMixin):
         F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
-    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
+    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout=None):
         """Labels for rows ``test_indices`` from the model trained without them,
         shape (h,) or (A, h)."""
         F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
         labels = self._decode(F)
         return labels[0] if scalar else labels
 
-    def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
+    def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout=None):
         """Out-of-fold outputs for every training row; parameters as
         :meth:`lssvm.SparseLSSVR.cv_predict` (stratifying splitters see the labels).
 
@@ -269,13 +285,13 @@ class ClassifierCVMixin(EngineMethodsMixin):
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         return squeeze_outputs(F, scalar, self._single_output)
 
-    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
+    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout=None):
         """Out-of-fold labels for every training row, shape (m,) or (A, m)."""
         F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
         labels = self._decode(F)
         return labels[0] if scalar else labels
 
-    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
+    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout=None):
         """Cross-validated error per alpha.
 
         Parameters

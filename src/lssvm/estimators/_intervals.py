@@ -76,7 +76,7 @@ class SparseIntervalMixin:
 
     @per_target_alpha
     def predict_interval(self, X, coverage=0.9, method="jackknife+", alpha=None, cv=10, groups=None,
-                         basis_in_holdout="remove"):
+                         basis_in_holdout=None):
         """Conformal prediction intervals from the exact LOO or hold-out models.
 
         Parameters
@@ -156,6 +156,7 @@ class SparseIntervalMixin:
         if engine is None or not fitted:
             engine = self._fitted_engine()  # not fitted, or no factorisation: its errors
         if not engine.rows_in_memory:  # fitted on Dask: streamed in passes
+            basis_in_holdout = self._holdout_mode(basis_in_holdout)
             return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)
         engine = engine.in_memory(
             "predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
@@ -170,11 +171,13 @@ class SparseIntervalMixin:
                 raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
             a = float(check_alphas(alpha)[0][0])
         X = _new_points(self, X)
+        basis_in_holdout = self._holdout_mode(basis_in_holdout)
         if method == "cv+":
             out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
             return out[:, :, 0] if self._single_output else out
+        basis, kernel = engine.basis_vectors, engine.kernel  # the engine's model: the family's fitted basis
         if method == "full":
-            out = sparse_full_conformal(fac, self.kernel_, self.basis_vectors_, X, coverage, a, self.block_size)
+            out = sparse_full_conformal(fac, kernel, basis, X, coverage, a, self.block_size)
             return out[:, :, 0] if self._single_output else out
         v = fac.z.shape[1]
         R = fac.loo_residuals(a)
@@ -182,7 +185,7 @@ class SparseIntervalMixin:
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            K_x = kernel(X[rows], basis)
             Mx = eigen_rows(fac, K_x)
             if method == "jackknife":
                 full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
@@ -241,6 +244,12 @@ class SparseIntervalMixin:
         folds = contiguous_folds(cv, m, groups)
         if folds is None:
             folds = engine.resolve_cv(cv, groups, classifier=False)
+        if basis_in_holdout == "remove" and getattr(engine, "fold_whitener", None) is not None and engine.removes_basis_points(folds):
+            raise ValueError(
+                "method='cv+' with basis_in_holdout='remove' is not available for a model whose feature map is "
+                "a rank-k truncation of its basis (Nyström): removing a basis point re-truncates the map, so "
+                "the fold models are not the closed-form updates CV+ evaluates at new points; use "
+                "basis_in_holdout='keep' (the fitted map, the default of this family) or 'train'")
         # "keep" on the fit's blocks: straight from its block Grams (no engine, plans or checks)
         got = block_cv_plus(fac, folds, a) if basis_in_holdout == "keep" else None
         if got is None:  # "keep" never removes a basis point: no need to find the rows that hold them
@@ -252,7 +261,7 @@ class SparseIntervalMixin:
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            K_x = engine.kernel(X[rows], engine.basis_vectors)
             out[rows] = sorted_scores.bounds(models(K_x), ranks)
         return out
 
