@@ -61,12 +61,15 @@ class EngineMethodsMixin:
         """The exact hold-out engine of an in-memory fit (:class:`lssvm.cv.HoldoutEngine`)."""
         return self._fitted_engine().in_memory("the hold-out engine").holdout_engine()
 
-    #: ``basis_in_holdout=None`` means this: "remove" where deleting a basis point's column is the model
-    #: without it (sparse, fixed-size), "keep" where the basis carries a fitted map (Nyström's rank k)
-    _default_basis_in_holdout = "remove"
-
     def _holdout_mode(self, basis_in_holdout):
-        return self._default_basis_in_holdout if basis_in_holdout is None else basis_in_holdout
+        """``basis_in_holdout`` with None as the family's ``_default_basis_in_holdout``: "remove" where
+        deleting a basis point's column is the model without it (sparse, fixed size), "keep" where the
+        basis carries a fitted map (Nyström's rank k); checked by the family's ``_check_holdout_mode``."""
+        mode = getattr(self, "_default_basis_in_holdout", "remove") if basis_in_holdout is None else basis_in_holdout
+        check = getattr(self, "_check_holdout_mode", None)
+        if check is not None:
+            check(mode)
+        return mode
 
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
@@ -81,6 +84,10 @@ class EngineMethodsMixin:
         basis_in_holdout = self._holdout_mode(basis_in_holdout)
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         engine = self._fitted_engine()
+        if isinstance(cv, str) and cv == "loo" and basis_in_holdout == "keep":  # folds of one row, basis kept:
+            if reduce:  # the closed-form LOO, on every engine (Dask's included)
+                return engine.loo_sums(alphas), scalar
+            return engine.targets()[None] - engine.loo_residuals(alphas), scalar
         folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
         if reduce:  # reduced per fold (Dask: in the pass): never all A x m x v outputs at once
             return engine.cv_sums(folds, alphas, basis_in_holdout), scalar
