@@ -6,6 +6,16 @@ normal equations (:mod:`lssvm.solvers.fixed_size`) either directly (all
 prototypes) or by sparse conjugate directions pursuit, which adds one
 prototype per step and is stopped at the size chosen by fast v-fold CV
 (:mod:`lssvm.cv.fixed_size`).
+
+At its support (the prototypes that carry a weight) the fitted model is the
+sparse model on those prototypes at the same alpha (the documentation's
+Mathematics page, §4 and §6; SCDP's solution after k steps is the exact
+least-squares solution on its k coordinates).  Its engine
+(:class:`lssvm.cv.MemorySparseEngine`, built on first use) gives the shared
+exact CV, interval and evidence methods (:mod:`lssvm.estimators._exact_cv`).
+The one difference is the intercept's regulariser ``nu`` (1e-8 by default),
+which the engine's model does not have: its predictions differ from the
+fitted model's by about ``nu / m`` relative to the intercept.
 """
 
 from __future__ import annotations
@@ -22,19 +32,22 @@ from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
-from ..cv import resolve_folds
+from ..cv import MemorySparseEngine, resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
-from ..exceptions import warn_numerical
+from ..exceptions import NotFittedError, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
+from ..solvers import factorize_sparse_rls
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._bayes import BayesMixin
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
+from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
-from ._intervals import RefitIntervalMixin
+from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
@@ -140,6 +153,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
 
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
+        self._X_fit, self._Y_fit, self._engine = X, Y, None  # the engine at the support: built on first use
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
@@ -186,6 +200,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._engine = None
         self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
@@ -284,6 +299,57 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
         return self
 
+    # ------------------------------------------------ the engine at the support
+    def _fitted_engine(self):
+        """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the
+        supported prototypes at the fitted alpha, built on first use (O(m s d + m s^2 + s^3) for s
+        supported prototypes).
+
+        Raises
+        ------
+        ValueError
+            Where no one sparse model is the fitted one: outputs whose SCDP runs chose different
+            prototypes, an output without the intercept among its coordinates, or a fit on Dask
+            collections (the rows are not in memory).
+        """
+        check_is_fitted(self, "_coef_2d")
+        engine = getattr(self, "_engine", None)
+        if engine is not None:
+            return engine
+        X, Y = getattr(self, "_X_fit", None), getattr(self, "_Y_fit", None)
+        if X is None or Y is None:
+            if getattr(self, "_dask_data", None) is not None:
+                raise ValueError(
+                    f"{type(self).__name__} fitted on Dask collections has no exact cross-validation engine at its "
+                    "support (its rows are not in memory); fit on a NumPy sample")
+            raise NotFittedError("this model keeps no training data (it was loaded from a file); fit it on the "
+                                 "training data to get cross-validation results")
+        W, M = self.coef_full_, self.n_basis_
+        chosen = W[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
+        if not np.all(chosen == chosen[:, :1]):
+            raise ValueError(
+                f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
+                "SCDP run chooses its own), so no one sparse model is the fitted one and its exact CV would not be "
+                "this model's; fit one output at a time, or use solver='direct' (every prototype)")
+        if np.any(W[M] == 0):
+            raise ValueError(
+                "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
+                "model has an unpenalised intercept; use a larger max_size or solver='direct'")
+        support = np.asarray(self.support_, dtype=np.intp)
+        if support.size == 0:
+            raise ValueError(
+                "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
+                "cross-validate; its out-of-sample outputs are the training mean's: use a larger max_size, "
+                "size_rule=0 or solver='direct'")
+        Z = self.basis_vectors_[support]
+        rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
+        K = self.kernel_(X, Z, block_size=self.block_size)
+        K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
+        fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
+        classes = self.classes_ if is_classifier(self) else None
+        self._engine = MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
+        return self._engine
+
     # ----------------------------------------------------------- predict
     def _expansion_arrays(self):
         """``support_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
@@ -291,7 +357,8 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin, RegressorMixin,
+                     _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -358,10 +425,29 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
         F = self._decision_2d(X)
         return F[:, 0] if self._single_output else F
 
+    def predict_interval(self, X, coverage=0.9, method=None, alpha=None, cv=10, groups=None, basis_in_holdout=None):
+        """Conformal prediction intervals of the model at its support.
+
+        In memory: :meth:`lssvm.SparseLSSVR.predict_interval` of the sparse
+        model on the supported prototypes (``method=None`` is
+        "jackknife+"; "jackknife", "cv+" and "full" as there), exact and
+        without a refit; the prototypes stay fixed (the fold models do not
+        choose their own size).  Fitted on Dask collections (no engine at
+        the support): CV+ by refitting each fold with the family's own fit,
+        size choice included (``method=None`` is "cv+"; ``alpha`` and
+        ``basis_in_holdout`` do not apply).
+        """
+        if getattr(self, "_X_fit", None) is None and getattr(self, "_dask_data", None) is not None:
+            return RefitIntervalMixin.predict_interval(self, X, coverage, "cv+" if method is None else method, cv,
+                                                       groups)
+        return SparseIntervalMixin.predict_interval(self, X, coverage, "jackknife+" if method is None else method,
+                                                    alpha, cv, groups, basis_in_holdout)
+
 
 @with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
                   "the downdated system to the fitted size (no LOO formula holds for SCDP)")
-class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin,
+                     _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
     model size chosen by fast v-fold CV (Karsmakers et al. 2011).
