@@ -20,6 +20,7 @@ fitted model's by about ``nu / m`` relative to the intercept.
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -172,7 +173,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
             def whole_pool_cv(alpha):
                 params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
                 return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
-        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+        self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+        self._alpha_groups = self._support_groups()
+        return self
 
     def _fit_dask(self, X, y, groups, classification):
         """Fit on Dask collections: the pool drawn as in memory, one pass of
@@ -200,7 +203,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
-        self._engine = None
+        self._engine, self._alpha_groups = None, None
         self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
@@ -300,6 +303,43 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------ the engine at the support
+    def _support_groups(self):
+        """A regressor's outputs grouped by the prototypes their SCDP runs chose, as ``(alpha, outputs)``
+        pairs (the groups :func:`lssvm.estimators._base.per_target_alpha` runs the shared methods on, one
+        engine each); None where every output has the same support, and for classifiers (whose error
+        rates need every output's values together)."""
+        W, M = self.coef_full_, self.n_basis_
+        if is_classifier(self) or W.shape[1] == 1:
+            return None
+        keys = [np.flatnonzero(W[:M, j] != 0).tobytes() for j in range(W.shape[1])]
+        if len(set(keys)) == 1:
+            return None
+        groups = {}
+        for j, key in enumerate(keys):
+            groups.setdefault(key, []).append(j)
+        return [(float(self.alpha), np.array(cols)) for cols in groups.values()]
+
+    def _target_subset(self, targets, alpha):
+        """A shallow copy of this fitted regressor restricted to outputs ``targets`` that share a support."""
+        sub = copy.copy(self)
+        sub._alpha_groups, sub._y_1d, sub._engine = None, False, None
+        sub.coef_full_ = self.coef_full_[:, targets]
+        sub._coef_2d = sub._intercept_2d = None  # the group's expansion is not needed by the engine's methods
+        sub.support_ = np.flatnonzero(sub.coef_full_[:self.n_basis_, 0] != 0)
+        sub._Y_fit = self._Y_fit[:, targets]
+        return sub
+
+    def _per_target_alpha_call(self, method, args, kwargs):
+        """``method`` of each group of outputs that share a support, assembled along the output axis."""
+        v = self.coef_full_.shape[1]
+        out = None
+        for alpha, targets in self._alpha_groups:
+            part = np.asarray(method(self._target_subset(targets, alpha), *args, **kwargs))
+            if out is None:
+                out = np.empty(part.shape[:-1] + (v,), dtype=part.dtype)
+            out[..., targets] = part
+        return out
+
     def _fitted_engine(self):
         """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the
         supported prototypes at the fitted alpha, built on first use (O(m s d + m s^2 + s^3) for s
@@ -312,7 +352,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
             prototypes, an output without the intercept among its coordinates, or a fit on Dask
             collections (the rows are not in memory).
         """
-        check_is_fitted(self, "_coef_2d")
+        check_is_fitted(self, "coef_full_")
         engine = getattr(self, "_engine", None)
         if engine is not None:
             return engine
@@ -329,13 +369,14 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         if not np.all(chosen == chosen[:, :1]):
             raise ValueError(
                 f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
-                "SCDP run chooses its own), so no one sparse model is the fitted one and its exact CV would not be "
-                "this model's; fit one output at a time, or use solver='direct' (every prototype)")
+                "SCDP run chooses its own), so no one sparse model is the fitted one: a regressor's methods run "
+                "output group by output group when called at the fitted alpha (alpha=None), a classifier's error "
+                "rates need every output's values together; fit one output at a time, or use solver='direct'")
         if np.any(W[M] == 0):
             raise ValueError(
                 "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
                 "model has an unpenalised intercept; use a larger max_size or solver='direct'")
-        support = np.asarray(self.support_, dtype=np.intp)
+        support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
         if support.size == 0:
             raise ValueError(
                 "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
