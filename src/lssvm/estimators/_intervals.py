@@ -29,7 +29,6 @@ from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
 from ._base import per_target_alpha
-from ._full_conformal_families import family_full_conformal
 from ._validation import validate_input
 
 __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
@@ -318,15 +317,11 @@ class SearchIntervalMixin:
 
 
 class RefitIntervalMixin:
-    """``predict_interval(method="cv+")`` by refitting the k folds, for the
-    fixed-size and Nyström regressors (needs ``_interval_data()``).
-
-    Their exact CV models are not cheap to evaluate at new points: the
-    fixed-size LS-SVM chooses its model size by an inner CV in every fold
-    (SCDP, Karsmakers et al. 2011), and the Nyström LS-SVM's hold-out formulas live in
-    the dual on the training rows (Ding & Liao 2012), so their jackknife+ would
-    need a model per training row.  They offer "cv+" only, from k
-    explicit trainings on the folds' training rows.
+    """``predict_interval(method="cv+")`` by refitting the k folds with the
+    estimator's own fit (size choice included): the route of a fixed-size
+    regressor fitted on Dask collections, which has no engine at its support
+    (in memory its intervals are :class:`SparseIntervalMixin`'s, of the model
+    at its support).  Needs ``_interval_data()``.
     """
 
     def _interval_data(self):
@@ -445,21 +440,14 @@ class RefitIntervalMixin:
             m, v = Y.shape
         else:
             m = data.n_samples
-        if method not in ("cv+", "full"):
+        if method != "cv+":
             raise ValueError(
-                f"{type(self).__name__} offers method='cv+' only (besides 'full'; its exact CV models are not "
-                f"cheap to evaluate at new points, so jackknife variants would need {m} refits); got {method!r}"
-            )
-        if method == "full" and data is not None:
-            raise ValueError(
-                "method='full' needs the training rows in memory (its sets are exact per test point, from the "
-                "m training residuals); a model fitted on Dask collections offers method='cv+'"
+                f"{type(self).__name__} offers method='cv+' only when fitted on Dask collections (refitting the "
+                f"folds; jackknife variants would need {m} refits, and 'full' needs the training rows in "
+                f"memory); got {method!r}"
             )
         coverage = check_interval_request(coverage, method, m)
         X = validate_input(self, X, reset=False, dtype=np.float64)
-        if method == "full":
-            out = family_full_conformal(self, X_fit, Y, X, coverage)
-            return out[:, :, 0] if self._single_output else out
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
         if data is not None:  # fitted on Dask: the folds refitted on Dask rows, bounds streamed
             return self._dask_refit_interval(data, X, coverage, cv, groups, takes_groups)
