@@ -28,7 +28,7 @@ from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
-from ._base import per_target_alpha
+from ._base import BaseSparseLSSVM, per_target_alpha
 from ._validation import validate_input
 
 __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
@@ -299,13 +299,13 @@ class SearchIntervalMixin:
 
     @property
     def _path_scorings(self):
-        return ("gcv", "evidence") if hasattr(self._estimator_class, "log_evidence") else ()
+        # the sparse criterion's: the family searches score folds by their own criteria
+        return ("gcv", "evidence") if issubclass(self._estimator_class, BaseSparseLSSVM) else ()
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_interval"))
     def predict_interval(self, X, coverage=0.9, method=None, **kwargs):
         """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``;
-        ``method=None``: its default, "jackknife+" for the sparse models, "cv+"
-        for the fixed-size and Nyström ones, which offer "full" besides)."""
+        ``method=None``: its default, "jackknife+" in memory)."""
         if method is not None:
             kwargs["method"] = method
         return self._best().predict_interval(X, coverage, **kwargs)
