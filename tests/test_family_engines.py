@@ -94,6 +94,10 @@ def test_nystrom_loo_kfold_and_holdout_are_refits_on_the_rank_k_features(rng, po
     got = est.holdout_predict(H, basis_in_holdout="remove")
     assert rel_err(got, _refit(FL, Y, train, ALPHA * np.eye(FL.shape[1]), FL[H])[:, 0]) < TOL
     assert rel_err(est.holdout_predict(H, basis_in_holdout="keep"), _refit(F, Y, train, pen, F[H])[:, 0]) < TOL
+    # "train": held-out rows that hold basis points stay in training
+    left_out = H if points else H[~np.isin(H, basis)]
+    train_rows = np.setdiff1d(np.arange(m), left_out)
+    assert rel_err(est.holdout_predict(H, basis_in_holdout="train"), _refit(F, Y, train_rows, pen, F[H])[:, 0]) < TOL
     # "remove" k-fold: every fold that holds a column refitted at the kept columns
     if not points:
         got = est.cv_predict(KFold(4), basis_in_holdout="remove")
