@@ -20,7 +20,6 @@ fitted model's by about ``nu / m`` relative to the intercept.
 
 from __future__ import annotations
 
-import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,11 +32,10 @@ from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
-from ..cv import MemorySparseEngine, resolve_folds
+from ..cv import resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
-from ..exceptions import NotFittedError, warn_numerical
+from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers import factorize_sparse_rls
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
 from ._bayes import BayesMixin
@@ -48,6 +46,7 @@ from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
+from ._fixed_size_engine import SupportEngineMixin, SupportIntervalMixin
 from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
@@ -58,7 +57,7 @@ __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
 SOLVERS = ("scdp", "scdpp", "direct")
 
-class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(SupportEngineMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -302,95 +301,6 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         self.intercept_ = float(self._intercept_2d[0]) if single else self._intercept_2d
         return self
 
-    # ------------------------------------------------ the engine at the support
-    def _support_groups(self):
-        """A regressor's outputs grouped by the prototypes their SCDP runs chose, as ``(alpha, outputs)``
-        pairs (the groups :func:`lssvm.estimators._base.per_target_alpha` runs the shared methods on, one
-        engine each); None where every output has the same support, and for classifiers (whose error
-        rates need every output's values together)."""
-        W, M = self.coef_full_, self.n_basis_
-        if is_classifier(self) or W.shape[1] == 1:
-            return None
-        keys = [np.flatnonzero(W[:M, j] != 0).tobytes() for j in range(W.shape[1])]
-        if len(set(keys)) == 1:
-            return None
-        groups = {}
-        for j, key in enumerate(keys):
-            groups.setdefault(key, []).append(j)
-        return [(float(self.alpha), np.array(cols)) for cols in groups.values()]
-
-    def _target_subset(self, targets, alpha):
-        """A shallow copy of this fitted regressor restricted to outputs ``targets`` that share a support."""
-        sub = copy.copy(self)
-        sub._alpha_groups, sub._y_1d, sub._engine = None, False, None
-        sub.coef_full_ = self.coef_full_[:, targets]
-        sub._coef_2d = sub._intercept_2d = None  # the group's expansion is not needed by the engine's methods
-        sub.support_ = np.flatnonzero(sub.coef_full_[:self.n_basis_, 0] != 0)
-        sub._Y_fit = self._Y_fit[:, targets]
-        return sub
-
-    def _per_target_alpha_call(self, method, args, kwargs):
-        """``method`` of each group of outputs that share a support, assembled along the output axis."""
-        v = self.coef_full_.shape[1]
-        out = None
-        for alpha, targets in self._alpha_groups:
-            part = np.asarray(method(self._target_subset(targets, alpha), *args, **kwargs))
-            if out is None:
-                out = np.empty(part.shape[:-1] + (v,), dtype=part.dtype)
-            out[..., targets] = part
-        return out
-
-    def _fitted_engine(self):
-        """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the
-        supported prototypes at the fitted alpha, built on first use (O(m s d + m s^2 + s^3) for s
-        supported prototypes).
-
-        Raises
-        ------
-        ValueError
-            Where no one sparse model is the fitted one: outputs whose SCDP runs chose different
-            prototypes, an output without the intercept among its coordinates, or a fit on Dask
-            collections (the rows are not in memory).
-        """
-        check_is_fitted(self, "coef_full_")
-        engine = getattr(self, "_engine", None)
-        if engine is not None:
-            return engine
-        X, Y = getattr(self, "_X_fit", None), getattr(self, "_Y_fit", None)
-        if X is None or Y is None:
-            if getattr(self, "_dask_data", None) is not None:
-                raise ValueError(
-                    f"{type(self).__name__} fitted on Dask collections has no exact cross-validation engine at its "
-                    "support (its rows are not in memory); fit on a NumPy sample")
-            raise NotFittedError("this model keeps no training data (it was loaded from a file); fit it on the "
-                                 "training data to get cross-validation results")
-        W, M = self.coef_full_, self.n_basis_
-        chosen = W[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
-        if not np.all(chosen == chosen[:, :1]):
-            raise ValueError(
-                f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
-                "SCDP run chooses its own), so no one sparse model is the fitted one: a regressor's methods run "
-                "output group by output group when called at the fitted alpha (alpha=None), a classifier's error "
-                "rates need every output's values together; fit one output at a time, or use solver='direct'")
-        if np.any(W[M] == 0):
-            raise ValueError(
-                "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
-                "model has an unpenalised intercept; use a larger max_size or solver='direct'")
-        support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
-        if support.size == 0:
-            raise ValueError(
-                "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
-                "cross-validate; its out-of-sample outputs are the training mean's: use a larger max_size, "
-                "size_rule=0 or solver='direct'")
-        Z = self.basis_vectors_[support]
-        rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
-        K = self.kernel_(X, Z, block_size=self.block_size)
-        K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
-        fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
-        classes = self.classes_ if is_classifier(self) else None
-        self._engine = MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
-        return self._engine
-
     # ----------------------------------------------------------- predict
     def _expansion_arrays(self):
         """``support_vectors_`` (n, d), coefficients (n, v), intercept (v,)."""
@@ -398,8 +308,8 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin, RegressorMixin,
-                     _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin,
+                     RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -465,24 +375,6 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitInt
         """Predictions, shape (m,) or (m, n_outputs)."""
         F = self._decision_2d(X)
         return F[:, 0] if self._single_output else F
-
-    def predict_interval(self, X, coverage=0.9, method=None, alpha=None, cv=10, groups=None, basis_in_holdout=None):
-        """Conformal prediction intervals of the model at its support.
-
-        In memory: :meth:`lssvm.SparseLSSVR.predict_interval` of the sparse
-        model on the supported prototypes (``method=None`` is
-        "jackknife+"; "jackknife", "cv+" and "full" as there), exact and
-        without a refit; the prototypes stay fixed (the fold models do not
-        choose their own size).  Fitted on Dask collections (no engine at
-        the support): CV+ by refitting each fold with the family's own fit,
-        size choice included (``method=None`` is "cv+"; ``alpha`` and
-        ``basis_in_holdout`` do not apply).
-        """
-        if getattr(self, "_X_fit", None) is None and getattr(self, "_dask_data", None) is not None:
-            return RefitIntervalMixin.predict_interval(self, X, coverage, "cv+" if method is None else method, cv,
-                                                       groups)
-        return SparseIntervalMixin.predict_interval(self, X, coverage, "jackknife+" if method is None else method,
-                                                    alpha, cv, groups, basis_in_holdout)
 
 
 @with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
