@@ -238,8 +238,21 @@ def test_fixed_size_classifier_loo_and_refusals(rng):
         train = np.setdiff1d(np.arange(90), [i])
         assert abs(loo[i] - _refit(F, T, train, ALPHA * kernel(Zs, Zs), F[i:i + 1])[0, 0]) < TOL
     assert clf.cv_error(3) == np.mean((clf.cv_decision_function(3) > 0) != y)
-    # outputs whose SCDP runs chose different prototypes: no one sparse model is the fitted one
-    three = FixedSizeLSSVC(gamma=GAMMA, alpha=ALPHA, n_basis=15, cv=3, random_state=0).fit(X, np.digitize(Y[:, 0], [-.3, .3]))
-    if not np.all((three.coef_full_[:-1] != 0) == (three.coef_full_[:-1, :1] != 0)):
-        with pytest.raises(ValueError, match="use different prototypes"):
-            three.loo_decision_function()
+    # one-vs-rest outputs whose SCDP runs chose different prototypes: each output at its own support
+    labels = np.digitize(Y[:, 0], [-.3, .3])
+    three = FixedSizeLSSVC(gamma=GAMMA, alpha=ALPHA, n_basis=15, cv=3, random_state=0).fit(X, labels)
+    W = three.coef_full_
+    assert not np.all((W[:-1] != 0) == (W[:-1, :1] != 0))  # the case: supports differ
+    T3 = np.where(labels[:, None] == np.arange(3), 1.0, -1.0)
+    loo = three.loo_decision_function()
+    for j in range(3):
+        Zj = three.basis_vectors_[np.flatnonzero(W[:-1, j] != 0)]
+        Fj = kernel(X, Zj)
+        for i in (3, 70):
+            train = np.setdiff1d(np.arange(90), [i])
+            want = _refit(Fj, T3[:, j:j + 1], train, ALPHA * kernel(Zj, Zj), Fj[i:i + 1])[0, 0]
+            assert abs(loo[i, j] - want) < TOL
+    assert three.loo_error_rate() == np.mean(np.argmax(loo, axis=1) != labels)
+    oof = three.cv_decision_function(4)
+    assert three.cv_error(4) == np.mean(np.argmax(oof, axis=1) != labels)
+    assert three.cv_error(4, scoring="mse") == pytest.approx(np.mean((oof - T3) ** 2, axis=0), rel=1e-12)

@@ -52,7 +52,8 @@ from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
 from .holdout import HoldoutEngine, check_indices
 
-__all__ = ["ErrorSums", "MappedHoldoutEngine", "MemorySparseEngine", "SparseEngine", "not_in_memory"]
+__all__ = ["ErrorSums", "MappedHoldoutEngine", "MemorySparseEngine", "SparseEngine", "TargetGroupsEngine",
+           "not_in_memory"]
 
 
 @dataclass(frozen=True)
@@ -367,3 +368,78 @@ class MappedHoldoutEngine(HoldoutEngine):
         A, b = refit.coef(alphas)
         out = np.einsum("hn,anv->ahv", self._kernel_block(H, keep), A) + b[:, None, :]
         return out[0] if scalar else out
+
+
+class TargetGroupsEngine:
+    """One engine per group of targets, each on its own basis, as one engine of all targets: a model
+    whose outputs were fitted on different bases (a fixed-size classifier's one-vs-rest outputs, each
+    grown by its own SCDP run).  Per-row results are assembled along the target axis; error sums are
+    reduced from them, so that a classifier's misclassified rows see every output's value (O(A m v)
+    memory, as :meth:`cv_outputs`).
+
+    Parameters
+    ----------
+    engines : list of MemorySparseEngine
+        Fitted on the same rows, each on its targets' coded columns (built with ``classes=None``).
+    groups : list of ndarray
+        The targets (columns of ``Y``) of each engine: a partition of ``range(v)``.
+    Y : ndarray of shape (m, v)
+        All targets (coded for classifiers).
+    classes : ndarray of shape (c,), optional
+        Class labels of a classifier.
+    """
+
+    rows_in_memory = True
+
+    def __init__(self, engines, groups, Y, classes=None):
+        self.engines, self.groups, self.Y, self.classes = list(engines), [np.asarray(g) for g in groups], Y, classes
+
+    @property
+    def n_samples(self):
+        return self.Y.shape[0]
+
+    @property
+    def n_basis(self):
+        return max(e.n_basis for e in self.engines)
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        return self.Y
+
+    split_labels = MemorySparseEngine.split_labels
+    resolve_cv = MemorySparseEngine.resolve_cv
+    _check_fold_classes = MemorySparseEngine._check_fold_classes
+
+    def _assemble(self, call):
+        out = None
+        for engine, targets in zip(self.engines, self.groups, strict=True):
+            part = call(engine)
+            if out is None:
+                out = np.empty(part.shape[:-1] + (self.Y.shape[1],))
+            out[..., targets] = part
+        return out
+
+    def _sums(self, F):
+        classify = self.classes is not None
+        wrong = misclassified(F, self.Y) if classify else None
+        with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
+            sse = sum_squares(F - self.Y[None], axis=1)
+        warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
+        return ErrorSums(sse, wrong, self.n_samples)
+
+    def loo_residuals(self, alphas):
+        return self._assemble(lambda e: e.loo_residuals(alphas))
+
+    def loo_sums(self, alphas):
+        return self._sums(self.Y[None] - self.loo_residuals(alphas))
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e: e.cv_outputs(folds, alphas, basis_in_holdout))
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        return self._sums(self.cv_outputs(folds, alphas, basis_in_holdout))
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e: e.holdout_outputs(test_indices, alphas, basis_in_holdout))

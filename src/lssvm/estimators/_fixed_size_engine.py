@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
-from ..cv import MemorySparseEngine
+from ..cv import MemorySparseEngine, TargetGroupsEngine
 from ..exceptions import NotFittedError
 from ..solvers import factorize_sparse_rls
 from ._intervals import RefitIntervalMixin, SparseIntervalMixin
@@ -74,9 +74,11 @@ class SupportEngineMixin:
         Raises
         ------
         ValueError
-            Where no one sparse model is the fitted one: outputs whose SCDP runs chose different
-            prototypes, an output without the intercept among its coordinates, or a fit on Dask
-            collections (the rows are not in memory).
+            Where no sparse model is the fitted one: an output without the intercept among its
+            coordinates, no prototype, a regressor's outputs on different prototypes called at another
+            alpha (at the fitted one its methods run group by group), or a fit on Dask collections (the
+            rows are not in memory).  A classifier's outputs on different prototypes get one engine per
+            group (:class:`lssvm.cv.TargetGroupsEngine`).
         """
         check_is_fitted(self, "coef_full_")
         engine = getattr(self, "_engine", None)
@@ -92,17 +94,32 @@ class SupportEngineMixin:
                                  "training data to get cross-validation results")
         W, M = self.coef_full_, self.n_basis_
         chosen = W[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
-        if not np.all(chosen == chosen[:, :1]):
-            raise ValueError(
-                f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
-                "SCDP run chooses its own), so no one sparse model is the fitted one: a regressor's methods run "
-                "output group by output group when called at the fitted alpha (alpha=None), a classifier's error "
-                "rates need every output's values together; fit one output at a time, or use solver='direct'")
         if np.any(W[M] == 0):
             raise ValueError(
                 "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
                 "model has an unpenalised intercept; use a larger max_size or solver='direct'")
-        support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
+        classes = self.classes_ if is_classifier(self) else None
+        if np.all(chosen == chosen[:, :1]):
+            support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
+            self._engine = self._support_engine(X, Y, support, classes)
+            return self._engine
+        if classes is None:
+            raise ValueError(
+                f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
+                "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
+                "group by output group at the fitted alpha (alpha=None); give alpha=None, fit one output at a "
+                "time, or use solver='direct'")
+        # a classifier's one-vs-rest outputs on their own supports: one engine per group, assembled
+        groups = {}
+        for j in range(W.shape[1]):
+            groups.setdefault(chosen[:, j].tobytes(), []).append(j)
+        cols = [np.array(g) for g in groups.values()]
+        engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None) for g in cols]
+        self._engine = TargetGroupsEngine(engines, cols, Y, classes)
+        return self._engine
+
+    def _support_engine(self, X, Y, support, classes):
+        """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3)."""
         if support.size == 0:
             raise ValueError(
                 "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
@@ -113,10 +130,7 @@ class SupportEngineMixin:
         K = self.kernel_(X, Z, block_size=self.block_size)
         K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
         fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
-        classes = self.classes_ if is_classifier(self) else None
-        self._engine = MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
-        return self._engine
-
+        return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
 
 
 class SupportIntervalMixin:
