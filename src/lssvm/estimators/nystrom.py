@@ -429,7 +429,8 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
 
 
 class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseNystromLSSVM):
-    __doc__ = """LS-SVM regression on a rank-k Nyström kernel, solved by Woodbury (Ding & Liao 2012).
+    __doc__ = """LS-SVM regression on a rank-k Nyström kernel (Ding & Liao 2012), solved as ridge
+    regression on its k features (the sparse model on the sampled columns).
 """ + _DOC
 
     @property
@@ -461,8 +462,8 @@ class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorM
 
 @with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
 class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
-    __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
-    (Ding & Liao 2012): labels coded +1/-1 (one-vs-rest for more classes).
+    __doc__ = """LS-SVM classification on a rank-k Nyström kernel (Ding & Liao 2012), solved as
+    ridge regression on its k features: labels coded +1/-1 (one-vs-rest for more classes).
 """ + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
 
     @property
