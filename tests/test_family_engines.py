@@ -180,12 +180,22 @@ def test_nystrom_classifier_and_the_exact_predictor(rng):
             call()
 
 
-def test_nystrom_cv_plus_refuses_only_removing_columns(rng):
-    X, Y, _, basis, est, _, _ = _nystrom_case(rng, points=False)
+@pytest.mark.parametrize("mode", ["keep", "remove"])
+def test_nystrom_cv_plus_is_the_fold_refits(rng, mode):
+    """CV+ with the fitted map kept, or with each fold's columns removed and the map re-truncated."""
+    X, Y, Z, basis, est, features, _ = _nystrom_case(rng, points=False)
+    m, c = X.shape[0], Z.shape[0]
     Xt = rng.normal(size=(3, 3))
-    assert est.predict_interval(Xt, 0.8, "cv+", cv=4).shape == (3, 2)
-    with pytest.raises(ValueError, match="re-truncates the map"):
-        est.predict_interval(Xt, 0.8, "cv+", cv=4, basis_in_holdout="remove")
+    values, scores = np.empty((3, m, 1)), np.empty((m, 1))
+    for _, test in KFold(4).split(X):
+        keep = np.arange(c) if mode == "keep" else np.flatnonzero(~np.isin(basis, test))
+        F, Ft = features(keep), features(keep, X_at=Xt)
+        train = np.setdiff1d(np.arange(m), test)
+        pen = ALPHA * np.eye(F.shape[1])
+        values[:, test] = _refit(F, Y, train, pen, Ft)[:, None]
+        scores[test] = np.abs(Y[test] - _refit(F, Y, train, pen, F[test]))
+    want = interval_from_values(values, scores, 0.8)[:, :, 0]
+    assert rel_err(est.predict_interval(Xt, 0.8, "cv+", cv=4, basis_in_holdout=mode), want) < TOL
 
 
 def _fixed_case(rng, points, solver="scdp", v=1):

@@ -243,14 +243,13 @@ class SparseIntervalMixin:
         folds = contiguous_folds(cv, m, groups)
         if folds is None:
             folds = engine.resolve_cv(cv, groups, classifier=False)
-        if basis_in_holdout == "remove" and getattr(engine, "fold_whitener", None) is not None and engine.removes_basis_points(folds):
-            raise ValueError(
-                "method='cv+' with basis_in_holdout='remove' is not available for a model whose feature map is "
-                "a rank-k truncation of its basis (Nyström): removing a basis point re-truncates the map, so "
-                "the fold models are not the closed-form updates CV+ evaluates at new points; use "
-                "basis_in_holdout='keep' (the fitted map, the default of this family) or 'train'")
+        got = None
+        if basis_in_holdout == "remove" and getattr(engine, "fold_whitener", None) is not None:
+            # a given map (Nyström): folds that remove basis points are refitted with the re-truncated map
+            got = engine.mapped_cv_plus(folds, a) if engine.removes_basis_points(folds) else None
         # "keep" on the fit's blocks: straight from its block Grams (no engine, plans or checks)
-        got = block_cv_plus(fac, folds, a) if basis_in_holdout == "keep" else None
+        if got is None and basis_in_holdout == "keep":
+            got = block_cv_plus(fac, folds, a)
         if got is None:  # "keep" never removes a basis point: no need to find the rows that hold them
             holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
             got = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
