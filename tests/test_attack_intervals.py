@@ -150,8 +150,7 @@ def test_cv_plus_with_duplicated_basis_rows_equals_refits(mode):
 
 @pytest.mark.parametrize("search", [NystromLSSVRCV, FixedSizeLSSVRCV])
 def test_family_search_interval_at_its_default_method(search):
-    """The searches' ``predict_interval`` passed "jackknife+" to a best model
-    that offers "cv+" only: every call without ``method=`` raised."""
+    """The searches' ``predict_interval`` without ``method=`` is the best model's own default."""
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=120)
@@ -159,10 +158,9 @@ def test_family_search_interval_at_its_default_method(search):
         warnings.simplefilter("ignore", SearchEdgeWarning)
         s = search(basis="random", n_basis=15, random_state=3, param_space={"gamma": [0.5]}, alphas=[0.1]).fit(X, y)
     Xt = rng.normal(size=(4, 3))
-    np.testing.assert_array_equal(s.predict_interval(Xt, 0.8, cv=4),
+    np.testing.assert_array_equal(s.predict_interval(Xt, 0.8, cv=4), s.best_estimator_.predict_interval(Xt, 0.8))
+    np.testing.assert_array_equal(s.predict_interval(Xt, 0.8, method="cv+", cv=4),
                                   s.best_estimator_.predict_interval(Xt, 0.8, method="cv+", cv=4))
-    with pytest.raises(ValueError, match="cv\\+' only"):
-        s.predict_interval(Xt, 0.8, method="jackknife+")
 
 
 def test_blocks_follow_refits_on_other_data_pickling_and_set_params(rng):

@@ -243,7 +243,7 @@ def test_nystrom_low_rank_predictor_keeps_its_digits(alpha):
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
     est = NystromLSSVR(gamma=0.5, alpha=alpha, n_basis=40, rank=20, predictor="low-rank", random_state=0)
     est.fit(X, y)
-    P = est.factorization_.projection
+    P = est.factorization_.whitener  # the rank-k Nystrom map
     F = est.kernel_(X, est.basis_vectors_) @ P  # Nystrom features: ridge with an unpenalised intercept
     k = F.shape[1]
     A = np.block([[F, np.ones((200, 1))], [np.sqrt(alpha) * np.eye(k), np.zeros((k, 1))]])

@@ -162,7 +162,7 @@ def ridge_membership(Z, pen, y, z_x, k):
 
 
 def nystrom_rows(est, X):
-    F = est.kernel_(X, est.basis_vectors_) @ est.factorization_.projection
+    F = est.kernel_(X, est.basis_vectors_) @ est.factorization_.whitener
     pen = np.diag(np.append(np.full(F.shape[1], est.alpha), 0.0))
     return [(np.hstack([F, np.ones((len(X), 1))]), pen)]
 
@@ -220,7 +220,7 @@ def test_family_full_conformal_refusals(rng):
     est = NystromLSSVR(gamma=0.3, n_basis=8, predictor="exact", random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="predictor='low-rank'"):
         est.predict_interval(Xt, 0.8, "full")
-    with pytest.raises(ValueError, match="besides 'full'"):
+    with pytest.raises(ValueError, match="predictor='exact' predicts with the true kernel"):
         est.predict_interval(Xt, 0.8, "jackknife+")
 
 

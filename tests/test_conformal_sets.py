@@ -102,10 +102,10 @@ def test_nystrom_sets_equal_brute_force(rng, mondrian):
     m = len(y)
     est = NystromLSSVC(gamma=0.5, alpha=0.3, n_basis=15, random_state=0, calibration="sigmoid").fit(X, y)
     est._y_fit_labels = y
-    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.projection
+    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.whitener
     Z = np.hstack([Phi, np.ones((m, 1))])
     pen = np.diag(np.append(np.full(Phi.shape[1], est.alpha), 0.0))
-    Y2 = est.factorization_.Y
+    Y2 = est.factorization_.y_centered + est.factorization_.y_mean  # the coded targets
     F = np.empty_like(Y2)
     for i in range(m):
         keep = np.arange(m) != i

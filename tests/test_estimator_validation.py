@@ -81,16 +81,26 @@ def test_a_fold_without_a_class_warns():
         assert clf.cv_error(cv=LeaveOneGroupOut(), groups=YC) == 1.0  # true, and now explained
 
 
-def test_nystrom_loo_warns_about_leverage_and_conditioning():
+def test_nystrom_loo_warns_about_leverage_and_is_accurate_at_a_tiny_alpha():
     full = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30, rank=30).fit(X, Y)
     with pytest.warns(NumericalWarning, match=r"hat-matrix diagonal of training row\(s\) 0, 1, 2"):
-        full.cv_residuals("loo")
-    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30).fit(X, Y)  # rank 15 < 30: cond = lambda_max / alpha
-    with pytest.warns(NumericalWarning, match="condition number is 1.6e.14"):
-        low.cv_residuals("loo")
+        full.loo_residuals()
+    # rank 15 < 30: ridge on the 15 features, whose conditioning does not depend on alpha (the dual's
+    # K~ + alpha I, of condition number lambda_max / alpha, is never solved): no warning, and the LOO
+    # residuals of the explicit refits
+    low = NystromLSSVR(gamma=5.0, alpha=1e-14, n_basis=30).fit(X, Y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        NystromLSSVR(gamma=5.0, alpha=1e-3, n_basis=30).fit(X, Y).cv_residuals("loo")
+        R = low.loo_residuals()
+        NystromLSSVR(gamma=5.0, alpha=1e-3, n_basis=30).fit(X, Y).loo_residuals()
+    F = low.kernel_(X, low.basis_vectors_) @ low.factorization_.whitener
+    Yc = np.reshape(Y, (len(X), -1))
+    for i in (0, 7):
+        keep = np.arange(len(X)) != i
+        A = np.column_stack([F[keep], np.ones(keep.sum())])
+        pen = np.diag(np.append(np.full(F.shape[1], 1e-14), 0.0))
+        w = np.linalg.solve(A.T @ A + pen, A.T @ Yc[keep])
+        assert np.allclose(np.reshape(R, Yc.shape)[i], Yc[i] - np.append(F[i], 1.0) @ w, rtol=1e-6, atol=1e-8)
 
 
 def test_model_file_without_a_metadata_field(tmp_path):

@@ -108,7 +108,7 @@ def test_in_memory_entry_points_use_check_cv(rng, k):
             fs = [FixedSizeLSSVR(gamma=1.0, alpha=0.1, basis="all", max_size=12, cv=c).fit(X, target)
                   for c in (k, pairs)]
         _same(est._engine.resolve_cv(k, classifier=clf), ref)
-        np.testing.assert_array_equal(nys.cv_residuals(k), nys.cv_residuals(pairs))
+        np.testing.assert_array_equal(nys.cv_predict(k), nys.cv_predict(pairs))
         np.testing.assert_array_equal(fs[0].cv_curve_, fs[1].cv_curve_)
         # the searches
         search = (SparseLSSVCCV if clf else SparseLSSVRCV)(cv=k, basis=basis, param_space={"gamma": [0.5, 2.0]},

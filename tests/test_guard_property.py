@@ -131,22 +131,23 @@ def _cases(rng, family, X, y, params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
         probe.fit(X, y)
-    alpha = max(probe.factorization_.s2.max(), 1e-300) / cond
+    F = kern(X, X[S]) @ probe.factorization_.whitener  # the rank-k features: K~ = F F^T
+    alpha = max(np.linalg.eigvalsh(F.T @ F).max(), 1e-300) / cond
     est = NystromLSSVR(alpha=alpha, basis=S, rank=k, predictor="low-rank", **params)
     if family == "nystrom-predict":
         def fast():
             est.fit(X, y)
-            P = est.factorization_.projection
+            P = est.factorization_.whitener
             fast.refs = [(Ridge(kern(X, X[S]) @ P, np.eye(P.shape[1]), y, alpha), kern(X, X[S]) @ P)]
             return np.ravel(est.predict(X))
         return fast, None, alpha
 
     def fast():
         est.fit(X, y)
-        F = kern(X, X[S]) @ est.factorization_.projection
+        F = kern(X, X[S]) @ est.factorization_.whitener
         fast.refs = [(Ridge(F[np.arange(m) != i], np.eye(F.shape[1]), y[np.arange(m) != i], alpha), F[i:i + 1])
                      for i in range(m)]
-        return y - np.ravel(est.cv_residuals("loo"))
+        return y - np.ravel(est.loo_residuals())
     return fast, None, alpha
 
 

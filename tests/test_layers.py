@@ -206,5 +206,6 @@ def test_every_classifier_error_rate_is_the_coders_count(rng):
     loo = sparse.loo_decision_function()
     assert sparse.loo_error_rate() == np.mean(LabelCoder(sparse.classes_).decode(loo) != y)
     nys = MODELS["nystrom-classes"]().fit(X, y)
-    F = nys.factorization_.Y - nys.cv_residuals("loo")
-    assert nys.cv_error("loo", scoring="error_rate") == np.mean(LabelCoder(nys.classes_).decode(F) != y)
+    F = nys.loo_decision_function()
+    assert nys.loo_error_rate() == np.mean(LabelCoder(nys.classes_).decode(F) != y)
+    assert nys.cv_error("loo", scoring="error_rate") == nys.loo_error_rate()

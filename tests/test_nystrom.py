@@ -5,6 +5,7 @@ approximate model."""
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
+from sklearn.model_selection import KFold
 
 from lssvm.solvers.nystrom import dense_factorize, nystrom_factorize
 
@@ -150,14 +151,19 @@ def test_estimator_cv_matches_the_factorisation_and_low_rank_predictor(rng):
     y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(80)
     reg = NystromLSSVR(gamma=0.3, alpha=0.05, random_state=0, predictor="low-rank", n_basis=30,
                        rank=20).fit(X, y)
-    Kt = reg.factorization_.kernel()
+    C = reg.kernel_(X, reg.basis_vectors_)
+    woodbury = nystrom_factorize(C, C[reg.basis_indices_], y[:, None], rank=20)
+    Kt = woodbury.kernel()
     # the low-rank predictor on the training rows is K~ a + b
     assert rel_err(reg.predict(X), Kt @ reg.dual_coef_ + reg.intercept_) < 1e-9
-    loo = reg.cv_residuals("loo", alpha=[0.01, 0.05])
+    loo = reg.loo_residuals(alpha=[0.01, 0.05])
     assert loo.shape == (2, 80)
-    assert rel_err(loo[1], reg.factorization_.loo_residuals([0.05])[0, :, 0]) < 1e-14
-    k5 = reg.cv_residuals(5)
+    # the sparse factorisation on the rank-k map against the dual's Woodbury identity
+    assert rel_err(loo[1], woodbury.loo_residuals([0.05])[0, :, 0]) < 1e-9
+    k5 = y - reg.cv_predict(5)
     assert k5.shape == (80,) and np.all(np.isfinite(k5))
+    assert rel_err(k5, woodbury.cv_residuals([t for _, t in KFold(5).split(X)],
+                                             [0.05])[0, :, 0]) < 1e-9
     assert reg.cv_error(5) == pytest.approx(np.mean(k5**2))
 
 

@@ -85,7 +85,7 @@ def test_nystrom_calibrates_on_its_exact_cv(rng, calibration_cv):
     codes = np.searchsorted(est.classes_, y)
     Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
     # brute force: the Nyström features of the fitted model, an explicit dense LS-SVM per held-out set
-    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.projection
+    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.whitener
     held = ([np.array([i]) for i in range(X.shape[0])] if calibration_cv is None else
             [t for _, t in StratifiedKFold(4).split(X, codes)])
     F = np.empty_like(Y)

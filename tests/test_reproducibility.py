@@ -405,13 +405,13 @@ def cv_methods():
         "SparseLSSVR.cv_error-keep": lambda s: sparse_r.cv_error(cv=kf(s), alpha=ALPHAS,
                                                                  basis_in_holdout="keep"),
         "SparseLSSVC.cv_decision_function": lambda s: sparse_c.cv_decision_function(cv=skf(s), alpha=ALPHAS),
-        "NystromLSSVR.cv_residuals": lambda s: nys_r.cv_residuals(cv=kf(s), alpha=ALPHAS),
+        "NystromLSSVR.cv_predict": lambda s: nys_r.cv_predict(cv=kf(s), alpha=ALPHAS),
         "NystromLSSVC.cv_error": lambda s: nys_c.cv_error(cv=skf(s), alpha=ALPHAS, scoring="error_rate"),
     }
 
 
 CV_METHOD_NAMES = ["SparseLSSVR.cv_predict", "SparseLSSVR.cv_error-keep", "SparseLSSVC.cv_decision_function",
-                   "NystromLSSVR.cv_residuals", "NystromLSSVC.cv_error"]
+                   "NystromLSSVR.cv_predict", "NystromLSSVC.cv_error"]
 
 
 @pytest.mark.parametrize("name", CV_METHOD_NAMES)

@@ -53,12 +53,7 @@ def out_of_fold(search):
     n = None if folds is None else sum(t.size for t in folds)
     pairs = None if folds is None else [(np.setdiff1d(np.arange(n), t), t) for t in folds]
     classifier = hasattr(best, "classes_")
-    if hasattr(best, "cv_residuals"):  # Nyström (it has basis_vectors_ and factorization_ too)
-        if best.factorization_ is None:  # fitted on Dask: no per-row arrays
-            return None
-        Y = best.factorization_.Y
-        F = Y - np.reshape(best.cv_residuals("loo" if pairs is None else pairs, alpha=alpha), Y.shape)
-    elif hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse
+    if hasattr(best, "factorization_") and hasattr(best, "basis_vectors_"):  # sparse and Nyström
         fac = best.factorization_
         if getattr(fac, "M", None) is None:  # fitted on Dask: no per-row arrays
             return None
@@ -68,7 +63,8 @@ def out_of_fold(search):
             F = Y - R
         else:
             out_of_fold = best.cv_decision_function if classifier else best.cv_predict
-            F = np.reshape(out_of_fold(pairs, alpha=alpha, basis_in_holdout=search.basis_in_holdout), Y.shape)
+            mode = getattr(search, "basis_in_holdout", None)  # None: the family's own (Nyström: "keep")
+            F = np.reshape(out_of_fold(pairs, alpha=alpha, basis_in_holdout=mode), Y.shape)
     else:
         return None
     if classifier:
@@ -178,11 +174,11 @@ def _figure_basis(plt, best, path):
         ax.set_ylabel("CV score")
         ax.legend()
         ax.set_title(f"Fixed-size LS-SVM: {best.n_support_} prototypes used")
-    elif hasattr(best, "factorization_") and hasattr(best.factorization_, "s2"):
-        s2 = np.sort(best.factorization_.s2)[::-1]
+    elif hasattr(best, "approximation_bound") and getattr(best, "factorization_", None) is not None:
+        s2 = np.sort(best.factorization_.eigenvalues)[::-1]
         ax.semilogy(np.arange(1, s2.size + 1), s2, "o-", ms=3)
         ax.set_xlabel("index")
-        ax.set_ylabel("eigenvalue of the Nyström kernel")
+        ax.set_ylabel("eigenvalue of the centred Nyström Gram matrix")
         ax.set_title(f"Nyström kernel: rank {best.rank_} from {best.n_basis_} columns")
     else:
         plt.close(fig)

@@ -8,7 +8,7 @@ of any size, with or without removing held-out basis points, come from
 :func:`explicit_holdout_predict` retrain and are the slow references.
 """
 
-from .engine import ErrorSums, MemorySparseEngine, SparseEngine, not_in_memory
+from .engine import ErrorSums, MemorySparseEngine, SparseEngine, TargetGroupsEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
 from .folds import FoldSpec, check_train_complement, cross_val_predictions, resolve_folds, stratifiable
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
@@ -22,6 +22,7 @@ __all__ = [
     "check_train_complement",
     "ErrorSums",
     "MemorySparseEngine",
+    "TargetGroupsEngine",
     "SparseEngine",
     "not_in_memory",
     "cross_val_predictions",

@@ -50,9 +50,10 @@ from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_b
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .folds import cross_val_predictions, resolve_folds
-from .holdout import HoldoutEngine
+from .holdout import HoldoutEngine, check_indices
 
-__all__ = ["ErrorSums", "SparseEngine", "MemorySparseEngine", "not_in_memory"]
+__all__ = ["ErrorSums", "MappedHoldoutEngine", "MemorySparseEngine", "SparseEngine", "TargetGroupsEngine",
+           "not_in_memory"]
 
 
 @dataclass(frozen=True)
@@ -131,13 +132,23 @@ class MemorySparseEngine:
     n_targets_batch : "auto" or int, default="auto"
         Targets per batch of the regressor's LOO and CV error sums
         (:func:`lssvm.solvers.loo_block.targets_batch_size`).
+    fold_whitener : callable ``K_LL -> W``, optional
+        The feature map of a basis reduced to its kept points ``L`` (their
+        kernel block ``K_LL``), for a model whose map is not the whitening
+        of its basis, so that removing basis points is not a deletion of
+        columns: the rank-k Nyström map (:func:`lssvm.solvers.nystrom_projection`).
+        A hold-out that removes basis points then refits the fold on the
+        kept points with this map (O(m |L| k + |L|^3) per such fold), which
+        is exactly the model fitted on the fold's training rows at that
+        basis.  None: the sparse model's whitening (deletion of columns).
     """
 
     rows_in_memory = True
 
     def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None,
-                 n_targets_batch="auto"):
+                 n_targets_batch="auto", fold_whitener=None):
         self.fac = fac
+        self.fold_whitener = fold_whitener
         self.n_targets_batch = n_targets_batch
         self.X = X
         self.basis_vectors = basis_vectors
@@ -249,8 +260,49 @@ class MemorySparseEngine:
         ``basis_in_holdout="keep"``, which never removes a basis point."""
         if holders and self._holders is None:  # O(m d) row hashing, once per fit
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
+        if self.fold_whitener is not None:
+            return MappedHoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
+                                                   self.rcond, fold_whitener=self.fold_whitener)
         return HoldoutEngine.from_kernel(self.fac, self.X, self.basis_vectors, self.kernel, self._holders,
                                          self.rcond)
+
+    def mapped_cv_plus(self, folds, alpha):
+        """CV+'s out-of-fold outputs (m, v) and fold models of a model with a given map
+        (``fold_whitener``) under ``basis_in_holdout="remove"``: each fold refitted on its training rows
+        at its kept basis points with the map of their kernel block, O(m n k + n^3) per fold; the models
+        evaluate kernel rows ``k(x, basis_vectors)`` (t, n) to (t, K, v)."""
+        from ..solvers import factorize_sparse_rls
+
+        holdout = self.holdout_engine()
+        fac, Z, n = self.fac, self.basis_vectors, self.n_basis
+        m = fac.n_samples
+        Y = fac.y_centered + fac.y_mean
+        oof = np.empty(Y.shape)
+        parts = []
+        for test in folds:
+            H = check_indices(test, m)
+            keep = np.setdiff1d(np.arange(n), holdout.removed_points(H))
+            if keep.size == 0:
+                raise ValueError(f"a fold holds every basis vector ({n}): with basis_in_holdout='remove' its model "
+                                 "would have no basis; use basis_in_holdout='keep', more basis vectors or smaller folds")
+            train = np.setdiff1d(np.arange(m), H)
+            K_LL = self.kernel(Z[keep], Z[keep])
+            with thread_scope(self.n_jobs):
+                refit = factorize_sparse_rls(self.kernel(self.X[train], Z[keep]), K_LL, Y[train],
+                                             whitener=self.fold_whitener(K_LL), warn=False)
+            A, b = refit.coef(float(alpha))
+            oof[H] = self.kernel(self.X[H], Z[keep]) @ A + b
+            parts.append((keep, A, b))
+
+        def models(K_x):
+            return np.stack([K_x[:, keep] @ A + b for keep, A, b in parts], axis=1)
+
+        return oof, models
+
+    def removes_basis_points(self, folds):
+        """Whether some fold of ``folds`` removes a basis point under ``basis_in_holdout="remove"``."""
+        holdout = self.holdout_engine()
+        return any(holdout.removed_points(check_indices(f, self.n_samples)).size for f in folds)
 
     def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
         """Outputs (A, h, v) for training rows ``test_indices`` from the model trained without them."""
@@ -306,3 +358,121 @@ class MemorySparseEngine:
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
         engine._holders = self._holders
         return engine
+
+
+class MappedHoldoutEngine(HoldoutEngine):
+    """The hold-out engine of a model whose feature map is given (``fold_whitener``):
+    with no basis point removed, the sparse model's closed forms (the map
+    stays, only rows leave); with some removed, the fold refitted on the
+    kept points with the map of their kernel block, exactly the model
+    trained on the fold's rows at the reduced basis (O(m |L| k + |L|^3))."""
+
+    @classmethod
+    def from_kernel(cls, fac, X, Z, kernel, basis_rows=None, rcond=1e-10, *, fold_whitener):
+        engine = super().from_kernel(fac, X, Z, kernel, basis_rows, rcond)
+        engine.fold_whitener = fold_whitener
+        return engine
+
+    def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
+        if basis_in_holdout == "remove":
+            H = check_indices(test_indices, self.fac.n_samples)
+            E = self.removed_points(H)
+            if E.size:
+                return self._refit_mapped(H, E, alpha)
+        return super().predict(test_indices, alpha, basis_in_holdout, _side)
+
+    def _refit_mapped(self, H, E, alpha):
+        from ..solvers import check_alphas, factorize_sparse_rls
+
+        alphas, scalar = check_alphas(alpha)
+        fac = self.fac
+        m, n = fac.n_samples, fac.kernel_mean.size
+        if E.size == n:
+            raise ValueError(
+                f"the hold-out set holds every basis vector ({E.size}): with basis_in_holdout='remove' "
+                "its model would have no basis; use basis_in_holdout='keep', more basis vectors or "
+                "smaller folds"
+            )
+        train = np.setdiff1d(np.arange(m), H)
+        keep = np.setdiff1d(np.arange(n), E)
+        K_LL = self._basis_kernel(keep)
+        refit = factorize_sparse_rls(self._kernel_block(train, keep), K_LL, self.Y[train],
+                                     whitener=self.fold_whitener(K_LL), warn=False)
+        A, b = refit.coef(alphas)
+        out = np.einsum("hn,anv->ahv", self._kernel_block(H, keep), A) + b[:, None, :]
+        return out[0] if scalar else out
+
+
+class TargetGroupsEngine:
+    """One engine per group of targets, each on its own basis, as one engine of all targets: a model
+    whose outputs were fitted on different bases (a fixed-size classifier's one-vs-rest outputs, each
+    grown by its own SCDP run).  Per-row results are assembled along the target axis; error sums are
+    reduced from them, so that a classifier's misclassified rows see every output's value (O(A m v)
+    memory, as :meth:`cv_outputs`).
+
+    Parameters
+    ----------
+    engines : list of MemorySparseEngine
+        Fitted on the same rows, each on its targets' coded columns (built with ``classes=None``).
+    groups : list of ndarray
+        The targets (columns of ``Y``) of each engine: a partition of ``range(v)``.
+    Y : ndarray of shape (m, v)
+        All targets (coded for classifiers).
+    classes : ndarray of shape (c,), optional
+        Class labels of a classifier.
+    """
+
+    rows_in_memory = True
+
+    def __init__(self, engines, groups, Y, classes=None):
+        self.engines, self.groups, self.Y, self.classes = list(engines), [np.asarray(g) for g in groups], Y, classes
+
+    @property
+    def n_samples(self):
+        return self.Y.shape[0]
+
+    @property
+    def n_basis(self):
+        return max(e.n_basis for e in self.engines)
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        return self.Y
+
+    split_labels = MemorySparseEngine.split_labels
+    resolve_cv = MemorySparseEngine.resolve_cv
+    _check_fold_classes = MemorySparseEngine._check_fold_classes
+
+    def _assemble(self, call):
+        out = None
+        for engine, targets in zip(self.engines, self.groups, strict=True):
+            part = call(engine)
+            if out is None:
+                out = np.empty(part.shape[:-1] + (self.Y.shape[1],))
+            out[..., targets] = part
+        return out
+
+    def _sums(self, F):
+        classify = self.classes is not None
+        wrong = misclassified(F, self.Y) if classify else None
+        with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
+            sse = sum_squares(F - self.Y[None], axis=1)
+        warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
+        return ErrorSums(sse, wrong, self.n_samples)
+
+    def loo_residuals(self, alphas):
+        return self._assemble(lambda e: e.loo_residuals(alphas))
+
+    def loo_sums(self, alphas):
+        return self._sums(self.Y[None] - self.loo_residuals(alphas))
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e: e.cv_outputs(folds, alphas, basis_in_holdout))
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        return self._sums(self.cv_outputs(folds, alphas, basis_in_holdout))
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e: e.holdout_outputs(test_indices, alphas, basis_in_holdout))

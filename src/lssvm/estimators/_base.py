@@ -22,7 +22,7 @@ from ..basis import default_basis_size, select_basis
 from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
+from ..solvers import factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.block_gram import DEFAULT_BLOCKS
 from ..solvers.loo_block import coef_per_target, restrict_targets
 from ._basis_size import auto_basis_rows, check_auto_basis, is_auto
@@ -328,46 +328,6 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         """The engine of the fit (:class:`lssvm.cv.SparseEngine`): in memory or on Dask."""
         self._factorization()
         return self._engine
-
-    @uses_threads
-    def _loo_residuals_3d(self, alpha):
-        """LOO residuals as (A, m, v) and whether alpha was a scalar."""
-        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        return self._fitted_engine().loo_residuals(alphas), scalar
-
-    def _loo_sums(self, alpha):
-        """Sums of squared LOO residuals (A, v), misclassified rows (A,), the
-        number of rows, and whether alpha was a scalar.  The residuals are
-        reduced per row block (on Dask data, in the pass), never held for
-        all rows; an overflowing sum gives a NumericalWarning."""
-        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        sums = self._fitted_engine().loo_sums(alphas)
-        return sums.sse, sums.wrong, sums.count, scalar
-
-    def _targets_2d(self):
-        """Training targets (coded for classifiers), (m, v): NumPy, or Dask for Dask fits."""
-        return self._fitted_engine().targets()
-
-    # ---------------------------------------------------- hold-out and CV
-    def _holdout_engine(self):
-        """The exact hold-out engine of an in-memory fit (:class:`lssvm.cv.HoldoutEngine`)."""
-        return self._fitted_engine().in_memory("the hold-out engine").holdout_engine()
-
-    @uses_threads
-    def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
-        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        return self._fitted_engine().holdout_outputs(test_indices, alphas, basis_in_holdout), scalar
-
-    @uses_threads
-    def _cv_3d(self, cv, alpha, groups, basis_in_holdout, reduce=False):
-        """Out-of-fold outputs (A, m, v), or with ``reduce`` their
-        :class:`lssvm.cv.ErrorSums`; and whether alpha was a scalar."""
-        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        engine = self._fitted_engine()
-        folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
-        if reduce:  # reduced per fold (Dask: in the pass): never all A x m x v outputs at once
-            return engine.cv_sums(folds, alphas, basis_in_holdout), scalar
-        return engine.cv_outputs(folds, alphas, basis_in_holdout), scalar
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,4 +1,4 @@
-"""Bayesian error bars, evidence and GCV for the sparse regressor
+"""Bayesian error bars, evidence and GCV for every regressor (the model at its fitted basis)
 (:mod:`lssvm.selection.evidence`)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["BayesMixin"]
 
 
 class BayesMixin:
-    """``predict_std``, ``log_evidence`` and ``gcv`` for :class:`SparseLSSVR`."""
+    """``predict_std``, ``log_evidence`` and ``gcv`` of the engine's model (``_fitted_engine()``)."""
 
     def _in_memory_factorization(self, what):
         if getattr(self, "factorization_", 0) is None and getattr(self, "_saved_loo", None) is not None:
@@ -110,7 +110,9 @@ class BayesMixin:
             target); False gives the spread of the fitted function alone.
         basis_residual : bool, default=True
             Include the kernel's variance outside the span of the basis,
-            ``(k(x, x) - k_B(x)^T K_BB^-1 k_B(x)) / mu``: the Gaussian-process
+            ``(k(x, x) - k_B(x)^T K_BB^-1 k_B(x)) / mu`` (Nyström: the
+            rank-k approximation ``k_S(x)^T W_k^+ k_S(x)`` in place of the
+            second term; fixed size: the basis of its supported prototypes): the Gaussian-process
             posterior of the model's kernel (the deterministic training
             conditional, DTC), which grows back to the prior spread away from
             the data and, with every training row in the basis, equals the
@@ -139,6 +141,9 @@ class BayesMixin:
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False; got {value!r}")
         fac = self._in_memory_factorization("predict_std")
+        # the engine's basis: the family's fitted one (fixed size: its supported prototypes)
+        basis = getattr(self._fitted_engine(), "basis_vectors", None)
+        basis = self.basis_vectors_ if basis is None else basis
         alpha = float(self.alpha)
         # the noise variance 1 / zeta = S(alpha) / (m - 1): exactly 0 for a constant output
         S = ridge_objective(fac, alpha)[0]  # (v,)
@@ -147,9 +152,9 @@ class BayesMixin:
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
         mean_row = whiten_rows(np.asarray(fac.kernel_mean, dtype=float)[None, :], fac.whitener, fac.method)
         out = np.empty((X.shape[0], noise_var.size))
-        n_basis, residual_err = self.basis_vectors_.shape[0], 0.0
+        n_basis, residual_err = basis.shape[0], 0.0
         for rows in iter_row_blocks(X.shape[0], self.block_size):
-            Phi = whiten_rows(np.asarray(self.kernel_(X[rows], self.basis_vectors_), dtype=float), fac.whitener,
+            Phi = whiten_rows(np.asarray(self.kernel_(X[rows], basis), dtype=float), fac.whitener,
                               fac.method)  # (t, r): k(x, Z) W
             Mx = (Phi - mean_row) @ fac.V
             h = 1.0 / fac.n_samples + (Mx * Mx) @ d

@@ -4,8 +4,9 @@ decision values their probability maps are fitted on
 
 * **Nyström** (Ding & Liao 2012): the exact LOO residuals of the
   approximate model at the fitted alpha, ``f_{-i}(x_i) = y_i - R_i``
-  (O(n k) after the fit), or its exact k-fold ones with ``calibration_cv``:
-  the same numbers as ``cv_residuals``.  Those are the low-rank model's; with
+  (O(n k) after the fit), or its exact k-fold ones with ``calibration_cv``
+  (the fitted rank-k map kept): the numbers of ``loo_decision_function`` and
+  ``cv_decision_function``.  Those are the low-rank model's; with
   ``predictor="exact"`` the maps are applied to the exact-kernel
   predictor's decision values all the same.
 * **Fixed size** (Karsmakers et al. 2011): no LOO formula holds for a model
@@ -204,9 +205,10 @@ class NystromProbaMixin(ProbaMixin):
             with _group_folds_message():
                 R = self._dask_cv(cv, np.array([float(self.alpha)]), groups, reduce=False)[0]
             return held_out_decisions(self._dask_fit.targets(), R)
-        fac = getattr(self, "factorization_", None)
-        if fac is None or getattr(fac, "Y", None) is None:  # not fitted in memory
-            return None
-        cv = "loo" if self.calibration_cv is None else self.calibration_cv
-        R, _ = self._residuals_3d(cv, None, groups)
-        return fac.Y - R[0]
+        # the low-rank model's values, also for predictor="exact" (whose own are not known in closed form)
+        engine = self._low_rank_engine()
+        alphas = np.array([float(self.alpha)])
+        if self.calibration_cv is None:
+            return engine.targets() - engine.loo_residuals(alphas)[0]
+        folds = engine.resolve_cv(self.calibration_cv, groups, classifier=True)
+        return engine.cv_outputs(folds, alphas, "keep")[0]

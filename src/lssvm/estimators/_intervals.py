@@ -27,8 +27,7 @@ from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
-from ._base import per_target_alpha
-from ._full_conformal_families import family_full_conformal
+from ._base import BaseSparseLSSVM, per_target_alpha
 from ._validation import validate_input
 
 __all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
@@ -75,7 +74,7 @@ class SparseIntervalMixin:
 
     @per_target_alpha
     def predict_interval(self, X, coverage=0.9, method="jackknife+", alpha=None, cv=10, groups=None,
-                         basis_in_holdout="remove"):
+                         basis_in_holdout=None):
         """Conformal prediction intervals from the exact LOO or hold-out models.
 
         Parameters
@@ -155,6 +154,7 @@ class SparseIntervalMixin:
         if engine is None or not fitted:
             engine = self._fitted_engine()  # not fitted, or no factorisation: its errors
         if not engine.rows_in_memory:  # fitted on Dask: streamed in passes
+            basis_in_holdout = self._holdout_mode(basis_in_holdout)
             return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)
         engine = engine.in_memory(
             "predict_interval", "or use cv_predict/loo_residuals and the conformal ranks yourself")
@@ -169,11 +169,13 @@ class SparseIntervalMixin:
                 raise ValueError(f"predict_interval takes one alpha (a number > 0); got {alpha!r}")
             a = float(check_alphas(alpha)[0][0])
         X = _new_points(self, X)
+        basis_in_holdout = self._holdout_mode(basis_in_holdout)
         if method == "cv+":
             out = self._cv_plus_interval(engine, X, coverage, a, cv, groups, basis_in_holdout)
             return out[:, :, 0] if self._single_output else out
+        basis, kernel = engine.basis_vectors, engine.kernel  # the engine's model: the family's fitted basis
         if method == "full":
-            out = sparse_full_conformal(fac, self.kernel_, self.basis_vectors_, X, coverage, a, self.block_size)
+            out = sparse_full_conformal(fac, kernel, basis, X, coverage, a, self.block_size)
             return out[:, :, 0] if self._single_output else out
         v = fac.z.shape[1]
         R = fac.loo_residuals(a)
@@ -181,7 +183,7 @@ class SparseIntervalMixin:
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            K_x = kernel(X[rows], basis)
             Mx = eigen_rows(fac, K_x)
             if method == "jackknife":
                 full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
@@ -240,8 +242,13 @@ class SparseIntervalMixin:
         folds = contiguous_folds(cv, m, groups)
         if folds is None:
             folds = engine.resolve_cv(cv, groups, classifier=False)
+        got = None
+        if basis_in_holdout == "remove" and getattr(engine, "fold_whitener", None) is not None:
+            # a given map (Nyström): folds that remove basis points are refitted with the re-truncated map
+            got = engine.mapped_cv_plus(folds, a) if engine.removes_basis_points(folds) else None
         # "keep" on the fit's blocks: straight from its block Grams (no engine, plans or checks)
-        got = block_cv_plus(fac, folds, a) if basis_in_holdout == "keep" else None
+        if got is None and basis_in_holdout == "keep":
+            got = block_cv_plus(fac, folds, a)
         if got is None:  # "keep" never removes a basis point: no need to find the rows that hold them
             holdout = engine.holdout_engine(holders=basis_in_holdout != "keep")
             got = cv_plus_folds(holdout, folds, a, basis_in_holdout, threads)
@@ -251,7 +258,7 @@ class SparseIntervalMixin:
         out = np.empty((X.shape[0], 2, v))
         step = max(1, _BLOCK_FLOATS // (m * v))
         for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
+            K_x = engine.kernel(X[rows], engine.basis_vectors)
             out[rows] = sorted_scores.bounds(models(K_x), ranks)
         return out
 
@@ -290,13 +297,13 @@ class SearchIntervalMixin:
 
     @property
     def _path_scorings(self):
-        return ("gcv", "evidence") if hasattr(self._estimator_class, "log_evidence") else ()
+        # the sparse criterion's: the family searches score folds by their own criteria
+        return ("gcv", "evidence") if issubclass(self._estimator_class, BaseSparseLSSVM) else ()
 
     @available_if(lambda self: hasattr(self._estimator_class, "predict_interval"))
     def predict_interval(self, X, coverage=0.9, method=None, **kwargs):
         """Prediction intervals of ``best_estimator_`` (see its ``predict_interval``;
-        ``method=None``: its default, "jackknife+" for the sparse models, "cv+"
-        for the fixed-size and Nyström ones, which offer "full" besides)."""
+        ``method=None``: its default, "jackknife+" in memory)."""
         if method is not None:
             kwargs["method"] = method
         return self._best().predict_interval(X, coverage, **kwargs)
@@ -308,15 +315,11 @@ class SearchIntervalMixin:
 
 
 class RefitIntervalMixin:
-    """``predict_interval(method="cv+")`` by refitting the k folds, for the
-    fixed-size and Nyström regressors (needs ``_interval_data()``).
-
-    Their exact CV models are not cheap to evaluate at new points: the
-    fixed-size LS-SVM chooses its model size by an inner CV in every fold
-    (SCDP, Karsmakers et al. 2011), and the Nyström LS-SVM's hold-out formulas live in
-    the dual on the training rows (Ding & Liao 2012), so their jackknife+ would
-    need a model per training row.  They offer "cv+" only, from k
-    explicit trainings on the folds' training rows.
+    """``predict_interval(method="cv+")`` by refitting the k folds with the
+    estimator's own fit (size choice included): the route of a fixed-size
+    regressor fitted on Dask collections, which has no engine at its support
+    (in memory its intervals are :class:`SparseIntervalMixin`'s, of the model
+    at its support).  Needs ``_interval_data()``.
     """
 
     def _interval_data(self):
@@ -435,21 +438,14 @@ class RefitIntervalMixin:
             m, v = Y.shape
         else:
             m = data.n_samples
-        if method not in ("cv+", "full"):
+        if method != "cv+":
             raise ValueError(
-                f"{type(self).__name__} offers method='cv+' only (besides 'full'; its exact CV models are not "
-                f"cheap to evaluate at new points, so jackknife variants would need {m} refits); got {method!r}"
-            )
-        if method == "full" and data is not None:
-            raise ValueError(
-                "method='full' needs the training rows in memory (its sets are exact per test point, from the "
-                "m training residuals); a model fitted on Dask collections offers method='cv+'"
+                f"{type(self).__name__} offers method='cv+' only when fitted on Dask collections (refitting the "
+                f"folds; jackknife variants would need {m} refits, and 'full' needs the training rows in "
+                f"memory); got {method!r}"
             )
         coverage = check_interval_request(coverage, method, m)
         X = validate_input(self, X, reset=False, dtype=np.float64)
-        if method == "full":
-            out = family_full_conformal(self, X_fit, Y, X, coverage)
-            return out[:, :, 0] if self._single_output else out
         takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
         if data is not None:  # fitted on Dask: the folds refitted on Dask rows, bounds streamed
             return self._dask_refit_interval(data, X, coverage, cv, groups, takes_groups)

@@ -8,16 +8,16 @@ from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from ..backends import is_dask_collection
-from ._base import BaseSparseLSSVM, check_sample_weight, squeeze_outputs
+from ._base import BaseSparseLSSVM, check_sample_weight
 from ._calibration import CALIBRATIONS, ProbaMixin, signature_with
+from ._exact_cv import ClassifierCVMixin
 from ._labels import CodedClassifierMixin, encode_classes
-from ._scoring import CLASSIFICATION_SCORINGS, check_scoring_name
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVC"]
 
 
-class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseLSSVM):
+class SparseLSSVC(ProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseLSSVM):
     """Sparse least-squares support vector classifier with exact fast LOO.
 
     An LS-SVM classifier regresses on coded labels: +1 / -1 for two classes
@@ -125,98 +125,3 @@ class SparseLSSVC(ProbaMixin, CodedClassifierMixin, ClassifierMixin, BaseSparseL
         super()._set_coef(a, b)
         self.dual_coef_ = a[:, 0] if self._single_output else a
         self.intercept_ = float(b[0]) if self._single_output else b
-
-    def loo_residuals(self, alpha=None):
-        """Exact LOO residuals of the coded targets (+1/-1), without retraining.
-
-        Returns
-        -------
-        ndarray of shape (m,), (m, n_classes), (A, m) or (A, m, n_classes)
-        """
-        R, scalar = self._loo_residuals_3d(alpha)
-        return squeeze_outputs(R, scalar, self._single_output)
-
-    def _loo_decision_3d(self, alpha):
-        R, scalar = self._loo_residuals_3d(alpha)
-        return self._targets_2d()[None] - R, scalar
-
-    def loo_decision_function(self, alpha=None):
-        """Leave-one-out outputs ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
-        F, scalar = self._loo_decision_3d(alpha)
-        return squeeze_outputs(F, scalar, self._single_output)
-
-    def loo_error_rate(self, alpha=None):
-        """Leave-one-out misclassification rate from the LOO outputs.
-
-        Returns
-        -------
-        float or ndarray of shape (A,)
-        """
-        _, wrong, count, scalar = self._loo_sums(alpha)
-        rate = wrong / count
-        return float(rate[0]) if scalar else rate
-
-    def holdout_decision_function(self, test_indices, alpha=None, basis_in_holdout="remove"):
-        """Outputs for rows ``test_indices`` of the model trained without them.
-
-        Parameters and costs as :meth:`lssvm.SparseLSSVR.holdout_predict`.
-
-        Returns
-        -------
-        ndarray of shape (h,), (h, n_classes), (A, h) or (A, h, n_classes)
-        """
-        F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
-        return squeeze_outputs(F, scalar, self._single_output)
-
-    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
-        """Labels for rows ``test_indices`` from the model trained without them,
-        shape (h,) or (A, h)."""
-        F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
-        labels = self._decode(F)
-        return labels[0] if scalar else labels
-
-    def cv_decision_function(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
-        """Out-of-fold outputs for every training row; parameters as
-        :meth:`lssvm.SparseLSSVR.cv_predict` (stratifying splitters see the labels).
-
-        Returns
-        -------
-        ndarray of shape (m,), (m, n_classes), (A, m) or (A, m, n_classes)
-        """
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        return squeeze_outputs(F, scalar, self._single_output)
-
-    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
-        """Out-of-fold labels for every training row, shape (m,) or (A, m)."""
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        labels = self._decode(F)
-        return labels[0] if scalar else labels
-
-    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
-        """Cross-validated error per alpha.
-
-        Parameters
-        ----------
-        cv, alpha, groups, basis_in_holdout
-            As for :meth:`cv_predict`.
-        scoring : {"error_rate", "mse", "press"}, optional
-            Misclassification rate (the default, None); or mean squared error
-            / PRESS of the coded outputs, per output.
-
-        Returns
-        -------
-        float or ndarray of shape (A,) for "error_rate"; like :meth:`press` otherwise.
-        """
-        scoring = check_scoring_name(self, scoring, CLASSIFICATION_SCORINGS)
-        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        sse, wrong, count = sums.sse, sums.wrong, sums.count
-        if scoring == "error_rate":
-            rate = wrong / count
-            return float(rate[0]) if scalar else rate
-        agg = sse if scoring == "press" else sse / count
-        return squeeze_outputs(agg, scalar, self._single_output)
-
-    def press(self, alpha=None):
-        """PRESS of the coded targets: float, (n_classes,), (A,) or (A, n_classes)."""
-        sse, _, _, scalar = self._loo_sums(alpha)
-        return squeeze_outputs(sse, scalar, self._single_output)

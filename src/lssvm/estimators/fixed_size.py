@@ -6,6 +6,16 @@ normal equations (:mod:`lssvm.solvers.fixed_size`) either directly (all
 prototypes) or by sparse conjugate directions pursuit, which adds one
 prototype per step and is stopped at the size chosen by fast v-fold CV
 (:mod:`lssvm.cv.fixed_size`).
+
+At its support (the prototypes that carry a weight) the fitted model is the
+sparse model on those prototypes at the same alpha (the documentation's
+Mathematics page, §4 and §6; SCDP's solution after k steps is the exact
+least-squares solution on its k coordinates).  Its engine
+(:class:`lssvm.cv.MemorySparseEngine`, built on first use) gives the shared
+exact CV, interval and evidence methods (:mod:`lssvm.estimators._exact_cv`).
+The one difference is the intercept's regulariser ``nu`` (1e-8 by default),
+which the engine's model does not have: its predictions differ from the
+fitted model's by about ``nu / m`` relative to the intercept.
 """
 
 from __future__ import annotations
@@ -28,13 +38,16 @@ from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._bayes import BayesMixin
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
+from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
-from ._intervals import RefitIntervalMixin
+from ._fixed_size_engine import SupportEngineMixin, SupportIntervalMixin
+from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
@@ -44,7 +57,7 @@ __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
 SOLVERS = ("scdp", "scdpp", "direct")
 
-class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(SupportEngineMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -140,6 +153,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
 
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels):
+        self._X_fit, self._Y_fit, self._engine = X, Y, None  # the engine at the support: built on first use
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)
@@ -158,7 +172,9 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
             def whole_pool_cv(alpha):
                 params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
                 return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
-        return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+        self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+        self._alpha_groups = self._support_groups()
+        return self
 
     def _fit_dask(self, X, y, groups, classification):
         """Fit on Dask collections: the pool drawn as in memory, one pass of
@@ -186,6 +202,7 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._engine, self._alpha_groups = None, None
         self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
@@ -291,7 +308,8 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin,
+                     RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -361,7 +379,8 @@ class FixedSizeLSSVR(RefitIntervalMixin, RegressorMixin, _BaseFixedSizeLSSVM):
 
 @with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
                   "the downdated system to the fitted size (no LOO formula holds for SCDP)")
-class FixedSizeLSSVC(FixedSizeProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin,
+                     _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM classification, solved sparsely by SCDP with the
     model size chosen by fast v-fold CV (Karsmakers et al. 2011).

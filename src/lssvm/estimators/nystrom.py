@@ -1,13 +1,20 @@
-"""Nyström LS-SVMs solved by the Woodbury identity (Ding & Liao 2012).
+"""Nyström LS-SVMs (Ding & Liao 2012) as the sparse model on their sampled columns.
 
-The LS-SVM dual is solved on ``K~ = C W_k^+ C^T`` from ``n_basis``
-sampled columns (the basis) truncated to ``rank``, never forming an n x n matrix
-(:mod:`lssvm.solvers.nystrom`).  The factorisation serves every alpha, and
-gives the exact LOO and k-fold residuals of this approximate model.
+The LS-SVM dual on ``K~ = C W_k^+ C^T``, from ``n_basis`` sampled columns (the
+basis) truncated to ``rank``, is ridge regression with an unpenalised
+intercept on the k features ``k(x, X_S) U_k L_k^(-1/2)`` (the documentation's
+Mathematics page, §6): the sparse factorisation with that map as its
+whitening (:func:`lssvm.solvers.factorize_sparse_rls`, ``whitener=``).  One
+factorisation serves every alpha; the engine built on it
+(:class:`lssvm.cv.MemorySparseEngine`) gives the shared exact CV, interval
+and evidence methods (:mod:`lssvm.estimators._exact_cv`).  The Woodbury
+factorisation of the dual (:mod:`lssvm.solvers.nystrom`) serves the exact
+predictor and the model-approximation bounds.
 """
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -17,24 +24,30 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
-from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import SAMPLINGS, nystrom_columns
-from ..cv import resolve_folds
-from ..exceptions import warn_numerical
+from ..basis import SAMPLINGS, drop_near_duplicates, nystrom_columns
+from ..cv import MemorySparseEngine
+from ..exceptions import NotFittedError, NumericalWarning, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
-from ..solvers import check_alphas
-from ..solvers.nystrom import model_error_bound, nystrom_factorize, nystrom_kernel_error
+from ..solvers import factorize_sparse_rls
+from ..solvers.nystrom import (
+    NystromMap,
+    model_error_bound,
+    nystrom_factorize,
+    nystrom_kernel_error,
+    nystrom_projection,
+)
+from ._bayes import BayesMixin
 from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
+from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
 from ._family_calibration import NystromProbaMixin, with_calibration
-from ._intervals import RefitIntervalMixin
-from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
+from ._intervals import SparseIntervalMixin
+from ._labels import CodedClassifierMixin, encode_classes
 from ._nystrom_dask import NystromDaskMixin
-from ._scoring import CLASSIFICATION_SCORINGS, REGRESSION_SCORINGS, check_scoring_name
 from ._validation import validate_input
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
@@ -54,11 +67,13 @@ _DOC = """
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
         values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
-    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
+    basis : {"random", "kcenter", "fvs"}, 1-D int array or array of shape (c, n_features), default="random"
         The sampled columns (the basis): drawn uniformly without replacement
         (the paper), by farthest-point clustering, by greedy feature-vector
-        selection, or given as training-row indices (``n_basis`` is then
-        ignored).
+        selection, given as training-row indices, or given as points
+        (``n_basis`` is then ignored).  Points stay the basis whatever rows
+        the model is fitted on; their kernel block ``k(Z, Z)`` plays the
+        sampled block W.
     n_basis : int or float, optional
         c, columns sampled: a count or a fraction of n; default
         ``min(700, ceil(10 sqrt(n)), n)`` (:func:`lssvm.basis.default_n_basis`;
@@ -67,8 +82,8 @@ _DOC = """
         k <= c: a count or a fraction of c; default 0.5 (the paper's k = 0.5 c).
     predictor : {"low-rank", "exact"}, default="low-rank"
         "low-rank": the Nyström model itself, ``k(x, X_S) W_k^+ C^T a + b``
-        -- O(c d) per point, and the model whose LOO / CV residuals the
-        ``cv_*`` methods give; "exact": ``f(x) = sum_i a_i k(x, x_i) + b``
+        -- O(c d) per point, and the model whose exact LOO / hold-out /
+        k-fold values, intervals and evidence the shared methods give; "exact": ``f(x) = sum_i a_i k(x, x_i) + b``
         with the true kernel to all n training points, as Ding & Liao 2012 assume
         -- O(n d) per point and the training inputs are kept.  The exact
         predictor departs from the Nyström model by up to
@@ -78,7 +93,10 @@ _DOC = """
         -22,490 against 0.64 on Boston at alpha = 0.01).  ``fit`` measures
         that departure on up to 256 training rows and warns
         (:class:`lssvm.NumericalWarning`) when it exceeds half the
-        targets' standard deviation.
+        targets' standard deviation.  The exact predictor is not ridge on a
+        basis, so the CV, interval and evidence methods raise a
+        ``ValueError`` that says so (its calibration maps use the low-rank
+        model's held-out values).
     random_state : int, RandomState or None
         Seeds the "random" and "kcenter" draws.
     degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
@@ -93,7 +111,8 @@ _DOC = """
     ----------
     basis_vectors_ : ndarray of shape (c, n_features)
         The sampled points X_S.
-    basis_indices_ : ndarray of shape (c,)
+    basis_indices_ : ndarray of shape (c,) or None
+        None for a basis given as points.
     n_basis_ : int
         c, the columns sampled (FVS may stop before ``n_basis``).
     rank_ : int
@@ -101,13 +120,21 @@ _DOC = """
     dual_coef_ : ndarray of shape (n,) or (n, n_outputs)
         a, one per training point.
     intercept_ : float or ndarray of shape (n_outputs,)
-    factorization_ : lssvm.solvers.nystrom.NystromFactorization
+    factorization_ : lssvm.solvers.SparseRLSFactorization
+        The sparse factorisation on the k features (its ``whitener`` is the
+        map ``U_k L_k^(-1/2)``, c x k), as the sparse models'; None for a
+        Dask fit.
 
     Notes
     -----
     Fit: O(n c d) kernel columns, O(c^3) eigh of W, O(n c k + n k^2) for the
-    orthogonalised features; memory O(n c).  Each further alpha (LOO path,
-    k-fold) costs O(n k).
+    features and their Gram matrix; memory O(n c).  Each further alpha (LOO
+    path, k-fold) costs O(n k).  ``basis_in_holdout=None`` (the default of
+    the hold-out and k-fold methods) is "keep" for this family: the fitted
+    rank-k map stays the model's kernel and only the rows leave; "remove"
+    refits each fold that holds a sampled column on the kept columns (the
+    map is a truncation, so removing a column is not a deletion),
+    O(n c k + c^3) per such fold.
 
 """ + PARAMETER_NAMES_NOTE + """"""
 
@@ -167,35 +194,110 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             )
         return count_or_fraction("rank", self.rank, 0.5, c)  # FVS may stop before c points
 
+    #: the hold-out and k-fold methods keep the fitted rank-k map unless told otherwise
+    _default_basis_in_holdout = "keep"
+
+    def _map_rule(self):
+        """The rank rule and floor of the feature map (:class:`lssvm.solvers.nystrom.NystromMap`)."""
+        return NystromMap(self.rank, float(self.rcond))
+
+    def _columns(self, X, kernel):
+        """The basis points (c, d) and their training rows (c,), or None for points given."""
+        basis = self.basis
+        if not isinstance(basis, str) and np.ndim(basis) == 2:
+            Z = np.asarray(basis, dtype=np.float64)
+            if Z.shape[1] != X.shape[1] or Z.shape[0] == 0:
+                raise ValueError(f"basis points must be an array of shape (c, {X.shape[1]}) with c >= 1 (the "
+                                 f"training rows' width); got shape {Z.shape}")
+            if not np.all(np.isfinite(Z)):
+                raise ValueError("basis points contain NaN or infinity")
+            return drop_near_duplicates(Z, kernel, None, what="Nystrom column", stacklevel=5)
+        S = nystrom_columns(X, kernel, basis, self.n_basis, check_random_state(self.random_state))
+        return X[S], S
+
     @uses_threads
     def _fit_targets(self, X, Y):
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
-        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
-        k = self._rank_for(S.size)
-        C = kernel(X, X[S], block_size=self.block_size)
-        fac = nystrom_factorize(C, C[S], Y, rank=k, rcond=float(self.rcond))
-        a, b, _ = fac.solve(float(self.alpha))
-        if self.predictor == "exact":
-            fac.warn_conditioning([float(self.alpha)], stacklevel=4, what="the exact predictor's coefficients")
+        Z, S = self._columns(X, kernel)
+        k = self._rank_for(Z.shape[0])
+        C = kernel(X, Z, block_size=self.block_size)
+        W = C[S] if S is not None else kernel(Z, Z)
+        exact = self.predictor == "exact"
+        alpha = float(self.alpha)
+        woodbury = nystrom_factorize(C, W, Y, rank=k, rcond=float(self.rcond)) if exact else None
+        proj = woodbury.projection if exact else nystrom_projection(W, k, float(self.rcond))
+        # the Nyström model is the sparse model on the k features (the Mathematics page, §6)
+        fac = factorize_sparse_rls(C, W, Y, whitener=proj, overwrite_k=not exact)
+        beta, b = fac.coef(alpha)
+        if exact:
+            a, b, _ = woodbury.solve(alpha)
+            woodbury.warn_conditioning([alpha], stacklevel=4, what="the exact predictor's coefficients")
+        else:
+            a = fac.residuals(alpha) / alpha  # the dual coefficients: (y - f(x_i)) / alpha
         self.kernel_ = kernel
-        self.basis_vectors_ = X[S]
+        self.basis_vectors_ = Z
         self.basis_indices_ = S
-        self.n_basis_ = int(S.size)
+        self.n_basis_ = int(Z.shape[0])
         self.rank_ = fac.rank
         self.factorization_ = fac
-        self._X_fit = X
+        self._X_fit, self._Y_fit = X, Y
+        self._requested_rank = k
+        self._woodbury = woodbury
         self._dask_fit = None
-        self._a, self._b = a, b
-        # W_k^+ C^T a = projection V^T a for the low-rank predictor, by the
-        # route without cancellation (NystromFactorization.feature_coef)
-        self._beta = fac.projection @ fac.feature_coef(float(self.alpha), b)
+        self._a, self._b, self._beta = a, b, beta
+        classes = self.classes_ if is_classifier(self) else None
+        self._engine = MemorySparseEngine(fac, X, Z, S, kernel, float(self.rcond), classes, self.n_jobs,
+                                          fold_whitener=self._map_rule())
         single = self._single_output
         self.dual_coef_ = a[:, 0] if single else a
         self.intercept_ = float(b[0]) if single else b
-        if self.predictor == "exact":
+        if exact:
             self._warn_unstable_exact(X, Y, C, np.random.default_rng(0))
         return self
+
+    def _woodbury_factorization(self):
+        """The dual's Woodbury factorisation (:class:`lssvm.solvers.nystrom.NystromFactorization`),
+        what the approximation bounds need: formed on first use, O(n c d + n c k + n k^2)."""
+        if self._woodbury is None:
+            X, Z, S = self._X_fit, self.basis_vectors_, self.basis_indices_
+            C = self.kernel_(X, Z, block_size=self.block_size)
+            W = C[S] if S is not None else self.kernel_(Z, Z)
+            with warnings.catch_warnings():  # the fit said what the map's eigendecomposition has to say
+                warnings.simplefilter("ignore", NumericalWarning)
+                self._woodbury = nystrom_factorize(C, W, self._Y_fit, rank=self._requested_rank,
+                                                   rcond=float(self.rcond))
+        return self._woodbury
+
+    def _low_rank_engine(self):
+        """The engine of the low-rank model, whatever the predictor: in memory or the Dask fit's."""
+        check_is_fitted(self, "_b")
+        if getattr(self, "_dask_fit", None) is not None:
+            return self._dask_fit
+        if getattr(self, "factorization_", None) is None:
+            raise NotFittedError("this model has no training factorisation; call fit on the training data to get "
+                                 "cross-validation results")
+        return self._engine
+
+    def _fitted_engine(self):
+        """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the sampled
+        columns with the rank-k map; none for ``predictor="exact"``, which is not ridge on a basis."""
+        engine = self._low_rank_engine()
+        if self.predictor == "exact":
+            raise ValueError(
+                "predictor='exact' predicts with the true kernel to every training row, k(x, X) a + b, which is "
+                "not the ridge model on the sampled columns that was trained, so no exact leave-one-out, hold-out, "
+                "k-fold, interval or evidence follows from the fit; use predictor='low-rank' (the default)"
+            )
+        return engine
+
+    def _check_holdout_mode(self, mode):
+        if mode == "remove" and getattr(self, "_dask_fit", None) is not None:
+            raise ValueError(
+                "basis_in_holdout='remove' re-truncates the rank-k map on the kept columns, which needs the "
+                "training rows in memory; a Nyström model fitted on Dask collections offers 'keep' (the default) "
+                "and 'train'"
+            )
 
     def _warn_unstable_exact(self, X, Y, C, rng):
         """Warn when the exact-kernel predictor is unstable at new points.
@@ -209,7 +311,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         """
         n = X.shape[0]
         rows = np.sort(rng.choice(n, size=min(n, 256), replace=False)) if n > 256 else np.arange(n)
-        P = self.factorization_.projection
+        P = self.factorization_.whitener
         low = C[rows] @ (P @ (P.T @ (C.T @ self._a)))  # k~(x_i, X) a
         exact = self.kernel_(X[rows], X) @ self._a
         gap = np.sqrt(np.mean((exact - low) ** 2, axis=0))
@@ -256,7 +358,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
                 out[rows] = kern(X[rows], X) @ v
             return out
 
-        return nystrom_kernel_error(self.factorization_, kern.diag(X), matvec, method=method)
+        return nystrom_kernel_error(self._woodbury_factorization(), kern.diag(X), matvec, method=method)
 
     def approximation_bound(self, X=None, kernel_error="trace"):
         """Paper 003's model-approximation error bound (Theorem 3, re-derived
@@ -299,7 +401,8 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             eps = float(kernel_error)
             if not (np.isfinite(eps) and eps >= 0):
                 raise ValueError(f"kernel_error must be 'trace', 'spectral' or a number >= 0; got {kernel_error!r}")
-        da, db = model_error_bound(self.factorization_, float(self.alpha), eps)
+        woodbury = self._woodbury_factorization()
+        da, db = model_error_bound(woodbury, float(self.alpha), eps)
         kern = self.kernel_
         if X is None:
             if kern.max_diag is None:
@@ -311,7 +414,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             trace_k = float(np.sum(kern.diag(self._X_fit)))
             out = np.sqrt(kappa * trace_k) * da + db
             if self.predictor == "low-rank":
-                tr_e = max(trace_k - float(np.sum(self.factorization_.s2)), 0.0)
+                tr_e = max(trace_k - float(np.sum(woodbury.s2)), 0.0)
                 out = out + np.sqrt(kappa * tr_e) * np.linalg.norm(self._a, axis=0)
             return float(out[0]) if self._single_output else out
         X = validate_input(self, X, reset=False, dtype=np.float64)
@@ -324,94 +427,15 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
                 out[rows] += np.abs(gap)
         return out[:, 0] if self._single_output else out
 
-    # ---------------------------------------------- CV of the Nyström model
-    @uses_threads
-    def _residuals_3d(self, cv, alpha, groups):
-        check_is_fitted(self, "_a")
-        alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-        if getattr(self, "_dask_fit", None) is not None:
-            return self._dask_cv(cv, alphas, groups, reduce=False), scalar
-        fac = self.factorization_
-        if cv == "loo":
-            return fac.loo_residuals(alphas), scalar
-        folds = resolve_folds(cv, fac.n_samples, y=self._split_labels(), groups=groups,
-                              classifier=is_classifier(self))
-        return fac.cv_residuals(folds, alphas), scalar
 
-    def cv_residuals(self, cv=10, alpha=None, groups=None):
-        """Exact out-of-fold residuals of the (low-rank) Nyström LS-SVM.
-
-        Parameters
-        ----------
-        cv : "loo", int, scikit-learn splitter or iterable of (train, test), default=10
-            An int k means ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers).
-        alpha : float or array of floats, optional
-            Default: the fitted alpha.
-        groups : array-like of shape (n,), optional
-
-        Returns
-        -------
-        ndarray of shape (n,), (n, v), (A, n) or (A, n, v)
-
-        Notes
-        -----
-        LOO: O(n k) per alpha; a fold of h rows: O(n k + h^2 k + h^3) per alpha.
-        """
-        R, scalar = self._residuals_3d(cv, alpha, groups)
-        if self._single_output:
-            R = R[..., 0]
-        return R[0] if scalar else R
-
-    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None):
-        """Out-of-fold error of the Nyström model, per alpha (and output).
-
-        Parameters
-        ----------
-        cv, alpha, groups
-            As for :meth:`cv_residuals` (``cv="loo"``: exact LOO, O(n k) per alpha).
-        scoring : {"mse", "press"} (regression) or {"error_rate", "mse", "press"} (classification), optional
-            The first is the default (None): mean squared residual (PRESS / n)
-            or the misclassification rate; "press" the sum of squares, per
-            output (of the coded +1/-1 targets for classifiers).
-
-        Returns
-        -------
-        float or ndarray of shape (v,), (A,) or (A, v); (A,) for "error_rate"
-        """
-        scoring = check_scoring_name(
-            self, scoring, CLASSIFICATION_SCORINGS if is_classifier(self) else REGRESSION_SCORINGS)
-        if getattr(self, "_dask_fit", None) is not None:  # reduced in the passes
-            alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
-            sums = self._dask_cv(cv, alphas, groups, reduce=True)
-            if scoring == "error_rate":
-                rate = sums.wrong / sums.count
-                return float(rate[0]) if scalar else rate
-            err = sums.sse / (sums.count if scoring == "mse" else 1)
-        else:
-            R, scalar = self._residuals_3d(cv, alpha, groups)
-            if scoring == "error_rate":
-                F = self.factorization_.Y[None] - R
-                rate = LabelCoder.misclassified(F, self._codes) / F.shape[1]
-                return float(rate[0]) if scalar else rate
-            err = sum_squares(R, axis=1)
-            if scoring == "mse":
-                err = err / R.shape[1]
-        warn_if_overflow(err, f"{type(self).__name__}.cv_error")
-        if self._single_output:
-            err = err[:, 0]
-        return err[0] if scalar else err
-
-
-class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
-    __doc__ = """LS-SVM regression on a rank-k Nyström kernel, solved by Woodbury (Ding & Liao 2012).
+class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseNystromLSSVM):
+    __doc__ = """LS-SVM regression on a rank-k Nyström kernel (Ding & Liao 2012), solved as ridge
+    regression on its k features (the sparse model on the sampled columns).
 """ + _DOC
 
     @property
     def _single_output(self):
         return self._y_1d
-
-    def _split_labels(self):
-        return None
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
@@ -437,17 +461,14 @@ class NystromLSSVR(RefitIntervalMixin, RegressorMixin, _BaseNystromLSSVM):
 
 
 @with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
-class NystromLSSVC(NystromProbaMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
-    __doc__ = """LS-SVM classification on a rank-k Nyström kernel, solved by Woodbury
-    (Ding & Liao 2012): labels coded +1/-1 (one-vs-rest for more classes).
+class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
+    __doc__ = """LS-SVM classification on a rank-k Nyström kernel (Ding & Liao 2012), solved as
+    ridge regression on its k features: labels coded +1/-1 (one-vs-rest for more classes).
 """ + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
 
     @property
     def _single_output(self):
         return self.classes_.size == 2
-
-    def _split_labels(self):
-        return self._codes
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):

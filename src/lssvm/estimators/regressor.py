@@ -7,17 +7,17 @@ from sklearn.base import RegressorMixin, _fit_context
 
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
-from ._base import BaseSparseLSSVM, check_sample_weight, per_target_alpha, squeeze_outputs
+from ._base import BaseSparseLSSVM, check_sample_weight
 from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
+from ._exact_cv import RegressorCVMixin
 from ._intervals import SparseIntervalMixin
-from ._scoring import REGRESSION_SCORINGS, check_scoring_name
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVR"]
 
 
-class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSSVM):
+class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, BaseSparseLSSVM):
     _alpha_per_target = True
 
     __doc__ = """Sparse least-squares support vector regression (sparse kernel ridge
@@ -209,130 +209,6 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorMixin, BaseSparseLSS
         """Predict targets, shape (m,) or (m, v); O(m n d)."""
         F = self._decision_2d(X)
         return F[:, 0] if self._single_output else F
-
-    @per_target_alpha
-    def loo_residuals(self, alpha=None):
-        """Exact leave-one-out residuals ``y_i - f_{-i}(x_i)``, without retraining.
-
-        Parameters
-        ----------
-        alpha : float or array-like of shape (A,), optional
-            Regularisation value(s); default the fitted ``alpha``.
-
-        Returns
-        -------
-        ndarray of shape (m,), (m, v), (A, m) or (A, m, v)
-
-        Notes
-        -----
-        O(m n) per alpha from the training factorisation (the
-        documentation's Mathematics page, §2).  The basis is held fixed: a left-out basis point stays a basis function.
-        """
-        R, scalar = self._loo_residuals_3d(alpha)
-        return squeeze_outputs(R, scalar, self._single_output)
-
-    @per_target_alpha
-    def loo_predict(self, alpha=None):
-        """Leave-one-out predictions ``f_{-i}(x_i)``, shaped like :meth:`loo_residuals`."""
-        R, scalar = self._loo_residuals_3d(alpha)
-        P = self._targets_2d()[None] - R
-        return squeeze_outputs(P, scalar, self._single_output)
-
-    @per_target_alpha
-    def press(self, alpha=None):
-        """Predicted residual sum of squares, sum_i (LOO residual_i)^2.
-
-        Returns
-        -------
-        float, ndarray of shape (v,), (A,) or (A, v)
-        """
-        sse, _, _, scalar = self._loo_sums(alpha)
-        return squeeze_outputs(sse, scalar, self._single_output)
-
-    @per_target_alpha
-    def holdout_predict(self, test_indices, alpha=None, basis_in_holdout="remove"):
-        """Predictions for training rows ``test_indices`` from the model trained
-        on all other rows, without retraining (Pahikkala et al. 2012, §5).
-
-        Parameters
-        ----------
-        test_indices : array-like of int or boolean mask
-            Training rows to hold out.
-        alpha : float or array-like of shape (A,), optional
-            Default the fitted ``alpha``.
-        basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-            Treatment of held-out rows that are basis points: "remove" takes
-            them out of the basis, as if the model had never seen them;
-            a training row holds a basis point when it is the point's row
-            index or equals the point value for value (so a basis given as
-            points equal to rows works too), and a point held by several
-            (duplicate) rows is removed only when all of them are held out;
-            "keep" leaves them as basis functions and drops only their loss
-            terms (Pahikkala et al. 2012, Cor. 2); "train" keeps those rows in training.
-
-        Returns
-        -------
-        ndarray of shape (h,), (h, v), (A, h) or (A, h, v)
-
-        Notes
-        -----
-        O(h^2 n + h^3 + h |E| n + |E|^3) per alpha, |E| the removed basis
-        points, after the training factorisation.
-        """
-        F, scalar = self._holdout_3d(test_indices, alpha, basis_in_holdout)
-        return squeeze_outputs(F, scalar, self._single_output)
-
-    @per_target_alpha
-    def cv_predict(self, cv=10, alpha=None, groups=None, basis_in_holdout="remove"):
-        """Exact out-of-fold predictions for every training row, without retraining.
-
-        Parameters
-        ----------
-        cv : int, scikit-learn splitter or iterable of (train, test), default=10
-            An int k means ``KFold(k)``; any splitter (``KFold``,
-            ``GroupKFold``, ``LeaveOneGroupOut``, ``LeaveOneOut``, ...) or
-            explicit folds whose test sets partition the rows.
-        alpha : float or array-like of shape (A,), optional
-        groups : array-like of shape (m,), optional
-            Group labels for group splitters.
-        basis_in_holdout : {"remove", "keep", "train"}, default="remove"
-            See :meth:`holdout_predict`.
-
-        Returns
-        -------
-        ndarray of shape (m,), (m, v), (A, m) or (A, m, v)
-
-        Notes
-        -----
-        One hold-out per fold: for k folds of m/k rows about
-        O(m^2 n / k + m^3 / k^2) per alpha, at most about one training for
-        a 20-alpha path at k = 10 (Pahikkala et al. 2012, §5).
-        """
-        F, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout)
-        return squeeze_outputs(F, scalar, self._single_output)
-
-    @per_target_alpha
-    def cv_error(self, cv=10, alpha=None, scoring=None, *, groups=None, basis_in_holdout="remove"):
-        """Cross-validated error per alpha and output.
-
-        Parameters
-        ----------
-        cv, alpha
-            As for :meth:`cv_predict`.
-        scoring : {"mse", "press"}, optional
-            Mean squared error (the default, None) or the sum of squared
-            out-of-fold residuals, per output.
-        groups, basis_in_holdout
-            As for :meth:`cv_predict`.
-
-        Returns
-        -------
-        float, ndarray of shape (v,), (A,) or (A, v)
-        """
-        scoring = check_scoring_name(self, scoring, REGRESSION_SCORINGS)
-        sums, scalar = self._cv_3d(cv, alpha, groups, basis_in_holdout, reduce=True)
-        agg = sums.sse if scoring == "press" else sums.sse / sums.count
-        return squeeze_outputs(agg, scalar, self._single_output)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -20,14 +20,16 @@ for the price of one factorisation, O(c^3 + n c k + n k^2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh, qr, svd
 
+from .._params import count_or_fraction
 from ..exceptions import warn_numerical
 from .sparse_rls import LEVERAGE_TOL, warn_tiny_leverage
 
-__all__ = ["NystromFactorization", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error",
+__all__ = ["NystromFactorization", "NystromMap", "dense_factorize", "model_error_bound", "nystrom_factorize", "nystrom_kernel_error",
            "nystrom_projection"]
 
 
@@ -58,6 +60,38 @@ def nystrom_projection(W, rank=None, rcond=1e-10):
         raise ValueError("the sampled kernel block W has no positive eigenvalue; choose other columns")
     lam, U = lam[keep], U[:, keep]
     return U / np.sqrt(lam)
+
+
+@dataclass(frozen=True)
+class NystromMap:
+    """The rule that gives c sampled columns their Nyström feature map:
+    :func:`nystrom_projection` at the rank ``rank`` resolves to for c
+    columns.  The fit applies it to its columns; a hold-out that removes
+    columns applies it to the kept ones (a count above them is capped to
+    them), so that the fold's model is the one fitted on its rows at the
+    reduced basis.
+
+    Attributes
+    ----------
+    rank : int, float or None
+        A count, a fraction of c, or None (half of c, Ding & Liao 2012).
+    rcond : float
+        Relative floor of the kept eigenvalues.
+    """
+
+    rank: object = None
+    rcond: float = 1e-10
+
+    def rank_for(self, c):
+        """k for c columns."""
+        rank = self.rank
+        if isinstance(rank, Integral) and not isinstance(rank, bool):
+            rank = min(int(rank), c)
+        return count_or_fraction("rank", rank, 0.5, c)
+
+    def __call__(self, W):
+        """``U_k L_k^(-1/2)`` (c, k') of the sampled block ``W`` (c, c); O(c^3)."""
+        return nystrom_projection(W, self.rank_for(W.shape[0]), self.rcond)
 
 
 def nystrom_factorize(C, W, Y, rank=None, rcond=1e-10):
