@@ -31,9 +31,9 @@ from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedPar
 from ._docs import PARAMETER_NAMES_NOTE
 from ._expansion import ExpansionMixin
 from ._family_calibration import NystromProbaMixin, with_calibration
+from ._family_dask import NystromDaskMixin
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, LabelCoder, encode_classes
-from ._nystrom_dask import NystromDaskMixin
 from ._scoring import CLASSIFICATION_SCORINGS, REGRESSION_SCORINGS, check_scoring_name
 from ._validation import validate_input
 

@@ -1,23 +1,22 @@
 """Fixed-size (Karsmakers et al. 2011) and Nyström (Ding & Liao 2012) LS-SVMs
-on Dask collections, block by block.
+on Dask collections: what each family adds to the sparse model's passes.
 
-Both models are sums over row blocks, so they run on the passes of
-:mod:`lssvm.backends.dask` (input reading, the pass runner, fold
-assignment, the random row draw); only the row-block statistic differs:
+The three families are one model (the documentation's Mathematics page, §6),
+so their exact CV on Dask is the sparse engine's
+(:class:`~lssvm.backends.dask.DaskSparseFit`):
 
-* Nyström: the model's features are ``k(x, X_S) U_k L_k^(-1/2)``
-  (:func:`lssvm.solvers.nystrom.nystrom_projection`), i.e. the sparse
-  model's whitened kernel rows with the whitening truncated to rank k.  Its
-  fit, exact LOO and k-fold CV are the sparse model's moment passes with
-  that whitening (:class:`~lssvm.backends.dask.DaskSparseFit`, held-out
-  columns kept, as the in-memory Nyström CV keeps them); the predictor is
-  the low-rank one.
-* Fixed size: one pass sums :class:`lssvm.solvers.fixed_size.GramSums`
-  per fold; the system, the fold downdates, SCDP, the CV curves over model
-  sizes and the guards are then those of the in-memory fit
-  (:class:`lssvm.cv.fixed_size.SummedRows`).  The validation SSE of a fold
-  comes from its sums; with ``scoring="error_rate"`` every fold's SCDP path
-  is run first and one more pass counts its misclassified rows per size.
+* Nyström: the sparse fit on the sampled columns with the rank-k map
+  ``U_k L_k^(-1/2)`` as its whitening (:func:`~lssvm.backends.dask.fit_sparse`
+  with ``whitener``); this module draws the columns (:func:`nystrom_columns`).
+* Fixed size: SCDP runs on the pool's sums; one pass sums
+  :class:`lssvm.solvers.fixed_size.GramSums` per fold, and the system, the
+  fold downdates, SCDP, the CV curves over model sizes and the guards are
+  those of the in-memory fit (:class:`lssvm.cv.fixed_size.SummedRows`).
+  With ``scoring="error_rate"`` every fold's SCDP path is run first and one
+  more pass counts its misclassified rows per size.  At the chosen support
+  the model is the sparse one on those prototypes: its engine is a
+  :class:`~lssvm.backends.dask.DaskSparseFit` on them
+  (:func:`support_engine`, one pass, the first time it is used).
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
 random columns by the same ``choice`` call, fixed-size "random" prototypes
@@ -27,8 +26,8 @@ equal to :func:`lssvm.basis.random_basis` when the rows are distinct), and
 (``RENYI_POOL_FACTOR`` times the pool size).  Methods that need every row
 in memory (k-center, FVS, "all") raise a clear error.
 
-Folds: those of :func:`lssvm.backends.dask.fold_spec`, the in-memory rule
-(an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
+Folds: those of :func:`lssvm.backends.dask.resolve_dask_cv`, the in-memory
+rule (an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
 ``StratifiedKFold(k)`` for classifiers, from per-block class counts).
 """
 
@@ -42,35 +41,25 @@ from sklearn.utils import check_random_state
 from ..._parallel import serial_region
 from ..._params import count_or_fraction
 from ..._targets import warn_constant_targets
-from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
+from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
+from ...cv import not_in_memory
 from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums, augmented_rows
-from ...solvers.nystrom import nystrom_projection
 from ...solvers.row_blocks import (
     SUB_ROWS,
-    BlockContext,
     check_block,
     code_targets,
     merge_moments,
-    solution_from_moments,
 )
 from .passes import run_pass, shared, tree_reduce
-from .rows import take_rows
-from .sparse import DaskSparseFit, draw_basis, resolve_dask_cv, target_range, total_moments, training_moments
+from .rows import as_row_data, take_rows
+from .sparse import draw_basis, fit_sparse, resolve_dask_cv, target_range, total_moments
 
-__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
-           "path_errors_pass", "held_out_decisions", "fold_decisions_pass",
-           "RENYI_POOL_FACTOR"]
+__all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
+           "held_out_decisions", "fold_decisions_pass", "SupportEngine", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
-
-
-# ---------------------------------------------------------------- folds
-def folds_for(cv, data, classification):
-    """Folds of ``cv`` on ``data`` (:class:`~lssvm.backends.dask.DaskFolds`):
-    the rule of :func:`lssvm.backends.dask.fold_spec`, the in-memory one."""
-    return resolve_dask_cv(cv, data, classifier=classification)
 
 
 def _row_indices(rows, m, name):
@@ -106,40 +95,6 @@ def nystrom_columns(data, kernel, sampling, n_components, random_state):
         idx = _row_indices(sampling, m, "basis")
     Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
     return Z, idx
-
-
-def nystrom_context(Z, kernel, rank, rcond, classes, n_features):
-    """The :class:`BlockContext` whose whitened rows are the Nyström features."""
-    W = kernel(Z, Z)
-    proj = nystrom_projection(W, rank, rcond)
-    return BlockContext(Z, kernel, proj, "eigh", np.ascontiguousarray(proj), W.mean(axis=0), classes, n_features)
-
-
-def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
-    """Train the Nyström model on Dask data: one pass.
-
-    Parameters
-    ----------
-    data : RowData
-    kernel : lssvm.kernels.Kernel
-    columns : tuple (Z, indices)
-        From :func:`nystrom_columns`.
-    rank : int
-        k, columns kept.
-    rcond : float
-    classes : ndarray, optional
-
-    Returns
-    -------
-    DaskSparseFit
-        Its ``solution.coef(alpha)`` gives the low-rank predictor's
-        coefficients on the columns; ``loo_sums``, ``cross_validate``
-        (with ``basis_in_holdout="keep"``) its exact CV.
-    """
-    Z, idx = columns
-    ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
-    total = total_moments(training_moments(data, ctx, classes))  # warns of a constant regression target
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
 # ------------------------------------------------------------ fixed size
@@ -352,7 +307,87 @@ def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pas
     return F, _codes(Y)
 
 
-def rows_for(Z, idx, kernel):
-    """Near-duplicate-free subset (at ``kernel``) of drawn rows ``(Z, idx)``."""
-    keep = near_duplicate_free(Z, kernel)
-    return Z[keep], (None if idx is None else idx[keep])
+class SupportEngine:
+    """The engine (:class:`lssvm.cv.SparseEngine`) of a fixed-size model fitted
+    on Dask rows: the sparse model on the prototypes of its support, at the
+    same alpha (the documentation's Mathematics page, §4, §6), i.e. a
+    :class:`~lssvm.backends.dask.DaskSparseFit` on them.
+
+    Its training pass runs the first time a method needs the fit, so that
+    fitting the fixed-size model costs no pass more.  The pool's Gram sums
+    restricted to the support hold the same moments in exact arithmetic, but
+    whitening them afterwards multiplies their rounding by ``K_SS``'s
+    condition number, where the pass whitens each row before summing.
+
+    Parameters
+    ----------
+    data : RowData
+    kernel : lssvm.kernels.Kernel
+    Z : ndarray of shape (s, d)
+        The support's prototypes.
+    indices : ndarray of shape (s,) or None
+        Their training-row indices.
+    classes : ndarray or None
+    rcond : float
+    """
+
+    rows_in_memory = False
+    _OWN = ("data", "kernel", "Z", "indices", "classes", "rcond", "_fit")
+
+    def __init__(self, data, kernel, Z, indices, classes=None, rcond=1e-10):
+        self.data, self.kernel, self.Z, self.indices = data, kernel, Z, indices
+        self.classes, self.rcond = classes, rcond
+        self._fit = None
+
+    @property
+    def fit(self):
+        """The :class:`~lssvm.backends.dask.DaskSparseFit` on the support (one pass, once)."""
+        if self._fit is None:
+            if self.Z.shape[0] == 0:
+                raise ValueError("the fitted fixed-size model has no prototype in its support (its model is the "
+                                 "intercept alone), so it has no basis to cross-validate on; lower alpha, raise "
+                                 "max_size or use solver='direct'")
+            self._fit = fit_sparse(self.data, self.kernel, None, None, None, self.rcond, self.classes,
+                                   basis_rows=(self.Z, self.indices))
+        return self._fit
+
+    @property
+    def n_samples(self):
+        return self.data.n_samples
+
+    @property
+    def n_basis(self):
+        return self.Z.shape[0]
+
+    def in_memory(self, what, hint=""):
+        """Features that need the rows in memory raise a clear ValueError."""
+        raise not_in_memory(what, hint)
+
+    def resolve_cv(self, cv, groups=None, classifier=False):
+        """The :class:`~lssvm.backends.dask.DaskFolds` of ``cv`` (no training pass)."""
+        data = self.data if groups is None else as_row_data(self.data.X, self.data.y, groups,
+                                                             numeric_y=self.classes is None)
+        return resolve_dask_cv(cv, data, classifier)
+
+    def loo_residuals(self, alphas):
+        return self.fit.loo_residuals(alphas)
+
+    def loo_sums(self, alphas):
+        return self.fit.loo_sums(alphas)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        return self.fit.cv_outputs(folds, alphas, basis_in_holdout)
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        return self.fit.cv_sums(folds, alphas, basis_in_holdout)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        return self.fit.holdout_outputs(test_indices, alphas, basis_in_holdout)
+
+    def targets(self):
+        return self.fit.targets()
+
+    def __getattr__(self, name):  # the rest of DaskSparseFit (ctx, solution, basis_holders, ...)
+        if name.startswith("__") or name in self._OWN:
+            raise AttributeError(name)
+        return getattr(self.fit, name)

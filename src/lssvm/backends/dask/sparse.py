@@ -173,9 +173,10 @@ def draw_basis(data, basis, n_basis, random_state, kernel_for=None, classificati
     return draw_basis_rows(m, data.n_features, take, basis, n_basis, random_state)
 
 
-def basis_context(Z, kernel, rcond, classes, n_features):
-    """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3))."""
-    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4)
+def basis_context(Z, kernel, rcond, classes, n_features, whitener=None):
+    """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3)),
+    or the given feature map ``whitener`` (n, k)."""
+    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4, whitener=whitener)
 
 
 # ------------------------------------------------------------ the fit
@@ -377,7 +378,7 @@ def check_mode(mode):
         raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {mode!r}")
 
 
-def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None):
+def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None, whitener=None):
     """Train the sparse model on Dask data: one pass.
 
     Parameters
@@ -390,18 +391,28 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
         Class labels (classifiers).
     basis_rows : tuple (Z, indices), optional
         An already drawn basis.
+    whitener : ndarray of shape (n, k), optional
+        A given feature map of the basis ``basis_rows`` in place of the
+        whitening of ``K_BB``, as in :func:`lssvm.solvers.factorize_sparse_rls`:
+        with ``nystrom_projection(K_BB, k)`` the fit is the rank-k Nyström
+        model (the documentation's Mathematics page, §6).  The basis is then
+        taken as given (no near-duplicate is dropped: the map is of these
+        points).
 
     Returns
     -------
     DaskSparseFit
     """
     if basis_rows is None:
+        if whitener is not None:
+            raise ValueError("a given whitener is a feature map of given basis points: pass basis_rows")
         Z, idx = draw_basis(data, basis, n_basis, random_state, kernel_for=lambda sample: kernel,
                             classification=classes is not None)
     else:
         Z, idx = basis_rows
-    Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
-    ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
+    if whitener is None:
+        Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
+    ctx = basis_context(Z, kernel, rcond, classes, data.n_features, whitener)
     total = total_moments(training_moments(data, ctx, classes))
     return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
