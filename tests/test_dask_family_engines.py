@@ -109,10 +109,13 @@ def _close(a, b, tol=1e-8):
 
 CASES = [(f, c) for f in _ESTIMATORS for c in (False, True)]
 SEEDS = {case: i for i, case in enumerate(CASES)}
+# the Nyström and fixed-size regressors run by default; the sparse engine (checked against memory
+# elsewhere too) and the classifiers take a few seconds more
+QUICK = {("nystrom", False), ("fixed_size", False)}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("family,classification", CASES)
+@pytest.mark.parametrize("family,classification",
+                         [c if c in QUICK else pytest.param(*c, marks=pytest.mark.slow) for c in CASES])
 def test_dask_engine_equals_the_memory_engine_on_its_basis(family, classification):
     rng, X, y, groups = _data(SEEDS[family, classification], classification)
     basis, kw = _params(family, rng)
@@ -213,3 +216,22 @@ def test_a_given_whitener_of_the_wrong_shape_is_refused_on_row_blocks():
     data = as_row_data(_dask(X), _dask(y))
     with pytest.raises(ValueError, match="pass basis_rows"):
         fit_sparse(data, kern, "random", 5, 0, 1e-10, whitener=np.ones((5, 2)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,mode", [("jackknife+", "remove"), ("cv+", "remove"), ("cv+", "keep")])
+def test_fixed_size_dask_engine_streams_the_sparse_intervals_of_its_support(method, mode):
+    # the streamed conformal intervals take the engine: those of the sparse model on the support
+    from lssvm.backends.dask.intervals import dask_interval
+
+    rng, X, y, _ = _data(21, False)
+    y = y[:, 0]
+    basis, kw = _params("fixed_size", rng)
+    est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)
+    rows = est.basis_indices_[est.support_]
+    ref = SparseLSSVR(gamma=est.gamma_, alpha=kw["alpha"], basis=rows).fit(X, y)
+    Xt = rng.normal(size=(9, 3))
+    with dask.config.set(scheduler="threads"):
+        got, _ = dask_interval(engine, Xt, 0.8, method, kw["alpha"], 5, None, mode)
+    want = ref.predict_interval(Xt, 0.8, method=method, cv=5, basis_in_holdout=mode)
+    _close(got[:, :, 0], want)
