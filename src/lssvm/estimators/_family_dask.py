@@ -16,15 +16,29 @@ so both engines are the sparse one (:class:`lssvm.backends.dask.DaskSparseFit`):
 
 from __future__ import annotations
 
+from functools import partial
+from numbers import Integral
+
 from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
+from .._params import count_or_fraction
 from ..cv.fixed_size import scdp_seed
 from ..kernels import resolve_gamma
 from ..solvers.nystrom import nystrom_projection
 from ._scale import is_scale
 
-__all__ = ["NystromDaskMixin", "FixedSizeDaskMixin"]
+__all__ = ["NystromDaskMixin", "FixedSizeDaskMixin", "nystrom_map"]
+
+
+def nystrom_map(W, rank, rcond):
+    """The Nyström map of c columns with kernel block ``W`` (c, c) at the
+    estimator's ``rank`` (a count, capped to c; a fraction of c; None: half):
+    what a fold that removes columns refits on its kept ones with."""
+    c = W.shape[0]
+    if isinstance(rank, Integral) and not isinstance(rank, bool):
+        rank = min(int(rank), c)
+    return nystrom_projection(W, count_or_fraction("rank", rank, 0.5, c), rcond)
 
 
 class NystromDaskMixin:
@@ -50,7 +64,8 @@ class NystromDaskMixin:
         rcond = float(self.rcond)
         projection = nystrom_projection(kernel(Z, Z), self._rank_for(S.size), rcond)
         fit = dask_backend.fit_sparse(data, kernel, None, None, None, rcond, classes, basis_rows=(Z, S),
-                                      whitener=projection)
+                                      whitener=projection, fold_whitener=partial(nystrom_map, rank=self.rank,
+                                                                                 rcond=rcond))
         beta, b = fit.solution.coef(float(self.alpha))
         self.n_features_in_ = data.n_features
         self.kernel_ = kernel

@@ -34,6 +34,7 @@ from ...cv.row_blocks import (
     refit_contexts,
     refit_models,
 )
+from ...exceptions import numerical_warnings_ignore
 from ...solvers import check_alphas
 from ...solvers.row_blocks import (
     BlockContext,
@@ -207,6 +208,13 @@ class DaskSparseFit:
     solution : lssvm.solvers.PathSolution
     psi_mean : ndarray of shape (r,)
     basis_indices : ndarray or None
+    rcond : float
+    fold_whitener : callable or None
+        ``K_LL -> W``: the feature map of the basis reduced to its kept
+        points (their kernel block) for a model with a given map (the rank-k
+        Nyström one): a fold that removes basis points is refitted on the
+        kept points with that map, the model fitted on the fold's rows at the
+        reduced basis.  None: the whitening of the kept points.
     """
 
     data: RowData
@@ -215,6 +223,7 @@ class DaskSparseFit:
     psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
+    fold_whitener: object = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     rows_in_memory = False
@@ -324,17 +333,33 @@ class DaskSparseFit:
             removed = {int(f): out[first[out] == f] for f in np.unique(first[out])}
         refit = {}
         if removed and self.ctx.method == "eigh":
-            # singular K_BB: folds that remove basis points are refitted on their own basis
+            # singular K_BB or a given map: folds that remove basis points are refitted on their own basis
             refit, removed = removed, {}
         moments = moments_pass(self.data, self.ctx, spec, train_only, label=label)
         models = fold_models(moments, removed, self.ctx, alphas, n_folds=spec.n_folds)
         if refit:
-            ctxs = refit_contexts(self.ctx, refit, self.rcond)
+            ctxs = refit_contexts(self.ctx, refit, self.rcond) if self.fold_whitener is None else \
+                self._mapped_contexts(refit)
             s, c = shared(spec), shared(ctxs)
             parts = [dask.delayed(_task_refit, pure=True)(x, y, g, r0, s, c) for x, y, g, r0 in self.data.blocks()]
             mom = run_pass(label + " (refitting folds on their remaining basis)", tree_reduce(parts, merge_moments))
             models.update(refit_models(mom, ctxs, alphas))
         return models
+
+    def _mapped_contexts(self, refit):
+        """Contexts of the folds' kept basis points with ``fold_whitener``'s map (O(n^3) per fold)."""
+        ctx, out = self.ctx, {}
+        for f, E in refit.items():
+            keep = np.setdiff1d(np.arange(ctx.basis.shape[0]), E)
+            if keep.size == 0:
+                raise ValueError(
+                    f"fold {f} holds every basis vector: with basis_in_holdout='remove' its model would have "
+                    "no basis; use basis_in_holdout='keep', more basis vectors or smaller folds")
+            Z = ctx.basis[keep]
+            with numerical_warnings_ignore():  # the fit said what the map's eigendecomposition has to say
+                W = self.fold_whitener(ctx.kernel(Z, Z))
+                out[f] = BlockContext.of_basis(Z, ctx.kernel, self.rcond, ctx.classes, ctx.n_features, whitener=W)
+        return out
 
     def basis_holders(self):
         """Pairs ``(row, point)``: training row ``row`` holds basis point
@@ -378,7 +403,8 @@ def check_mode(mode):
         raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {mode!r}")
 
 
-def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None, whitener=None):
+def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None, whitener=None,
+               fold_whitener=None):
     """Train the sparse model on Dask data: one pass.
 
     Parameters
@@ -398,6 +424,9 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
         model (the documentation's Mathematics page, §6).  The basis is then
         taken as given (no near-duplicate is dropped: the map is of these
         points).
+    fold_whitener : callable, optional
+        ``K_LL -> W``, the map of a fold's kept basis points where
+        ``basis_in_holdout="remove"`` removes some (:class:`DaskSparseFit`).
 
     Returns
     -------
@@ -414,5 +443,5 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
         Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features, whitener)
     total = total_moments(training_moments(data, ctx, classes))
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
+    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond, fold_whitener)
 
