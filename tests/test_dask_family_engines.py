@@ -200,15 +200,14 @@ def test_fixed_size_dask_engine_runs_its_pass_at_first_use_only():
     rng, X, y, _ = _data(12, False)
     basis, kw = _params("fixed_size", rng)
     est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)
-    assert engine._fit is None  # fitting the fixed-size model costs no pass more
+    assert "training" not in engine.cache  # fitting the fixed-size model costs no pass more
     assert engine.n_basis == est.n_support_
+    np.testing.assert_array_equal(engine.ctx.basis, est.support_vectors_)
     with dask.config.set(scheduler="threads"):
         engine.loo_sums(ALPHAS)
-    first = engine._fit
-    assert first is not None
-    engine.loo_sums(ALPHAS)
-    assert engine._fit is first
-    np.testing.assert_array_equal(engine.ctx.basis, est.support_vectors_)
+        first = engine.cache["training"]
+        engine.cv_sums(engine.resolve_cv(GroupKFold(3), np.arange(M) % 5), ALPHAS, "keep")
+    assert engine.cache["training"] is first  # once, also for folds that read groups
 
 
 def test_a_refit_in_memory_drops_the_dask_engine():

@@ -9,9 +9,8 @@ so both engines are the sparse one (:class:`lssvm.backends.dask.DaskSparseFit`):
 * Nyström: the sparse fit on the sampled columns with the rank-k Nyström map
   as its whitening;
 * fixed size: SCDP runs on the pool's Gram sums; at its support the model is
-  the sparse one on those prototypes
-  (:class:`lssvm.backends.dask.families.SupportEngine`, whose training pass
-  runs when a CV method first needs it).
+  the sparse one on those prototypes (a Dask sparse fit on them whose
+  training pass runs when a CV method first needs it).
 """
 
 from __future__ import annotations
@@ -154,18 +153,29 @@ class FixedSizeDaskMixin:
         if folds is not None and zidx is not None:
             whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, self._scoring)
         self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
-        support = self.support_
-        engine = fam.SupportEngine(data, kernel, Z[support], None if zidx is None else zidx[support], classes)
+        # the engine: the sparse model on the support (the Mathematics page, §4, §6), its training pass deferred
+        # to its first use.  The pool's sums restricted to the support hold the same moments in exact arithmetic,
+        # but whitening them afterwards multiplies their rounding by cond(K_SS) (coefficients off by 5e-6 at
+        # cond 1e8, against 3e-12 from the pass: benchmarks/dask_support_moments.py)
+        S = self.support_
+        engine = None if S.size == 0 else dask_backend.fit_sparse(
+            data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z[S], None if zidx is None else zidx[S]),
+            deferred=True)
         self._engine = engine
         self._dask_engine = (engine, self.coef_full_)  # the fit it belongs to (an in-memory refit replaces both)
         return self
 
     def _fitted_engine(self):
-        """The engine of a Dask fit (the sparse model on the support,
-        :class:`lssvm.backends.dask.families.SupportEngine`); otherwise the
-        in-memory one, where the estimator has it."""
+        """The engine of a Dask fit (the sparse model on the support, a
+        :class:`lssvm.backends.dask.DaskSparseFit` whose training pass runs
+        at its first use); otherwise the in-memory one, where the estimator
+        has it."""
         engine, fitted = getattr(self, "_dask_engine", (None, None))
-        if engine is not None and fitted is getattr(self, "coef_full_", None):
+        if fitted is not None and fitted is getattr(self, "coef_full_", None):
+            if engine is None:
+                raise ValueError("the fitted fixed-size model has no prototype in its support (its model is the "
+                                 "intercept alone), so no basis to cross-validate on; lower alpha, raise max_size "
+                                 "or use solver='direct'")
             return engine
         in_memory = getattr(super(), "_fitted_engine", None)
         if in_memory is None:

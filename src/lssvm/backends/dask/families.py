@@ -15,8 +15,8 @@ so their exact CV on Dask is the sparse engine's
   With ``scoring="error_rate"`` every fold's SCDP path is run first and one
   more pass counts its misclassified rows per size.  At the chosen support
   the model is the sparse one on those prototypes: its engine is a
-  :class:`~lssvm.backends.dask.DaskSparseFit` on them
-  (:func:`support_engine`, one pass, the first time it is used).
+  :class:`~lssvm.backends.dask.DaskSparseFit` on them, whose training pass
+  runs the first time it is used (``fit_sparse(..., deferred=True)``).
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
 random columns by the same ``choice`` call, fixed-size "random" prototypes
@@ -42,7 +42,6 @@ from ..._parallel import serial_region
 from ..._params import count_or_fraction
 from ..._targets import warn_constant_targets
 from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
-from ...cv import not_in_memory
 from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums, augmented_rows
 from ...solvers.row_blocks import (
@@ -52,11 +51,11 @@ from ...solvers.row_blocks import (
     merge_moments,
 )
 from .passes import run_pass, shared, tree_reduce
-from .rows import as_row_data, take_rows
-from .sparse import draw_basis, fit_sparse, resolve_dask_cv, target_range, total_moments
+from .rows import take_rows
+from .sparse import draw_basis, target_range, total_moments
 
 __all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
-           "held_out_decisions", "fold_decisions_pass", "SupportEngine", "RENYI_POOL_FACTOR"]
+           "held_out_decisions", "fold_decisions_pass", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
@@ -306,88 +305,3 @@ def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pas
     F, Y = run_pass(label, tree_reduce(parts, _stack_decisions))
     return F, _codes(Y)
 
-
-class SupportEngine:
-    """The engine (:class:`lssvm.cv.SparseEngine`) of a fixed-size model fitted
-    on Dask rows: the sparse model on the prototypes of its support, at the
-    same alpha (the documentation's Mathematics page, §4, §6), i.e. a
-    :class:`~lssvm.backends.dask.DaskSparseFit` on them.
-
-    Its training pass runs the first time a method needs the fit, so that
-    fitting the fixed-size model costs no pass more.  The pool's Gram sums
-    restricted to the support hold the same moments in exact arithmetic, but
-    whitening them afterwards multiplies their rounding by ``K_SS``'s
-    condition number, where the pass whitens each row before summing.
-
-    Parameters
-    ----------
-    data : RowData
-    kernel : lssvm.kernels.Kernel
-    Z : ndarray of shape (s, d)
-        The support's prototypes.
-    indices : ndarray of shape (s,) or None
-        Their training-row indices.
-    classes : ndarray or None
-    rcond : float
-    """
-
-    rows_in_memory = False
-    _OWN = ("data", "kernel", "Z", "indices", "classes", "rcond", "_fit")
-
-    def __init__(self, data, kernel, Z, indices, classes=None, rcond=1e-10):
-        self.data, self.kernel, self.Z, self.indices = data, kernel, Z, indices
-        self.classes, self.rcond = classes, rcond
-        self._fit = None
-
-    @property
-    def fit(self):
-        """The :class:`~lssvm.backends.dask.DaskSparseFit` on the support (one pass, once)."""
-        if self._fit is None:
-            if self.Z.shape[0] == 0:
-                raise ValueError("the fitted fixed-size model has no prototype in its support (its model is the "
-                                 "intercept alone), so it has no basis to cross-validate on; lower alpha, raise "
-                                 "max_size or use solver='direct'")
-            self._fit = fit_sparse(self.data, self.kernel, None, None, None, self.rcond, self.classes,
-                                   basis_rows=(self.Z, self.indices))
-        return self._fit
-
-    @property
-    def n_samples(self):
-        return self.data.n_samples
-
-    @property
-    def n_basis(self):
-        return self.Z.shape[0]
-
-    def in_memory(self, what, hint=""):
-        """Features that need the rows in memory raise a clear ValueError."""
-        raise not_in_memory(what, hint)
-
-    def resolve_cv(self, cv, groups=None, classifier=False):
-        """The :class:`~lssvm.backends.dask.DaskFolds` of ``cv`` (no training pass)."""
-        data = self.data if groups is None else as_row_data(self.data.X, self.data.y, groups,
-                                                             numeric_y=self.classes is None)
-        return resolve_dask_cv(cv, data, classifier)
-
-    def loo_residuals(self, alphas):
-        return self.fit.loo_residuals(alphas)
-
-    def loo_sums(self, alphas):
-        return self.fit.loo_sums(alphas)
-
-    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
-        return self.fit.cv_outputs(folds, alphas, basis_in_holdout)
-
-    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
-        return self.fit.cv_sums(folds, alphas, basis_in_holdout)
-
-    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
-        return self.fit.holdout_outputs(test_indices, alphas, basis_in_holdout)
-
-    def targets(self):
-        return self.fit.targets()
-
-    def __getattr__(self, name):  # the rest of DaskSparseFit (ctx, solution, basis_holders, ...)
-        if name.startswith("__") or name in self._OWN:
-            raise AttributeError(name)
-        return getattr(self.fit, name)

@@ -201,12 +201,14 @@ class DaskSparseFit:
     """A sparse model trained on Dask data: the Dask implementation of the
     engine protocol (:class:`lssvm.cv.SparseEngine`).
 
+    Its training pass runs when :attr:`solution` is first needed (at once in
+    :func:`fit_sparse`, unless ``deferred``), so that a fit whose engine may
+    never be used (the fixed-size model on its support) costs no pass.
+
     Attributes
     ----------
     data : RowData
     ctx : BlockContext
-    solution : lssvm.solvers.PathSolution
-    psi_mean : ndarray of shape (r,)
     basis_indices : ndarray or None
     rcond : float
     fold_whitener : callable or None
@@ -219,14 +221,28 @@ class DaskSparseFit:
 
     data: RowData
     ctx: BlockContext
-    solution: object
-    psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
     fold_whitener: object = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     rows_in_memory = False
+
+    def _trained(self):
+        if "training" not in self.cache:  # one pass
+            total = total_moments(training_moments(self.data, self.ctx, self.ctx.classes, stacklevel=8))
+            self.cache["training"] = (solution_from_moments(total, self.ctx), total.psi_mean)
+        return self.cache["training"]
+
+    @property
+    def solution(self):
+        """The path solution (:class:`lssvm.solvers.PathSolution`) of the training rows."""
+        return self._trained()[0]
+
+    @property
+    def psi_mean(self):
+        """Mean whitened kernel row of the training rows, (r,)."""
+        return self._trained()[1]
 
     def loo_residuals(self, alphas):
         """Exact LOO residuals, a Dask array of shape (A, m, v) (lazy)."""
@@ -279,7 +295,8 @@ class DaskSparseFit:
         return resolve_dask_cv(cv, data, classifier)
 
     def _on(self, folds):
-        return self if folds.data is self.data else replace(self, data=folds.data)
+        # the same rows (with the groups the folds read): the training and the basis holders are shared
+        return self if folds.data is self.data else replace(self, data=folds.data, cache=self.cache)
 
     def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
         """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
@@ -404,8 +421,9 @@ def check_mode(mode):
 
 
 def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None, whitener=None,
-               fold_whitener=None):
-    """Train the sparse model on Dask data: one pass.
+               fold_whitener=None, deferred=False):
+    """Train the sparse model on Dask data: one pass (now, or with
+    ``deferred`` when the fit's solution is first needed).
 
     Parameters
     ----------
@@ -427,6 +445,8 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     fold_whitener : callable, optional
         ``K_LL -> W``, the map of a fold's kept basis points where
         ``basis_in_holdout="remove"`` removes some (:class:`DaskSparseFit`).
+    deferred : bool, default=False
+        Run the training pass when the fit's solution is first needed.
 
     Returns
     -------
@@ -442,6 +462,8 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     if whitener is None:
         Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features, whitener)
-    total = total_moments(training_moments(data, ctx, classes))
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond, fold_whitener)
+    fit = DaskSparseFit(data, ctx, idx, rcond, fold_whitener)
+    if not deferred:
+        fit._trained()
+    return fit
 
