@@ -268,3 +268,19 @@ def test_fixed_size_dask_engine_streams_the_sparse_intervals_of_its_support(meth
         got, _ = dask_interval(engine, Xt, 0.8, method, kw["alpha"], 5, None, mode)
     want = ref.predict_interval(Xt, 0.8, method=method, cv=5, basis_in_holdout=mode)
     _close(got[:, :, 0], want)
+
+
+def test_the_deferred_pass_does_not_repeat_the_fits_constant_target_warning():
+    import warnings
+
+    from lssvm import ConstantTargetWarning
+
+    rng, X, y, _ = _data(14, False)
+    y[:, 1] = 2.5
+    basis, kw = _params("fixed_size", rng)
+    with pytest.warns(ConstantTargetWarning) as rec:
+        est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)
+    assert rec[0].filename == __file__
+    with warnings.catch_warnings(), dask.config.set(scheduler="threads"):
+        warnings.simplefilter("error", ConstantTargetWarning)
+        engine.loo_sums(ALPHAS)

@@ -9,6 +9,7 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from numbers import Integral
 
@@ -34,7 +35,7 @@ from ...cv.row_blocks import (
     refit_contexts,
     refit_models,
 )
-from ...exceptions import numerical_warnings_ignore
+from ...exceptions import ConstantTargetWarning, numerical_warnings_ignore
 from ...solvers import check_alphas
 from ...solvers.row_blocks import (
     BlockContext,
@@ -228,9 +229,12 @@ class DaskSparseFit:
 
     rows_in_memory = False
 
-    def _trained(self):
+    def _trained(self, warn_targets=False):
         if "training" not in self.cache:  # one pass
-            total = total_moments(training_moments(self.data, self.ctx, self.ctx.classes, stacklevel=8))
+            with warnings.catch_warnings():
+                if not warn_targets:  # deferred: the fit that made this engine said what its targets hold
+                    warnings.simplefilter("ignore", ConstantTargetWarning)
+                total = total_moments(training_moments(self.data, self.ctx, self.ctx.classes, stacklevel=8))
             self.cache["training"] = (solution_from_moments(total, self.ctx), total.psi_mean)
         return self.cache["training"]
 
@@ -464,6 +468,6 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     ctx = basis_context(Z, kernel, rcond, classes, data.n_features, whitener)
     fit = DaskSparseFit(data, ctx, idx, rcond, fold_whitener)
     if not deferred:
-        fit._trained()
+        fit._trained(warn_targets=True)
     return fit
 
