@@ -61,6 +61,8 @@ def _dask(a):
 
 
 def _dask_engine(family, classification, X, y, basis, kw):
+    if family == "fixed_size" and not classification:
+        y = y[:, 0]  # one output: each output's SCDP run chooses its own prototypes
     est = _ESTIMATORS[family][classification](basis=basis, **kw)
     with dask.config.set(scheduler="threads"):
         est.fit(_dask(X), _dask(y))
@@ -72,6 +74,8 @@ def _memory_engine(est, X, y, family, classification):
     kernel = est.kernel_
     classes = est.classes_ if classification else None
     Y = LabelCoder(classes).encode(y) if classification else y
+    if family == "fixed_size" and not classification:
+        Y = Y[:, :1]
     if family == "fixed_size":
         Z, rows = est.support_vectors_, est.basis_indices_[est.support_]
     else:
@@ -258,11 +262,10 @@ def test_fixed_size_dask_engine_streams_the_sparse_intervals_of_its_support(meth
     from lssvm.backends.dask.intervals import dask_interval
 
     rng, X, y, _ = _data(21, False)
-    y = y[:, 0]
     basis, kw = _params("fixed_size", rng)
-    est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)
+    est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)  # on the first output
     rows = est.basis_indices_[est.support_]
-    ref = SparseLSSVR(gamma=est.gamma_, alpha=kw["alpha"], basis=rows).fit(X, y)
+    ref = SparseLSSVR(gamma=est.gamma_, alpha=kw["alpha"], basis=rows).fit(X, y[:, 0])
     Xt = rng.normal(size=(9, 3))
     with dask.config.set(scheduler="threads"):
         got, _ = dask_interval(engine, Xt, 0.8, method, kw["alpha"], 5, None, mode)
@@ -271,16 +274,32 @@ def test_fixed_size_dask_engine_streams_the_sparse_intervals_of_its_support(meth
 
 
 def test_the_deferred_pass_does_not_repeat_the_fits_constant_target_warning():
+    # a deferred engine belongs to a fit that has read (and warned about) the targets already
     import warnings
 
     from lssvm import ConstantTargetWarning
+    from lssvm.backends.dask import as_row_data
+    from lssvm.kernels import make_kernel
 
     rng, X, y, _ = _data(14, False)
     y[:, 1] = 2.5
+    data, kern, rows = as_row_data(_dask(X), _dask(y)), make_kernel("rbf", gamma=0.3), np.arange(0, M, 10)
+    with dask.config.set(scheduler="threads"):
+        with pytest.warns(ConstantTargetWarning):
+            fit_sparse(data, kern, None, None, None, 1e-10, basis_rows=(X[rows], rows))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConstantTargetWarning)
+            fit_sparse(data, kern, None, None, None, 1e-10, basis_rows=(X[rows], rows), deferred=True).loo_sums(ALPHAS)
+
+
+def test_a_fixed_size_engine_exists_only_where_one_sparse_model_is_the_fitted_one():
+    rng, X, y, _ = _data(15, False)
+    y = np.column_stack([y[:, 0], rng.normal(size=M)])  # a signal and noise: different SCDP supports
     basis, kw = _params("fixed_size", rng)
-    with pytest.warns(ConstantTargetWarning) as rec:
-        est, engine = _dask_engine("fixed_size", False, X, y, basis, kw)
-    assert rec[0].filename == __file__
-    with warnings.catch_warnings(), dask.config.set(scheduler="threads"):
-        warnings.simplefilter("error", ConstantTargetWarning)
-        engine.loo_sums(ALPHAS)
+    est = FixedSizeLSSVR(basis=basis, **kw)
+    with dask.config.set(scheduler="threads"):
+        est.fit(_dask(X), _dask(y))
+    chosen = est.coef_full_[: est.n_basis_] != 0
+    assert not np.all(chosen == chosen[:, :1])
+    with pytest.raises(ValueError, match="use different prototypes"):
+        est._fitted_engine()

@@ -1,5 +1,5 @@
-"""The Nyström and fixed-size estimators on Dask input: their ``_fit_dask``
-and the engine of a Dask fit, as mixins of :class:`_BaseNystromLSSVM`
+"""The Nyström and fixed-size estimators on Dask input: the engine of a Dask
+fit (and Nyström's ``_fit_dask``), as mixins of :class:`_BaseNystromLSSVM`
 (:mod:`lssvm.estimators.nystrom`) and :class:`_BaseFixedSizeLSSVM`
 (:mod:`lssvm.estimators.fixed_size`).
 
@@ -10,7 +10,8 @@ so both engines are the sparse one (:class:`lssvm.backends.dask.DaskSparseFit`):
   as its whitening;
 * fixed size: SCDP runs on the pool's Gram sums; at its support the model is
   the sparse one on those prototypes (a Dask sparse fit on them whose
-  training pass runs when a CV method first needs it).
+  training pass runs when a CV method first needs it; its ``_fit_dask`` is
+  in :mod:`lssvm.estimators.fixed_size`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,8 @@ from functools import partial
 from numbers import Integral
 
 from sklearn.base import is_classifier
-from sklearn.utils import check_random_state
 
 from .._params import count_or_fraction
-from ..cv.fixed_size import scdp_seed
 from ..kernels import resolve_gamma
 from ..solvers.nystrom import nystrom_projection
 from ._scale import is_scale
@@ -117,65 +116,25 @@ class NystromDaskMixin:
 
 
 class FixedSizeDaskMixin:
-    """``_fit_dask`` and the engine of a Dask fit of the fixed-size models."""
-
-    def _fit_dask(self, X, y, groups, classification):
-        """Fit on Dask collections: the pool drawn as in memory, one pass of
-        per-fold sums (:mod:`lssvm.backends.dask.families`), then the
-        in-memory fit on the sums; the engine is the sparse model on the
-        chosen support (its pass deferred to its first use)."""
-        from ..backends import dask as dask_backend
-        from ..backends.dask import families as fam
-        from ._whole_pool import dask_whole_pool_cv
-
-        data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
-        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
-        kernel = self._kernel_for(Xg)
-        self.gamma_ = resolve_gamma(self.gamma, Xg)
-        classes = None
-        if classification:
-            self.classes_ = classes = dask_backend.count_classes(data)
-            if self._scoring == "error_rate" and self.classes_.size > 2:
-                raise ValueError("scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
-                                 "its own size; use scoring='mse'")
-        else:
-            self._y_1d = data.y.ndim == 1
-        rng = check_random_state(self.random_state)
-        Z, zidx = fam.prototype_pool(data, kernel, self.basis, self.n_basis, rng)
-        self._check_max_size(Z.shape[0])
-        seed = scdp_seed(rng)
-        folds = None if self.cv is None else dask_backend.resolve_dask_cv(self.cv, data, classification)
-        rows = fam.summed_rows(data, Z, kernel, classes, folds)
-        self.n_features_in_ = data.n_features
-        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
-        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
-        whole_pool_cv = None
-        if folds is not None and zidx is not None:
-            whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, self._scoring)
-        self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
-        # the engine: the sparse model on the support (the Mathematics page, §4, §6), its training pass deferred
-        # to its first use.  The pool's sums restricted to the support hold the same moments in exact arithmetic,
-        # but whitening them afterwards multiplies their rounding by cond(K_SS) (coefficients off by 5e-6 at
-        # cond 1e8, against 3e-12 from the pass: benchmarks/dask_support_moments.py)
-        S = self.support_
-        engine = None if S.size == 0 else dask_backend.fit_sparse(
-            data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z[S], None if zidx is None else zidx[S]),
-            deferred=True)
-        self._engine = engine
-        self._dask_engine = (engine, self.coef_full_)  # the fit it belongs to (an in-memory refit replaces both)
-        return self
+    """The engine of a Dask fit of the fixed-size models (their ``_fit_dask``
+    sets it: :func:`lssvm.backends.dask.families.support_engine`)."""
 
     def _fitted_engine(self):
-        """The engine of a Dask fit (the sparse model on the support, a
+        """The engine of a Dask fit: the sparse model on the support, a
         :class:`lssvm.backends.dask.DaskSparseFit` whose training pass runs
-        at its first use); otherwise the in-memory one, where the estimator
-        has it."""
+        at its first use; otherwise the in-memory one, where the estimator
+        has it.
+
+        Raises
+        ------
+        ValueError
+            Where no one sparse model is the fitted one (outputs on different
+            prototypes, the intercept left out, no prototype).
+        """
         engine, fitted = getattr(self, "_dask_engine", (None, None))
-        if fitted is not None and fitted is getattr(self, "coef_full_", None):
-            if engine is None:
-                raise ValueError("the fitted fixed-size model has no prototype in its support (its model is the "
-                                 "intercept alone), so no basis to cross-validate on; lower alpha, raise max_size "
-                                 "or use solver='direct'")
+        if fitted is not None and fitted is getattr(self, "coef_full_", None):  # not refitted in memory since
+            if isinstance(engine, str):
+                raise ValueError(engine)
             return engine
         in_memory = getattr(super(), "_fitted_engine", None)
         if in_memory is None:

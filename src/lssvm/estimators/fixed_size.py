@@ -37,8 +37,9 @@ from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
 from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
+from ._scale import is_scale
 from ._validation import validate_input
-from ._whole_pool import whole_pool_fold_scores, whole_pool_outputs
+from ._whole_pool import dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -159,6 +160,45 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, ValidatedParamsMixin, ExpansionMix
                 params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
                 return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
         return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+
+    def _fit_dask(self, X, y, groups, classification):
+        """Fit on Dask collections: the pool drawn as in memory, one pass of
+        per-fold sums (:mod:`lssvm.backends.dask.families`), then the
+        in-memory fit on the sums."""
+        from ..backends import dask as dask_backend
+        from ..backends.dask import families as fam
+
+        data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
+        if classification:
+            self.classes_ = dask_backend.count_classes(data)
+            if self._scoring == "error_rate" and self.classes_.size > 2:
+                raise ValueError("scoring='error_rate' needs two classes: with more, each one-vs-rest output picks "
+                                 "its own size; use scoring='mse'")
+        else:
+            self._y_1d = data.y.ndim == 1
+        rng = check_random_state(self.random_state)
+        Z, zidx = fam.prototype_pool(data, kernel, self.basis, self.n_basis, rng)
+        self._check_max_size(Z.shape[0])
+        seed = scdp_seed(rng)
+        folds = None if self.cv is None else dask_backend.resolve_dask_cv(self.cv, data, classification)
+        rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
+        self.n_features_in_ = data.n_features
+        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
+        whole_pool_cv = None
+        if folds is not None and zidx is not None:
+            whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
+                                               self._scoring)
+        self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        # the engine: the sparse model on the support, its training pass deferred to its first use (or why none)
+        engine = fam.support_engine(data, kernel, Z, zidx, self.coef_full_, self.support_,
+                                    self.classes_ if classification else None)
+        self._engine = None if isinstance(engine, str) else engine
+        self._dask_engine = (engine, self.coef_full_)  # with the fit it belongs to (FixedSizeDaskMixin)
+        return self
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed, whole_pool_cv=None):
         """The fit given the rows, in memory or as sums over row blocks

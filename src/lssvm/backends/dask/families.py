@@ -16,7 +16,7 @@ so their exact CV on Dask is the sparse engine's
   more pass counts its misclassified rows per size.  At the chosen support
   the model is the sparse one on those prototypes: its engine is a
   :class:`~lssvm.backends.dask.DaskSparseFit` on them, whose training pass
-  runs the first time it is used (``fit_sparse(..., deferred=True)``).
+  runs the first time it is used (:func:`support_engine`).
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
 random columns by the same ``choice`` call, fixed-size "random" prototypes
@@ -52,10 +52,10 @@ from ...solvers.row_blocks import (
 )
 from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
-from .sparse import draw_basis, target_range, total_moments
+from .sparse import draw_basis, fit_sparse, target_range, total_moments
 
 __all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
-           "held_out_decisions", "fold_decisions_pass", "RENYI_POOL_FACTOR"]
+           "held_out_decisions", "fold_decisions_pass", "support_engine", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
@@ -304,4 +304,52 @@ def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pas
              for x, y, g, r0 in folds.data.blocks()]
     F, Y = run_pass(label, tree_reduce(parts, _stack_decisions))
     return F, _codes(Y)
+
+
+def support_engine(data, kernel, Z, indices, coef, support, classes=None):
+    """The engine of a fixed-size model fitted on Dask rows: the sparse model
+    on the prototypes that carry a weight, at the same alpha (the
+    documentation's Mathematics page, §4, §6), a
+    :class:`~lssvm.backends.dask.DaskSparseFit` whose training pass runs at
+    its first use (fitting costs no pass more).
+
+    The pool's Gram sums restricted to the support hold the same moments in
+    exact arithmetic, but whitening them afterwards multiplies their rounding
+    by cond(K_SS): coefficients off by 5e-6 at cond 1e8, against 3e-12 from
+    the pass that whitens each row (``benchmarks/dask_support_moments.py``).
+
+    Parameters
+    ----------
+    data : RowData
+    kernel : lssvm.kernels.Kernel
+    Z : ndarray of shape (M, d)
+        The prototype pool.
+    indices : ndarray of shape (M,) or None
+        Their training-row indices.
+    coef : ndarray of shape (M + 1, v)
+        The fitted coefficients (prototypes, then the intercept).
+    support : ndarray of shape (s,)
+        The prototypes with a weight, in the model's order.
+    classes : ndarray or None
+
+    Returns
+    -------
+    DaskSparseFit or str
+        The engine, or why no one sparse model is the fitted one.
+    """
+    M = Z.shape[0]
+    chosen = coef[:M] != 0
+    if not np.all(chosen == chosen[:, :1]):
+        return (f"the {coef.shape[1]} outputs of this fixed-size model use different prototypes (each output's SCDP "
+                "run chooses its own), so no one sparse model is the fitted one; fit one output at a time, or use "
+                "solver='direct'")
+    if np.any(coef[M] == 0):
+        return ("SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's model "
+                "has an unpenalised intercept; use a larger max_size or solver='direct'")
+    support = np.asarray(support, dtype=np.intp)
+    if support.size == 0:
+        return ("this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
+                "cross-validate; use a larger max_size, size_rule=0 or solver='direct'")
+    rows = None if indices is None else indices[support]
+    return fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z[support], rows), deferred=True)
 
