@@ -301,5 +301,6 @@ def test_a_fixed_size_engine_exists_only_where_one_sparse_model_is_the_fitted_on
         est.fit(_dask(X), _dask(y))
     chosen = est.coef_full_[: est.n_basis_] != 0
     assert not np.all(chosen == chosen[:, :1])
-    with pytest.raises(ValueError, match="use different prototypes"):
+    with pytest.raises(ValueError):  # no one sparse model is the fitted one
         est._fitted_engine()
+    assert est._engine is None and "use different prototypes" in est._dask_engine[0]
