@@ -64,12 +64,8 @@ class EngineMethodsMixin:
     def _holdout_mode(self, basis_in_holdout):
         """``basis_in_holdout`` with None as the family's ``_default_basis_in_holdout``: "remove" where
         deleting a basis point's column is the model without it (sparse, fixed size), "keep" where the
-        basis carries a fitted map (Nyström's rank k); checked by the family's ``_check_holdout_mode``."""
-        mode = getattr(self, "_default_basis_in_holdout", "remove") if basis_in_holdout is None else basis_in_holdout
-        check = getattr(self, "_check_holdout_mode", None)
-        if check is not None:
-            check(mode)
-        return mode
+        basis carries a fitted map (Nyström's rank k)."""
+        return getattr(self, "_default_basis_in_holdout", "remove") if basis_in_holdout is None else basis_in_holdout
 
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):

@@ -44,6 +44,7 @@ from ._docs import PARAMETER_NAMES_NOTE
 from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
 from ._family_calibration import FixedSizeProbaMixin, with_calibration
+from ._family_dask import FixedSizeDaskMixin
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
 from ._fixed_size_engine import SupportEngineMixin, SupportIntervalMixin
@@ -57,7 +58,7 @@ __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
 SOLVERS = ("scdp", "scdpp", "direct")
 
-class _BaseFixedSizeLSSVM(SupportEngineMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -198,7 +199,7 @@ class _BaseFixedSizeLSSVM(SupportEngineMixin, ValidatedParamsMixin, ExpansionMix
         Z, zidx = fam.prototype_pool(data, kernel, self.basis, self.n_basis, rng)
         self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
-        folds = None if self.cv is None else fam.folds_for(self.cv, data, classification)
+        folds = None if self.cv is None else dask_backend.resolve_dask_cv(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
@@ -208,7 +209,13 @@ class _BaseFixedSizeLSSVM(SupportEngineMixin, ValidatedParamsMixin, ExpansionMix
         if folds is not None and zidx is not None:
             whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
                                                self._scoring)
-        return self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        # the engine: the sparse model on the support, its training pass deferred to its first use (or why none)
+        engine = fam.support_engine(data, kernel, Z, zidx, self.coef_full_, self.support_,
+                                    self.classes_ if classification else None)
+        self._engine = None if isinstance(engine, str) else engine
+        self._dask_engine = (engine, self.coef_full_)  # with the fit it belongs to (FixedSizeDaskMixin)
+        return self
 
     def _fit_rows(self, kernel, Z, zidx, rows, seed, whole_pool_cv=None):
         """The fit given the rows, in memory or as sums over row blocks

@@ -45,9 +45,9 @@ from ._docs import PARAMETER_NAMES_NOTE
 from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
 from ._family_calibration import NystromProbaMixin, with_calibration
+from ._family_dask import NystromDaskMixin
 from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
-from ._nystrom_dask import NystromDaskMixin
 from ._validation import validate_input
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
@@ -290,14 +290,6 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
                 "k-fold, interval or evidence follows from the fit; use predictor='low-rank' (the default)"
             )
         return engine
-
-    def _check_holdout_mode(self, mode):
-        if mode == "remove" and getattr(self, "_dask_fit", None) is not None:
-            raise ValueError(
-                "basis_in_holdout='remove' re-truncates the rank-k map on the kept columns, which needs the "
-                "training rows in memory; a Nyström model fitted on Dask collections offers 'keep' (the default) "
-                "and 'train'"
-            )
 
     def _warn_unstable_exact(self, X, Y, C, rng):
         """Warn when the exact-kernel predictor is unstable at new points.

@@ -138,10 +138,19 @@ class BlockContext:
     n_features: int
 
     @classmethod
-    def of_basis(cls, Z, kernel, rcond=1e-10, classes=None, n_features=None, *, stacklevel=3):
+    def of_basis(cls, Z, kernel, rcond=1e-10, classes=None, n_features=None, *, stacklevel=3, whitener=None):
         """Context of basis points ``Z`` (n, d): ``K_BB``, its whitening and the
-        shift (O(n^3)); a ``NumericalWarning`` if ``K_BB`` is singular."""
+        shift (O(n^3)); a ``NumericalWarning`` if ``K_BB`` is singular.  A
+        given feature map ``whitener`` (n, k) replaces the whitening, as in
+        :func:`lssvm.solvers.factorize_sparse_rls` (the rank-k Nyström map
+        makes the rows the Nyström model's features)."""
         K_BB = kernel(Z, Z)
+        if whitener is not None:
+            W = np.ascontiguousarray(whitener, dtype=float)
+            if W.ndim != 2 or W.shape[0] != K_BB.shape[0] or W.shape[1] == 0:
+                raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
+            d = Z.shape[1] if n_features is None else n_features
+            return cls(Z, kernel, W, "eigh", W, K_BB.mean(axis=0), classes, d)
         whitener, method = basis_whitener(K_BB, rcond, stacklevel=stacklevel + 1)
         if method == "cholesky":
             n = whitener.shape[0]

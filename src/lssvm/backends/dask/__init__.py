@@ -13,7 +13,10 @@ by concern:
   :class:`lssvm.cv.FoldSpec`);
 * :mod:`.sparse` is the sparse model's fit / LOO / CV engine
   (:class:`DaskSparseFit`, the Dask implementation of
-  :class:`lssvm.cv.SparseEngine`);
+  :class:`lssvm.cv.SparseEngine`), the engine of every family: Nyström is
+  the sparse fit with the rank-k map as its whitening, fixed size the
+  sparse fit on its support (:mod:`.families` adds their column and pool
+  draws and the fixed-size Gram sums);
 * :mod:`.source` gives the shared sparse criterion
   (:class:`lssvm.selection.SparseLSSVMCV`) its rows (:class:`DaskRows`);
 * :mod:`.intervals` streams conformal intervals of a Dask fit in passes,

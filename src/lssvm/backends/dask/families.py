@@ -1,23 +1,22 @@
 """Fixed-size (Karsmakers et al. 2011) and Nyström (Ding & Liao 2012) LS-SVMs
-on Dask collections, block by block.
+on Dask collections: what each family adds to the sparse model's passes.
 
-Both models are sums over row blocks, so they run on the passes of
-:mod:`lssvm.backends.dask` (input reading, the pass runner, fold
-assignment, the random row draw); only the row-block statistic differs:
+The three families are one model (the documentation's Mathematics page, §6),
+so their exact CV on Dask is the sparse engine's
+(:class:`~lssvm.backends.dask.DaskSparseFit`):
 
-* Nyström: the model's features are ``k(x, X_S) U_k L_k^(-1/2)``
-  (:func:`lssvm.solvers.nystrom.nystrom_projection`), i.e. the sparse
-  model's whitened kernel rows with the whitening truncated to rank k.  Its
-  fit, exact LOO and k-fold CV are the sparse model's moment passes with
-  that whitening (:class:`~lssvm.backends.dask.DaskSparseFit`, held-out
-  columns kept, as the in-memory Nyström CV keeps them); the predictor is
-  the low-rank one.
-* Fixed size: one pass sums :class:`lssvm.solvers.fixed_size.GramSums`
-  per fold; the system, the fold downdates, SCDP, the CV curves over model
-  sizes and the guards are then those of the in-memory fit
-  (:class:`lssvm.cv.fixed_size.SummedRows`).  The validation SSE of a fold
-  comes from its sums; with ``scoring="error_rate"`` every fold's SCDP path
-  is run first and one more pass counts its misclassified rows per size.
+* Nyström: the sparse fit on the sampled columns with the rank-k map
+  ``U_k L_k^(-1/2)`` as its whitening (:func:`~lssvm.backends.dask.fit_sparse`
+  with ``whitener``); this module draws the columns (:func:`nystrom_columns`).
+* Fixed size: SCDP runs on the pool's sums; one pass sums
+  :class:`lssvm.solvers.fixed_size.GramSums` per fold, and the system, the
+  fold downdates, SCDP, the CV curves over model sizes and the guards are
+  those of the in-memory fit (:class:`lssvm.cv.fixed_size.SummedRows`).
+  With ``scoring="error_rate"`` every fold's SCDP path is run first and one
+  more pass counts its misclassified rows per size.  At the chosen support
+  the model is the sparse one on those prototypes: its engine is a
+  :class:`~lssvm.backends.dask.DaskSparseFit` on them, whose training pass
+  runs the first time it is used (:func:`support_engine`).
 
 Rows are drawn as in memory for the same ``random_state``: Nyström's
 random columns by the same ``choice`` call, fixed-size "random" prototypes
@@ -27,8 +26,8 @@ equal to :func:`lssvm.basis.random_basis` when the rows are distinct), and
 (``RENYI_POOL_FACTOR`` times the pool size).  Methods that need every row
 in memory (k-center, FVS, "all") raise a clear error.
 
-Folds: those of :func:`lssvm.backends.dask.fold_spec`, the in-memory rule
-(an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
+Folds: those of :func:`lssvm.backends.dask.resolve_dask_cv`, the in-memory
+rule (an int ``cv`` is unshuffled ``KFold(k)``, contiguous row ranges, or
 ``StratifiedKFold(k)`` for classifiers, from per-block class counts).
 """
 
@@ -42,35 +41,24 @@ from sklearn.utils import check_random_state
 from ..._params import count_or_fraction
 from ..._targets import warn_constant_targets
 from ..._threads import serial_region
-from ...basis import default_n_basis, drop_near_duplicates, near_duplicate_free, renyi_entropy_selection
+from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
 from ...cv.fixed_size import SummedRows, block_path_errors
 from ...solvers.fixed_size import GramSums, augmented_rows
-from ...solvers.nystrom import nystrom_projection
 from ...solvers.row_blocks import (
     SUB_ROWS,
-    BlockContext,
     check_block,
     code_targets,
     merge_moments,
-    solution_from_moments,
 )
 from .passes import run_pass, shared, tree_reduce
 from .rows import take_rows
-from .sparse import DaskSparseFit, draw_basis, resolve_dask_cv, target_range, total_moments, training_moments
+from .sparse import draw_basis, fit_sparse, target_range, total_moments
 
-__all__ = ["folds_for", "nystrom_columns", "fit_nystrom", "prototype_pool", "gram_pass", "summed_rows", "class_labels",
-           "path_errors_pass", "held_out_decisions", "fold_decisions_pass",
-           "RENYI_POOL_FACTOR"]
+__all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
+           "held_out_decisions", "fold_decisions_pass", "support_engine", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
-
-
-# ---------------------------------------------------------------- folds
-def folds_for(cv, data, classification):
-    """Folds of ``cv`` on ``data`` (:class:`~lssvm.backends.dask.DaskFolds`):
-    the rule of :func:`lssvm.backends.dask.fold_spec`, the in-memory one."""
-    return resolve_dask_cv(cv, data, classifier=classification)
 
 
 def _row_indices(rows, m, name):
@@ -106,40 +94,6 @@ def nystrom_columns(data, kernel, sampling, n_components, random_state):
         idx = _row_indices(sampling, m, "basis")
     Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
     return Z, idx
-
-
-def nystrom_context(Z, kernel, rank, rcond, classes, n_features):
-    """The :class:`BlockContext` whose whitened rows are the Nyström features."""
-    W = kernel(Z, Z)
-    proj = nystrom_projection(W, rank, rcond)
-    return BlockContext(Z, kernel, proj, "eigh", np.ascontiguousarray(proj), W.mean(axis=0), classes, n_features)
-
-
-def fit_nystrom(data, kernel, columns, rank, rcond, classes=None):
-    """Train the Nyström model on Dask data: one pass.
-
-    Parameters
-    ----------
-    data : RowData
-    kernel : lssvm.kernels.Kernel
-    columns : tuple (Z, indices)
-        From :func:`nystrom_columns`.
-    rank : int
-        k, columns kept.
-    rcond : float
-    classes : ndarray, optional
-
-    Returns
-    -------
-    DaskSparseFit
-        Its ``solution.coef(alpha)`` gives the low-rank predictor's
-        coefficients on the columns; ``loo_sums``, ``cross_validate``
-        (with ``basis_in_holdout="keep"``) its exact CV.
-    """
-    Z, idx = columns
-    ctx = nystrom_context(Z, kernel, rank, rcond, classes, data.n_features)
-    total = total_moments(training_moments(data, ctx, classes))  # warns of a constant regression target
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
 
 
 # ------------------------------------------------------------ fixed size
@@ -352,7 +306,50 @@ def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pas
     return F, _codes(Y)
 
 
-def rows_for(Z, idx, kernel):
-    """Near-duplicate-free subset (at ``kernel``) of drawn rows ``(Z, idx)``."""
-    keep = near_duplicate_free(Z, kernel)
-    return Z[keep], (None if idx is None else idx[keep])
+def support_engine(data, kernel, Z, indices, coef, support, classes=None):
+    """The engine of a fixed-size model fitted on Dask rows: the sparse model
+    on the prototypes that carry a weight, at the same alpha (the
+    documentation's Mathematics page, §4, §6), a
+    :class:`~lssvm.backends.dask.DaskSparseFit` whose training pass runs at
+    its first use (fitting costs no pass more).
+
+    The pool's Gram sums restricted to the support hold the same moments in
+    exact arithmetic, but whitening them afterwards multiplies their rounding
+    by cond(K_SS): coefficients off by 5e-6 at cond 1e8, against 3e-12 from
+    the pass that whitens each row (``benchmarks/dask_support_moments.py``).
+
+    Parameters
+    ----------
+    data : RowData
+    kernel : lssvm.kernels.Kernel
+    Z : ndarray of shape (M, d)
+        The prototype pool.
+    indices : ndarray of shape (M,) or None
+        Their training-row indices.
+    coef : ndarray of shape (M + 1, v)
+        The fitted coefficients (prototypes, then the intercept).
+    support : ndarray of shape (s,)
+        The prototypes with a weight, in the model's order.
+    classes : ndarray or None
+
+    Returns
+    -------
+    DaskSparseFit or str
+        The engine, or why no one sparse model is the fitted one.
+    """
+    M = Z.shape[0]
+    chosen = coef[:M] != 0
+    if not np.all(chosen == chosen[:, :1]):
+        return (f"the {coef.shape[1]} outputs of this fixed-size model use different prototypes (each output's SCDP "
+                "run chooses its own), so no one sparse model is the fitted one; fit one output at a time, or use "
+                "solver='direct'")
+    if np.any(coef[M] == 0):
+        return ("SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's model "
+                "has an unpenalised intercept; use a larger max_size or solver='direct'")
+    support = np.asarray(support, dtype=np.intp)
+    if support.size == 0:
+        return ("this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
+                "cross-validate; use a larger max_size, size_rule=0 or solver='direct'")
+    rows = None if indices is None else indices[support]
+    return fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z[support], rows), deferred=True)
+

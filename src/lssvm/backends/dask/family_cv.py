@@ -1,7 +1,8 @@
 """The fixed-size and Nyström search criteria on Dask data: the
 interface of :class:`lssvm.selection.FixedSizeCV` and
 :class:`lssvm.selection.NystromCV`, computed by the passes of
-:mod:`lssvm.backends.dask.families`.
+:mod:`lssvm.backends.dask.families` (fixed size) and the sparse fit with the
+Nyström map (:func:`lssvm.backends.dask.fit_sparse`).
 
 The rows are drawn as those criteria draw them from the same
 ``random_state`` (the refit seed first for fixed size, then the pool; the
@@ -24,8 +25,10 @@ from ...cv.fixed_size import chosen_sizes, scdp_seed
 from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
 from ...solvers import check_alphas
-from .families import fit_nystrom, folds_for, nystrom_columns, prototype_pool, summed_rows
+from ...solvers.nystrom import nystrom_projection
+from .families import nystrom_columns, prototype_pool, summed_rows
 from .rows import as_row_data, count_classes
+from .sparse import fit_sparse, resolve_dask_cv
 
 __all__ = ["DaskFixedSizeCV", "DaskNystromCV"]
 
@@ -49,7 +52,7 @@ class _DaskRowsCV:
         if isinstance(cv, str) and not self.loo:
             raise ValueError(f"cv must be 'loo', an int, a splitter or (train, test) pairs; got {cv!r}")
         self.cv = cv
-        self.spec = None if self.loo else folds_for(cv, self.data, self.classification)
+        self.spec = None if self.loo else resolve_dask_cv(cv, self.data, self.classification)
         self.folds = None  # the fold of every row is not kept in memory
         self.draw_seed = None
         self.n_evaluations = 0
@@ -91,7 +94,8 @@ class DaskNystromCV(_DaskRowsCV):
         kern = self._kernel(params)
         Z, idx = self._rows(kern)
         k = count_or_fraction("rank", self.rank_spec, 0.5, idx.size)
-        fit = fit_nystrom(self.data, kern, (Z, idx), k, self.rcond, self.classes)
+        fit = fit_sparse(self.data, kern, None, None, None, self.rcond, self.classes, basis_rows=(Z, idx),
+                         whitener=nystrom_projection(kern(Z, Z), k, self.rcond))
         sums = fit.loo_sums(self.alphas) if self.loo else fit.cv_sums(self.spec, self.alphas, "keep")
         return self._finish(sums.sse, sums.wrong, {})
 

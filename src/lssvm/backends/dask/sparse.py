@@ -9,6 +9,7 @@ per-chunk moments or sums, computed by :func:`.passes.run_pass`.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from numbers import Integral
 
@@ -34,6 +35,7 @@ from ...cv.row_blocks import (
     refit_contexts,
     refit_models,
 )
+from ...exceptions import ConstantTargetWarning, numerical_warnings_ignore
 from ...solvers import check_alphas
 from ...solvers.row_blocks import (
     BlockContext,
@@ -173,9 +175,10 @@ def draw_basis(data, basis, n_basis, random_state, kernel_for=None, classificati
     return draw_basis_rows(m, data.n_features, take, basis, n_basis, random_state)
 
 
-def basis_context(Z, kernel, rcond, classes, n_features):
-    """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3))."""
-    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4)
+def basis_context(Z, kernel, rcond, classes, n_features, whitener=None):
+    """The :class:`BlockContext` of a basis: whitening of ``K_BB`` (O(n^3)),
+    or the given feature map ``whitener`` (n, k)."""
+    return BlockContext.of_basis(Z, kernel, rcond, classes, n_features, stacklevel=4, whitener=whitener)
 
 
 # ------------------------------------------------------------ the fit
@@ -199,24 +202,56 @@ class DaskSparseFit:
     """A sparse model trained on Dask data: the Dask implementation of the
     engine protocol (:class:`lssvm.cv.SparseEngine`).
 
+    Its training pass runs when :attr:`solution` is first needed (at once in
+    :func:`fit_sparse`, unless ``deferred``), so that a fit whose engine may
+    never be used (the fixed-size model on its support) costs no pass.
+
     Attributes
     ----------
     data : RowData
     ctx : BlockContext
-    solution : lssvm.solvers.PathSolution
-    psi_mean : ndarray of shape (r,)
     basis_indices : ndarray or None
+    rcond : float
+    fold_whitener : callable or None
+        ``K_LL -> W``: the feature map of the basis reduced to its kept
+        points (their kernel block) for a model with a given map (the rank-k
+        Nyström one): a fold that removes basis points is refitted on the
+        kept points with that map, the model fitted on the fold's rows at the
+        reduced basis.  None: the whitening of the kept points.
     """
 
     data: RowData
     ctx: BlockContext
-    solution: object
-    psi_mean: np.ndarray
     basis_indices: np.ndarray | None
     rcond: float = 1e-10
+    fold_whitener: object = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     rows_in_memory = False
+
+    @property
+    def basis_vectors(self):
+        """The basis points (n, d) of this engine's model: for a fixed-size fit its support, not the pool."""
+        return self.ctx.basis
+
+    def _trained(self, warn_targets=False):
+        if "training" not in self.cache:  # one pass
+            with warnings.catch_warnings():
+                if not warn_targets:  # deferred: the fit that made this engine said what its targets hold
+                    warnings.simplefilter("ignore", ConstantTargetWarning)
+                total = total_moments(training_moments(self.data, self.ctx, self.ctx.classes, stacklevel=8))
+            self.cache["training"] = (solution_from_moments(total, self.ctx), total.psi_mean)
+        return self.cache["training"]
+
+    @property
+    def solution(self):
+        """The path solution (:class:`lssvm.solvers.PathSolution`) of the training rows."""
+        return self._trained()[0]
+
+    @property
+    def psi_mean(self):
+        """Mean whitened kernel row of the training rows, (r,)."""
+        return self._trained()[1]
 
     def loo_residuals(self, alphas):
         """Exact LOO residuals, a Dask array of shape (A, m, v) (lazy)."""
@@ -269,7 +304,8 @@ class DaskSparseFit:
         return resolve_dask_cv(cv, data, classifier)
 
     def _on(self, folds):
-        return self if folds.data is self.data else replace(self, data=folds.data)
+        # the same rows (with the groups the folds read): the training and the basis holders are shared
+        return self if folds.data is self.data else replace(self, data=folds.data, cache=self.cache)
 
     def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
         """Out-of-fold outputs, a Dask array (A, m, v); the fold models are
@@ -323,17 +359,33 @@ class DaskSparseFit:
             removed = {int(f): out[first[out] == f] for f in np.unique(first[out])}
         refit = {}
         if removed and self.ctx.method == "eigh":
-            # singular K_BB: folds that remove basis points are refitted on their own basis
+            # singular K_BB or a given map: folds that remove basis points are refitted on their own basis
             refit, removed = removed, {}
         moments = moments_pass(self.data, self.ctx, spec, train_only, label=label)
         models = fold_models(moments, removed, self.ctx, alphas, n_folds=spec.n_folds)
         if refit:
-            ctxs = refit_contexts(self.ctx, refit, self.rcond)
+            ctxs = refit_contexts(self.ctx, refit, self.rcond) if self.fold_whitener is None else \
+                self._mapped_contexts(refit)
             s, c = shared(spec), shared(ctxs)
             parts = [dask.delayed(_task_refit, pure=True)(x, y, g, r0, s, c) for x, y, g, r0 in self.data.blocks()]
             mom = run_pass(label + " (refitting folds on their remaining basis)", tree_reduce(parts, merge_moments))
             models.update(refit_models(mom, ctxs, alphas))
         return models
+
+    def _mapped_contexts(self, refit):
+        """Contexts of the folds' kept basis points with ``fold_whitener``'s map (O(n^3) per fold)."""
+        ctx, out = self.ctx, {}
+        for f, E in refit.items():
+            keep = np.setdiff1d(np.arange(ctx.basis.shape[0]), E)
+            if keep.size == 0:
+                raise ValueError(
+                    f"fold {f} holds every basis vector: with basis_in_holdout='remove' its model would have "
+                    "no basis; use basis_in_holdout='keep', more basis vectors or smaller folds")
+            Z = ctx.basis[keep]
+            with numerical_warnings_ignore():  # the fit said what the map's eigendecomposition has to say
+                W = self.fold_whitener(ctx.kernel(Z, Z))
+                out[f] = BlockContext.of_basis(Z, ctx.kernel, self.rcond, ctx.classes, ctx.n_features, whitener=W)
+        return out
 
     def basis_holders(self):
         """Pairs ``(row, point)``: training row ``row`` holds basis point
@@ -377,8 +429,10 @@ def check_mode(mode):
         raise ValueError(f"basis_in_holdout must be one of {BASIS_IN_HOLDOUT}; got {mode!r}")
 
 
-def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None):
-    """Train the sparse model on Dask data: one pass.
+def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, basis_rows=None, whitener=None,
+               fold_whitener=None, deferred=False):
+    """Train the sparse model on Dask data: one pass (now, or with
+    ``deferred`` when the fit's solution is first needed).
 
     Parameters
     ----------
@@ -390,18 +444,35 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
         Class labels (classifiers).
     basis_rows : tuple (Z, indices), optional
         An already drawn basis.
+    whitener : ndarray of shape (n, k), optional
+        A given feature map of the basis ``basis_rows`` in place of the
+        whitening of ``K_BB``, as in :func:`lssvm.solvers.factorize_sparse_rls`:
+        with ``nystrom_projection(K_BB, k)`` the fit is the rank-k Nyström
+        model (the documentation's Mathematics page, §6).  The basis is then
+        taken as given (no near-duplicate is dropped: the map is of these
+        points).
+    fold_whitener : callable, optional
+        ``K_LL -> W``, the map of a fold's kept basis points where
+        ``basis_in_holdout="remove"`` removes some (:class:`DaskSparseFit`).
+    deferred : bool, default=False
+        Run the training pass when the fit's solution is first needed.
 
     Returns
     -------
     DaskSparseFit
     """
     if basis_rows is None:
+        if whitener is not None:
+            raise ValueError("a given whitener is a feature map of given basis points: pass basis_rows")
         Z, idx = draw_basis(data, basis, n_basis, random_state, kernel_for=lambda sample: kernel,
                             classification=classes is not None)
     else:
         Z, idx = basis_rows
-    Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
-    ctx = basis_context(Z, kernel, rcond, classes, data.n_features)
-    total = total_moments(training_moments(data, ctx, classes))
-    return DaskSparseFit(data, ctx, solution_from_moments(total, ctx), total.psi_mean, idx, rcond)
+    if whitener is None:
+        Z, idx = drop_near_duplicates(Z, kernel, idx, stacklevel=4)
+    ctx = basis_context(Z, kernel, rcond, classes, data.n_features, whitener)
+    fit = DaskSparseFit(data, ctx, idx, rcond, fold_whitener)
+    if not deferred:
+        fit._trained(warn_targets=True)
+    return fit
 
