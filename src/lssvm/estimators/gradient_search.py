@@ -12,8 +12,8 @@ The search
    criterion stays smooth in the widths);
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
-   estimator's seed (log widths + N(0, 1)); each run stops at
-   ``max_evaluations`` evaluations, by default (None)
+   seed (log widths + N(0, 1)); a run stops where a step gains < ``GRADIENT_FTOL``
+   or at ``max_evaluations`` evaluations, by default (None)
    :func:`gradient_evaluations`: ``max(60, 3 (d' + 1))`` for d' non-constant
    inputs (Friedman #1, d = 20, converged in 49-63; puma32H, d = 32, needed
    148-222: docs/benchmarks.md);
