@@ -53,7 +53,7 @@ class SearchFamily:
 
     A family names its base estimators and the constructor parameters the refit passes on; it builds the
     criterion that scores a candidate's whole alpha path and says which rows the refit takes.  The defaults
-    here are the sparse family's; a family overrides what differs.
+    here suit a family whose refit needs only the scored rows as ``basis``; a family overrides what differs.
 
     Parameters
     ----------
