@@ -331,10 +331,7 @@ def _package_cycles():
 
 
 #: Cycles still to remove, each with its reason: the modules of the cycle -> reason.
-KNOWN_CYCLES: dict[frozenset, str] = {
-    frozenset({"lssvm.estimators.family_search_cv", "lssvm.estimators.search_cv"}):
-        "one search over a family cut in two modules: the two become one",
-}
+KNOWN_CYCLES: dict[frozenset, str] = {}  # cycles tolerated while their fix is under way: module set -> why
 
 
 def test_no_import_cycles():

@@ -102,7 +102,7 @@ def test_the_budget_rule_and_an_explicit_budget(caps):
     assert gs.gradient_evaluations(None, 20) == 63
     assert gs.gradient_evaluations(None, 32) == 99
     assert gs.gradient_evaluations(7, 32) == 7
-    from lssvm.estimators.gradient_defaults import auto_basis
+    from lssvm.estimators.gradient_search import auto_basis
 
     assert [auto_basis("auto", None, m)[1] for m in (120, 2000, 4000)] == [110, 300, 300]
     assert auto_basis("auto", 50, 2000) == ("random", 50) and auto_basis("kcenter", None, 2000) == ("kcenter", None)

@@ -323,7 +323,7 @@ def gradient_stage_seconds(model, rows, features, n_widths, starts, cap, rates, 
     random rows); the widths' kernel derivatives are within that factor
     (measured up to 32 widths).
     """
-    from ..estimators.gradient_defaults import AUTO_BASIS_CAP
+    from ..estimators.gradient_search import AUTO_BASIS_CAP
 
     n = default_n_basis(int(rows), AUTO_BASIS_CAP)
     evaluations = (starts + 1) * min(cap, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_widths + 1))

@@ -461,8 +461,7 @@ def _echo_evaluation(params, path):
 
 def _gradient_budget(est, X, kernel, rows, rates, classification):
     """What the L-BFGS-B stage of ``--search gradient`` may cost: (line, estimated seconds)."""
-    from ..estimators.gradient_defaults import gradient_evaluations
-    from ..estimators.gradient_search import ALPHA_REFINEMENTS
+    from ..estimators.gradient_search import ALPHA_REFINEMENTS, gradient_evaluations
 
     p = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0)) if kernel == "ard" else 1
     cap = gradient_evaluations(est.max_evaluations, p)

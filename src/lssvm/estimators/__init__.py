@@ -1,11 +1,7 @@
 """Estimators (layer 6): scikit-learn style models."""
 
 from .classifier import SparseLSSVC
-from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
-from .nystrom import NystromLSSVC, NystromLSSVR
-from .regressor import SparseLSSVR
-from .robust import RobustLSSVR
-from .search_cv import (
+from .family_search_cv import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
     NystromLSSVCCV,
@@ -13,6 +9,10 @@ from .search_cv import (
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
+from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
+from .nystrom import NystromLSSVC, NystromLSSVR
+from .regressor import SparseLSSVR
+from .robust import RobustLSSVR
 
 __all__ = [
     "FixedSizeLSSVC",

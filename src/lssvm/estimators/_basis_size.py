@@ -11,8 +11,8 @@ import scipy.sparse as sp
 
 from ..cv.basis_size import choose_basis_size, grow_basis
 
-__all__ = ["AUTO_BASIS_DOC", "AutoBasisSearchMixin", "auto_basis_rows", "check_auto_basis", "fit_auto_basis_search",
-           "grow_after_search", "is_auto"]
+__all__ = ["AUTO_BASIS_DOC", "auto_basis_rows", "check_auto_basis", "check_auto_basis_search", "grow_after_search",
+           "is_auto"]
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
@@ -121,46 +121,13 @@ def grow_after_search(search, X, y, groups, clock_start):
     return search
 
 
-class AutoBasisSearchMixin:
-    """``fit`` of the sparse searches, with the ``n_basis="auto"`` stage after the search."""
-
-    def fit(self, X, y, groups=None, callback=None, sample_weight=None):
-        """Search, then refit the best model on all data; with ``n_basis="auto"`` the refit's basis size is
-        chosen by the exact CV error of every prefix of a growing pivoted Cholesky basis.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Or, for the sparse searches without ``n_basis="auto"``, a Dask array / DataFrame.
-        y : array-like of shape (n,) (labels for classifiers) or (n, v)
-        groups : array-like of shape (n,), optional
-            Group labels for a group splitter passed as ``cv``.
-        callback : callable, optional
-            ``callback(params, path)`` after every criterion evaluation.
-        sample_weight : array-like of shape (n,), optional
-            Row weights (not with ``n_basis="auto"``): as for the searches' weighted ``fit``.
-
-        Returns
-        -------
-        self
-        """
-        if not is_auto(self.n_basis):
-            return super().fit(X, y, groups=groups, callback=callback, sample_weight=sample_weight)
-        if sample_weight is not None:
-            raise ValueError(f"{type(self).__name__}: n_basis='auto' grows an unweighted basis; give an int "
-                             "n_basis with sample_weight")
-        return fit_auto_basis_search(self, super().fit, X, y, groups, callback)
-
-
-def fit_auto_basis_search(search, search_fit, X, y, groups, callback):
-    """``fit`` of a sparse search with ``n_basis="auto"``: the search at the
-    default basis size (``search_fit``), then :func:`grow_after_search`
-    within ``time_budget`` seconds of the start."""
+def check_auto_basis_search(search, X, y, sample_weight=None):
+    """Refuse what a search's ``n_basis="auto"`` stage cannot do, with a clear message, before the search."""
     from ..backends import is_dask_collection
-    from ._validation import validate_input
 
-    t0 = time.perf_counter()
     owner = type(search).__name__
+    if sample_weight is not None:
+        raise ValueError(f"{owner}: n_basis='auto' grows an unweighted basis; give an int n_basis with sample_weight")
     if search.search == "gradient":
         raise ValueError(f"{owner}: n_basis='auto' grows a pivoted Cholesky basis after a grid, nelder-mead or "
                          "csa search; search='gradient' takes an int n_basis")
@@ -172,7 +139,3 @@ def fit_auto_basis_search(search, search_fit, X, y, groups, callback):
                          "with alpha_per_target=True")
     if not search.refit:
         raise ValueError(f"{owner}: n_basis='auto' chooses the size for the refitted model; it needs refit=True")
-    search_fit(X, y, groups=groups, callback=callback)
-    X, y = validate_input(search, X, y, dtype=np.float64, multi_output=not search._classification,
-                          y_numeric=not search._classification, ensure_min_samples=2, reset=False)
-    return grow_after_search(search, X, y, groups, t0)

@@ -103,6 +103,7 @@ def fit_reporting_notes(est, fit, *args):
     :func:`report_numerical_notes` at the chosen ``est.best_params_``; returns ``est``."""
     with numerical_warnings_collect() as notes:
         fit(*args)
-    # stacklevel: warn_numerical, report, this, the search's fit, its two decorators, the caller
-    report_numerical_notes(est, notes, dict(getattr(est, "best_params_", None) or {}) or None, stacklevel=5)
+    # stacklevel: warn_numerical, report, this, the search's fit stages, its fit, the fit's two decorators,
+    # the caller
+    report_numerical_notes(est, notes, dict(getattr(est, "best_params_", None) or {}) or None, stacklevel=6)
     return est

@@ -7,7 +7,6 @@ from sklearn.base import _fit_context
 
 from .._threads import uses_threads
 from ._base import check_sample_weight
-from ._numerical_notes import fit_reporting_notes
 
 __all__ = ["WeightedSearchMixin"]
 
@@ -23,7 +22,7 @@ class WeightedSearchMixin:
         Parameters
         ----------
         X, y, groups, callback
-            As for the searches without weights (``_BaseSearchCV.fit``).
+            As for the searches without weights (:meth:`lssvm.estimators.search_cv.FamilySearchCV.fit`).
         sample_weight : array-like of shape (n,), optional
             Row weights (rows in memory; grid, Nelder-Mead or CSA search):
             every candidate is scored by the weighted mean of its exact
@@ -35,7 +34,7 @@ class WeightedSearchMixin:
         -------
         self
         """
-        return fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)  # one warning at most
+        return self._fit_stages(X, y, groups, callback, sample_weight)
 
     def _check_weights(self, sample_weight, X, y):
         """Validated weights (:func:`check_sample_weight`), or a clear error for a gradient search."""

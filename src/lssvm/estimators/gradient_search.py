@@ -12,8 +12,8 @@ The search
    criterion stays smooth in the widths);
 2. starts SciPy's L-BFGS-B from the best grid point (every ARD width equal
    to its gamma), then from ``n_restarts`` points drawn around it with the
-   estimator's seed (log widths + N(0, 1)); each run stops at
-   ``max_evaluations`` evaluations, by default (None)
+   seed (log widths + N(0, 1)); a run stops where a step gains < ``GRADIENT_FTOL``
+   or at ``max_evaluations`` evaluations, by default (None)
    :func:`gradient_evaluations`: ``max(60, 3 (d' + 1))`` for d' non-constant
    inputs (Friedman #1, d = 20, converged in 49-63; puma32H, d = 32, needed
    148-222: docs/benchmarks.md);
@@ -43,27 +43,15 @@ the sparse model per target value instead
 Gaussian process maximises; the grid stage then ranks by the evidence too.
 
 Optionally the criterion is Cawley & Talbot's (JMLR 8, 2007, §4) Bayesian
-regularisation of the hyper-parameters: ``zeta Q + xi Omega`` with ``Q`` the
-PRESS, a Gaussian prior on the kernel parameters, ``Omega = sum_j gamma_j^2
-/ 2``, and both scale parameters ``zeta``, ``xi`` integrated out under
-uninformative (Jeffreys) priors, which leaves ``(N / 2) log Q + (p / 2) log
-Omega`` (N residuals, p kernel parameters; alpha is not penalised) and no
-strength to tune.  It is minimised divided by ``N / 2``: ``log MSE + (p / N)
-log Omega``.  The paper's body is not in the reference corpora available
-here (only its abstract), so its equation numbers are not cited; instead a
-test computes minus the log of the double integral over ``zeta`` and ``xi``
-by quadrature and checks that it changes exactly as ``(N / 2)`` times this
-objective.  A common rescaling of the inputs multiplies every width by one
-factor, which shifts ``log Omega`` by a constant: the penalised optimum
-follows the units of the inputs.  The integrated prior is improper: ``(p /
-2) log Omega`` falls without bound as every width shrinks, while the CV
-error levels off at that of a nearly linear model, so with few residuals
-per width the criterion's minimum is at the lower width bound.  On puma32H
-at 200 rows 26 to 31 of the 32 widths ended at the bound (test MSE 0.107
-without, 0.741 with); the search warns (``SearchEdgeWarning``) when every
-width ends more than ``1 / COLLAPSE_RATIO`` times below the isotropic
-start.  It helped where many inputs matter a little
-(docs/benchmarks.md).
+regularisation of the hyper-parameters, ``log MSE + (p / N) log Omega``
+(:func:`lssvm.selection.gradient.search_objective` derives it and says where its
+minimum collapses); the search warns (``SearchEdgeWarning``) when every width
+ends more than ``1 / COLLAPSE_RATIO`` times below the isotropic start.
+
+The search is an object, :class:`GradientSearch`, built from the estimator's
+parameters; :meth:`GradientSearch.run` returns a :class:`GradientSearchResult`,
+which the estimator stores as its fitted attributes.  The defaults it resolves
+(``basis="auto"``, the evaluation budget) are the module constants below.
 
 Input relevance (``feature_relevance_``) is the derivative-based
 sensitivity of the fitted model, not the normalised widths: see
@@ -79,11 +67,13 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
+from ..basis import default_basis_size, default_n_basis, select_basis
 from ..exceptions import (
     NumericalWarning,
     SearchEdgeWarning,
@@ -92,12 +82,15 @@ from ..exceptions import (
     numerical_warnings_raise,
     warn_numerical,
 )
+from ..kernels import make_kernel
 from ..selection import SparseLSSVMCV, cv_error_and_gradient, grid_search
-from ..selection.gradient import evidence_and_gradient
-from .gradient_defaults import FIXED_AFTER_GRID, auto_basis, gradient_evaluations, pchol_rows
-from .gradient_select import SELECTION_RULES, one_se_choice
+from ..selection.gradient import evidence_and_gradient, search_objective
+from ..selection.relevance import feature_relevance
+from .gradient_select import ALPHA_REFINE_RTOL, SELECTION_RULES, one_se_choice, refined_alpha
 
-__all__ = ["fit_gradient_search", "feature_relevance", "search_objective", "GAMMA_BOUNDS", "ALPHA_BOUNDS"]
+__all__ = ["ALPHA_BOUNDS", "AUTO_BASIS", "AUTO_BASIS_CAP", "FIXED_AFTER_GRID", "GAMMA_BOUNDS", "ALPHA_REFINE_RTOL",
+           "GRADIENT_EVALUATIONS_PER_PARAMETER", "GRADIENT_FTOL", "GRADIENT_MIN_EVALUATIONS", "GradientSearch",
+           "GradientSearchResult", "auto_basis", "feature_relevance", "gradient_evaluations", "search_objective"]
 
 #: Range of every width gamma_j searched (inputs on unit scale: 1e-9 switches a feature
 #: off, 1e3 is a width far below the data's resolution).  A lower bound of 1e-6 is too
@@ -111,10 +104,9 @@ COLLAPSE_RATIO = 1e-3
 #: Range of alpha searched.
 ALPHA_BOUNDS = (1e-10, 1e6)
 _KERNEL_INDEPENDENT = ("random", "kcenter")
-#: After each L-BFGS-B run, the alpha path at its best widths may restart it (at most this many times per start).
+#: After each L-BFGS-B run, the alpha path at its best widths may restart it (at most this many times per start,
+#: when the path's best alpha lowers the CV MSE by more than ``ALPHA_REFINE_RTOL``).
 ALPHA_REFINEMENTS = 2
-#: ... when the path's best alpha lowers the CV MSE by more than this fraction.
-ALPHA_REFINE_RTOL = 1e-3
 #: Smallest reciprocal condition estimate of K_BB at which the search still
 #: evaluates the criterion.  The refit uses the estimator's ``rcond``: where K_BB
 #: at the chosen widths is singular there, the model is solved on K_BB's range and
@@ -124,375 +116,385 @@ ALPHA_REFINE_RTOL = 1e-3
 SEARCH_RCOND = 1e-14
 REFIT_RTOL = 1e-3
 
+#: basis="auto" (the default) means this for search="gradient" (docs/notes.md).
+AUTO_BASIS = "random"
+#: ... of at most this many rows for n_basis=None: ``lssvm.basis.default_n_basis(m, AUTO_BASIS_CAP)``, 300 from
+#: m = 900 (the random basis's own default, 200, lost 11-31 % on pol; docs/notes.md).
+AUTO_BASIS_CAP = 300
+#: basis="pchol": the pivoted-Cholesky rows of the best isotropic grid point, drawn once after the
+#: grid and then kept fixed, so the criterion stays a smooth function of the widths.
+FIXED_AFTER_GRID = ("pchol",)
+#: max_evaluations=None: L-BFGS-B's cap per start (and of the evidence search) for p widths + log alpha,
+#: ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (p + 1))`` (docs/notes.md).
+GRADIENT_MIN_EVALUATIONS = 60
+GRADIENT_EVALUATIONS_PER_PARAMETER = 3
+#: L-BFGS-B stops once an iteration lowers the objective by less than this, relative to max(|f|, 1).  SciPy's
+#: 2.2e-9 spent the last 35-45 % of each MAGIC start on gains below 1e-4 in log MSE (inside the one-SE band).
+GRADIENT_FTOL = 1e-5
+
+
+def auto_basis(basis, n_basis, m, n_distinct=None):
+    """``(basis, n_basis)`` the gradient search draws for the estimator's ``basis`` and ``n_basis`` on m rows:
+    "auto" is ``AUTO_BASIS`` ("random") of ``n_basis`` rows, by default ``default_n_basis(m, AUTO_BASIS_CAP)``
+    (``min(300, ceil(10 sqrt(m)), m)``: 300 at m = 2000 and 4000), at most the ``n_distinct`` distinct rows
+    (a random basis draws distinct rows: the motorcycle data's 133 rows hold 94); anything else as given."""
+    if isinstance(basis, str) and basis == "auto":
+        if n_basis is not None:
+            return AUTO_BASIS, n_basis
+        return AUTO_BASIS, min(default_n_basis(m, AUTO_BASIS_CAP), m if n_distinct is None else n_distinct)
+    return basis, n_basis
+
+
+def gradient_evaluations(max_evaluations, n_parameters):
+    """L-BFGS-B's evaluation cap per start: ``max_evaluations`` as given, or for None
+    ``max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_parameters + 1))``
+    (``n_parameters``: the widths searched, d for "ard", 1 for "rbf"; + 1 for log alpha)."""
+    if max_evaluations is not None:
+        return int(max_evaluations)
+    return max(GRADIENT_MIN_EVALUATIONS, GRADIENT_EVALUATIONS_PER_PARAMETER * (n_parameters + 1))
+
 
 class _Stop(Exception):
     """A non-finite criterion or gradient: end this start at its best point."""
 
 
-def check_gradient_search(est):
-    """Refuse what the gradient search cannot do, with a clear message."""
-    basis = est.basis
-    if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + FIXED_AFTER_GRID + ("auto",):
-        raise ValueError(
-            f"search='gradient' needs a basis that stays fixed while the widths move, so that the CV error is a "
-            f"smooth function of them: basis='auto' (the default: 'random'), 'random', 'kcenter', 'pchol' (drawn "
-            f"once at the best isotropic grid point) or row indices; got basis={basis!r} (its selection changes "
-            "with every width)"
-        )
-    if not isinstance(est.kernel, str) or est.kernel not in ("ard", "rbf"):
-        raise ValueError(f"search='gradient' tunes the widths of kernel='ard' (one per feature) or 'rbf'; "
-                         f"got kernel={est.kernel!r}")
-    if est.normalize_kernel:
-        raise ValueError("search='gradient' does not support normalize_kernel=True (ARD/RBF have k(x, x) = 1)")
-    if est.scoring not in (None, "mse", "evidence"):
-        raise ValueError(f"search='gradient' minimises the mean squared CV residual (scoring='mse' or None) or minus "
-                         f"the log evidence (scoring='evidence'); got {est.scoring!r}")
-    if est.scoring == "evidence" and (est._classification or est.hyper_penalty):
-        raise ValueError("scoring='evidence' in search='gradient' is for regression (SparseLSSVRCV) without "
-                         "hyper_penalty (Cawley-Talbot regularise the CV error, not the evidence)")
-    n = est.n_restarts
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"n_restarts must be an integer >= 0; got {n!r}")
-    if not isinstance(est.hyper_penalty, (bool, np.bool_)):
-        raise ValueError(f"hyper_penalty must be True (Cawley-Talbot regularisation) or False; "
-                         f"got {est.hyper_penalty!r}")
-    if est.selection_rule not in SELECTION_RULES:
-        raise ValueError(f"selection_rule must be one of {list(SELECTION_RULES)}; got {est.selection_rule!r}")
+@dataclass
+class GradientSearchResult:
+    """What :meth:`GradientSearch.run` found, stored by the estimator as its fitted attributes: ``grid`` (the
+    isotropic grid that started L-BFGS-B: ``cv_results_``), ``trace`` (``gradient_trace_``), ``selection`` (the
+    one-SE record, ``gradient_selection_``), ``basis_rows``, ``basis`` (``gradient_basis_``), ``max_evaluations``
+    (per start), the chosen ``alpha``, ``gamma`` and ``best_score`` (minus the CV MSE, or the total log
+    evidence), ``model`` (fitted there on all rows at the estimator's ``rcond``), ``feature_relevance``."""
+
+    grid: object
+    scoring: str
+    n_evaluations: int
+    cv_folds: object
+    trace: dict
+    selection: dict | None
+    basis_rows: np.ndarray
+    basis: dict
+    max_evaluations: int
+    alpha: float = np.nan
+    gamma: object = None
+    best_score: float = np.nan
+    model: object = None
+    feature_relevance: np.ndarray | None = None
+    search_time: float = 0.0  # seconds, of the search and of the fit of ``model``
+    refit_time: float = 0.0
 
 
-def feature_relevance(model, X, block_size=2048):
-    r"""Relevance of each input to a fitted Gaussian (ARD or RBF) kernel model:
-    its root-mean-square partial derivative on ``X``, in units of each
-    input's standard deviation, normalised to sum to 1.
-
-    ``r_j = sd(X_j) sqrt(mean_i sum_v (df_v / dx_j (x_i))^2)``, then
-    ``r / sum(r)``.  For ``f_v(x) = sum_l a_lv k(x, z_l) + b_v`` with ``k =
-    exp(-sum_j gamma_j (x_j - z_j)^2)``, ``df_v / dx_j = -2 gamma_j (x_j
-    (K a_v) - K (a_v o Z_j))`` (``K = k(x, Z)``), so all d derivatives cost
-    one ``K @ (a o Z)`` product: O(m n d v).
-
-    Why not the normalised widths (the ARD convention, relevance = inverse
-    length-scale)?  A width measures how *non-linear* f is along an input,
-    not how much f depends on it (Paananen, Piironen, Andersen & Vehtari,
-    AISTATS 2019).  An input that enters linearly is fitted best by a wide
-    kernel, so a small ``gamma_j``, with large coefficients making up the
-    slope; a noise input also ends at a small ``gamma_j``, where the CV
-    error no longer changes.  The widths cannot tell the two apart (on
-    Friedman #1 the linear inputs 3 and 4 ranked below noise inputs); the
-    derivatives can, because only the linear input moves the fitted values.
+class GradientSearch:
+    """L-BFGS-B over a sparse LS-SVM's log widths and log alpha from an isotropic grid (steps: module docstring).
 
     Parameters
     ----------
-    model : fitted :class:`lssvm.SparseLSSVR` or :class:`lssvm.SparseLSSVC`
-        With an "ard" or "rbf" kernel.
-    X : ndarray of shape (m, d)
-        Rows at which the derivatives are averaged (the training rows).
-    block_size : int, default=2048
-        Rows per kernel block (memory O(block_size (n + v d))).
-
-    Returns
-    -------
-    ndarray of shape (d,)
-        Non-negative, summing to 1 (all zeros for a constant model).
+    make_model : callable
+        ``make_model(**params)``: an unfitted model of the family (the estimator's model parameters with
+        ``params`` on top), for the fit at the chosen point.
+    kernel, basis, n_basis, basis_in_holdout, basis_tol, pivot_tol, rcond, normalize_kernel, scoring,
+    max_evaluations, n_restarts, hyper_penalty, selection_rule
+        As for :class:`lssvm.SparseLSSVRCV` with ``search="gradient"`` (``PARAMETERS``).
+    classification : bool
+        Labels (coded +1/-1) instead of targets.  :meth:`run` returns a :class:`GradientSearchResult`.
     """
-    X = np.asarray(X, dtype=float)
-    Z = np.asarray(model.basis_vectors_, dtype=float)
-    n, d = Z.shape
-    A = np.asarray(model.dual_coef_, dtype=float).reshape(n, -1)  # (n, v)
-    gamma = np.broadcast_to(np.asarray(model.kernel_.gamma, dtype=float), (d,))
-    AZ = (A[:, :, None] * Z[:, None, :]).reshape(n, -1)  # (n, v d)
-    sq = np.zeros(d)
-    for start in range(0, X.shape[0], block_size):
-        Xb = X[start:start + block_size]
-        K = model.kernel_(Xb, Z)
-        D = Xb[:, None, :] * (K @ A)[:, :, None] - (K @ AZ).reshape(Xb.shape[0], -1, d)  # / (-2 gamma)
-        sq += np.einsum("ivj,ivj->j", D, D)
-    r = 2.0 * gamma * np.sqrt(sq / X.shape[0]) * X.std(axis=0)
-    total = r.sum()
-    return r / total if total > 0 else np.zeros(d)
 
+    def __init__(self, make_model, *, kernel, basis="auto", n_basis=None, basis_in_holdout="remove", basis_tol=1e-6,
+                 pivot_tol=1e-6, rcond=1e-10, normalize_kernel=False, scoring=None, max_evaluations=None,
+                 n_restarts=2, hyper_penalty=False, selection_rule="one-se", classification=False):
+        self.make_model, self.kernel, self.basis, self.n_basis = make_model, kernel, basis, n_basis
+        self.basis_in_holdout, self.basis_tol, self.pivot_tol, self.rcond = basis_in_holdout, basis_tol, pivot_tol, rcond
+        self.normalize_kernel, self.scoring, self.max_evaluations = normalize_kernel, scoring, max_evaluations
+        self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
+        self.classification = classification
 
-def search_objective(value, grad, gamma, n_residuals, hyper_penalty=False):
-    """The function L-BFGS-B minimises, and its gradient, from the CV MSE
-    ``value`` and its gradient ``grad`` (log widths, then log alpha, as
-    :func:`lssvm.selection.cv_error_and_gradient` returns them).
+    #: The estimator parameters the search reads (besides ``make_model`` and ``classification``).
+    PARAMETERS = ("kernel", "basis", "n_basis", "basis_in_holdout", "basis_tol", "pivot_tol", "rcond",
+                  "normalize_kernel", "scoring", "max_evaluations", "n_restarts", "hyper_penalty", "selection_rule")
 
-    ``log MSE``: the same minimiser as the MSE, with gradients independent
-    of the targets' scale (L-BFGS-B's projected-gradient tolerance is
-    absolute).  With ``hyper_penalty``, Cawley & Talbot's ``(N/2) log PRESS
-    + (p/2) log Omega``, ``Omega = sum(gamma^2) / 2`` over the p widths,
-    divided by ``N / 2`` (N = ``n_residuals``): ``log MSE + (p/N) log Omega``
-    plus a constant, so that the stopping tolerances act as without it.
-    """
-    obj, gobj = np.log(value), grad / value
-    if hyper_penalty:
-        gamma = np.atleast_1d(gamma)
-        p = gamma.size
-        omega = 0.5 * np.sum(gamma**2)
-        obj = obj + (p / n_residuals) * np.log(omega)
-        gobj = gobj.copy()
-        gobj[:p] += (p / n_residuals) * gamma**2 / omega
-    return obj, gobj
+    def check(self):
+        """Refuse what the gradient search cannot do, with a clear message (before any work)."""
+        basis = self.basis
+        if isinstance(basis, str) and basis not in _KERNEL_INDEPENDENT + FIXED_AFTER_GRID + ("auto",):
+            raise ValueError(
+                f"search='gradient' needs a basis that stays fixed while the widths move, so that the CV error is "
+                f"a smooth function of them: basis='auto' (the default: 'random'), 'random', 'kcenter', 'pchol' "
+                f"(drawn once at the best isotropic grid point) or row indices; got basis={basis!r} (its selection "
+                "changes with every width)"
+            )
+        if not isinstance(self.kernel, str) or self.kernel not in ("ard", "rbf"):
+            raise ValueError(f"search='gradient' tunes the widths of kernel='ard' (one per feature) or 'rbf'; "
+                             f"got kernel={self.kernel!r}")
+        if self.normalize_kernel:
+            raise ValueError("search='gradient' does not support normalize_kernel=True (ARD/RBF have k(x, x) = 1)")
+        if self.scoring not in (None, "mse", "evidence"):
+            raise ValueError(f"search='gradient' minimises the mean squared CV residual (scoring='mse' or None) or "
+                             f"minus the log evidence (scoring='evidence'); got {self.scoring!r}")
+        if self.scoring == "evidence" and (self.classification or self.hyper_penalty):
+            raise ValueError("scoring='evidence' in search='gradient' is for regression (SparseLSSVRCV) without "
+                             "hyper_penalty (Cawley-Talbot regularise the CV error, not the evidence)")
+        n = self.n_restarts
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"n_restarts must be an integer >= 0; got {n!r}")
+        if not isinstance(self.hyper_penalty, (bool, np.bool_)):
+            raise ValueError(f"hyper_penalty must be True (Cawley-Talbot regularisation) or False; "
+                             f"got {self.hyper_penalty!r}")
+        if self.selection_rule not in SELECTION_RULES:
+            raise ValueError(f"selection_rule must be one of {list(SELECTION_RULES)}; got {self.selection_rule!r}")
+        return self
 
+    def _pchol_rows(self, X, gamma, seed):
+        """The pivoted-Cholesky rows of the isotropic RBF kernel at ``gamma`` (the best grid width), at the
+        basis size rule (``n_basis=None``: ``lssvm.basis.default_basis_size``) and tolerances (``seed`` breaks
+        ties between pivots)."""
+        n = default_basis_size("pchol", self.n_basis, X.shape[0], self.classification)
+        sel = select_basis(X, make_kernel("rbf", gamma=gamma), "pchol", n, tol=self.basis_tol,
+                           pivot_tol=self.pivot_tol, rcond=self.rcond, random_state=seed)
+        return np.asarray(sel.indices)
 
-def _pairs(folds, X):
-    """(train, test) index pairs of hold-out folds (the grid's, so that the alpha path uses the same folds)."""
-    every = np.arange(X.shape[0])
-    return [(np.setdiff1d(every, f), f) for f in folds]
+    def run(self, X, y, gammas, alphas, cv, rng, groups=None, callback=None):
+        """Search on validated rows; returns a :class:`GradientSearchResult`.
 
+        Parameters
+        ----------
+        X : ndarray of shape (m, d)
+        y : ndarray of shape (m,) or (m, v), or labels (classification)
+        gammas : ndarray of float
+            The isotropic widths of the starting grid.
+        alphas : ndarray of float
+            The starting grid's alpha path (also the path that refines alpha after each run).
+        cv : "loo", int, splitter or iterable of (train, test)
+        rng : numpy.random.RandomState
+            Seeds the basis draw, the restarts and the pivoted-Cholesky ties.
+        groups : array-like of shape (m,), optional
+        callback : callable, optional
+            ``callback(params, path)`` after every grid evaluation.
 
-def _refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evidence=False):
-    """The exact CV path over the grid's ``alphas`` at the widths where start ``start`` ended best:
-    ``(theta, CV MSE)`` of those widths with the path's best alpha where that alpha lowers the CV MSE below
-    the path's value at the start's own alpha by more than ``ALPHA_REFINE_RTOL``, else None.
+        Notes
+        -----
+        Each evaluation costs one factorisation and one adjoint pass, O(m n^2 + m n d); the grid costs what
+        ``search="grid"`` does on the same basis.
+        """
+        classification, m = self.classification, X.shape[0]
+        t0 = time.perf_counter()
+        basis, n_basis = auto_basis(self.basis, self.n_basis, X.shape[0], np.unique(X, axis=0).shape[0])
+        criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
+                                  groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
+                                  basis_in_holdout=self.basis_in_holdout, rcond=self.rcond)
+        evidence = self.scoring == "evidence"
+        scoring = "evidence" if evidence else "mse"
+        # the grid only starts L-BFGS-B, whose widths and alpha range over GAMMA_BOUNDS / ALPHA_BOUNDS: no edge warning
+        grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback, warn_edges=False)
+        g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
+        rows = criterion.rows_for(gamma=g0)
+        pchol_seed = None
+        if isinstance(self.basis, str) and self.basis in FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
+            pchol_seed = int(rng.randint(2**31 - 1))
+            rows = self._pchol_rows(X, g0, pchol_seed)
+        ard = self.kernel == "ard"
+        # None: the cap grows with the widths that can move (a constant column's width has no gradient)
+        n_eval = gradient_evaluations(self.max_evaluations, int(np.count_nonzero(np.ptp(X, axis=0) > 0)) if ard else 1)
+        self._options = {"maxfun": n_eval, "maxiter": n_eval, "ftol": GRADIENT_FTOL}
+        self._p, self._n_res, self._evidence, self._rows = X.shape[1] if ard else 1, criterion.Y.size, evidence, rows
+        self._X, self._y, self._groups = X, y, groups
+        self._folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
+        # Narrow ARD widths on noise features make K_BB ill-conditioned long before the
+        # fit is: the search keeps the (exactly differentiated) Cholesky route down to this
+        # condition estimate, and stops only below it or where Cholesky fails.
+        self._search_rcond = min(self.rcond, SEARCH_RCOND)
+        # the one-standard-error rule needs each point's LOO residuals and evidence (gradient_select)
+        self._one_se = self.selection_rule == "one-se" and criterion.loo and not (evidence or self.hyper_penalty)
+        self._trace = {"objective": [], "mse": [], "start": [], "theta": [], "log_evidence": [], "search": []}
+        self._loo_sq = []  # per point: its squared LOO residuals (one_se), else None
+        self._best = {"obj": np.inf}
+        p = self._p
+        lo = np.r_[np.full(p, np.log(GAMMA_BOUNDS[0])), np.log(ALPHA_BOUNDS[0])]
+        hi = np.r_[np.full(p, np.log(GAMMA_BOUNDS[1])), np.log(ALPHA_BOUNDS[1])]
+        theta0 = np.clip(np.r_[np.full(p, np.log(g0)), np.log(a0)], lo, hi)
+        starts = [theta0]
+        draw = check_random_state(rng.randint(2**31 - 1))
+        for _ in range(self.n_restarts):
+            jitter = np.r_[draw.normal(size=p), 0.0]
+            starts.append(np.clip(theta0 + jitter, lo, hi))
+        if not classification and np.all(np.ptp(criterion.Y, axis=0) == 0):
+            starts = []  # constant targets (ConstantTargetWarning): every CV error is 0, log MSE and its gradient undefined
+        # the grid's folds as (train, test) pairs, so that the alpha paths use them
+        folds_or_loo = "loo" if criterion.loo else [(np.setdiff1d(np.arange(m), f), f) for f in criterion.folds]
 
-    Why: where alpha is far below the model's smallest eigenvalues, the CV error hardly changes with
-    ``log alpha`` (its partial derivative is O(alpha)), so L-BFGS-B, having overshot alpha into that plateau
-    in one step, sees a zero gradient there and stops, although a larger alpha is better.  The path costs
-    one factorisation and O(m n) per alpha for LOO.
-    """
-    mine = np.flatnonzero(np.asarray(trace["start"]) == start)
-    if mine.size == 0:
-        return None
-    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]  # the criterion: CV MSE or -log evidence per value
-    theta = trace["theta"][best]
-    gamma = np.exp(theta[:p])
-    try:
-        with numerical_warnings_raise():
-            # the last alpha: the start's own
-            criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
-            path = criterion()
-            m, v = criterion.Y.shape
-            mse = path.mse if evidence is False else -path.info["evidence"] / (m * v)
-    except (NumericalWarning, ValueError, np.linalg.LinAlgError):
-        return None
-    j = int(np.nanargmin(mse[:-1]))
-    if not mse[j] < mse[-1] - ALPHA_REFINE_RTOL * abs(mse[-1]):
-        return None
-    return np.clip(np.r_[theta[:p], np.log(alphas[j])], lo, hi), float(mse[j])
+        def path_criterion(alphas, gamma):  # the exact CV over an alpha path on the search's basis and folds
+            return SparseLSSVMCV(X, y, kernel=self.kernel, cv=folds_or_loo, alphas=alphas,
+                                 classification=classification, groups=groups, random_state=0, basis=rows,
+                                 basis_in_holdout=self.basis_in_holdout, rcond=self._search_rcond,
+                                 kernel_params={"gamma": gamma})
 
+        stops, n_paths = self._lbfgsb_starts(starts, path_criterion, criterion.alphas, lo, hi)
+        if self._one_se and starts:  # a short evidence search from the same isotropic start adds candidates
+            try:
+                self._minimize(theta0, (len(starts), True), lo, hi)
+            except _Stop:  # a singular K_BB on the way: its points so far are candidates all the same
+                pass
+        selection = self._select()
+        best = self._best
+        if stops:  # a note: it concerns the result only where no start evaluated a point (the grid's best is kept)
+            warn_numerical(
+                "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths "
+                f"may be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular"
+                + ("; no start evaluated a point, so the isotropic grid's best is kept: a larger n_basis or a "
+                   "narrower param_space['gamma'] lets the search move" if "theta" not in best else ""),
+                stacklevel=2, affects_result="theta" not in best)
+        if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
+            best.update(theta=theta0, mse=float(grid.best_score) / (self._n_res if evidence else 1), obj=np.nan)
+        theta = best["theta"]
+        self._warn_collapse(np.exp(theta[:p]), g0)
+        result = GradientSearchResult(
+            grid=grid, scoring=scoring, n_evaluations=grid.n_evaluations + len(self._trace["mse"]) + n_paths,
+            cv_folds=None if criterion.loo else criterion.folds,
+            trace={k: np.asarray(v) for k, v in self._trace.items()}, selection=selection, basis_rows=rows,
+            basis={"basis": basis if isinstance(basis, str) else "rows", "gamma": g0, "n_basis": int(np.size(rows)),
+                   "random_state": pchol_seed},
+            max_evaluations=n_eval, search_time=time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        # evidence: the total log evidence
+        self._refit_at(theta, -float(best["mse"]) * (self._n_res if evidence else 1), result)
+        result.feature_relevance = feature_relevance(result.model, X) if ard else None
+        result.refit_time = time.perf_counter() - t1
+        return result
 
-def _rescore(evaluate, theta, rcond):
-    """The criterion at ``theta`` evaluated at ``rcond`` (the model on K_BB's range where it is singular there):
-    its value is exact; the gradient, which ignores the truncation, is not used (``evaluate`` drops its warning
-    at any rcond but the search's)."""
-    return evaluate(theta, rcond=rcond)[0]
-
-
-def fit_gradient_search(est, X, y, groups, alphas, cv, rng, callback=None):
-    """Run the gradient search for ``est`` (a sparse search estimator) on
-    validated ``X``, ``y``; sets the fitted attributes and returns ``est``."""
-    check_gradient_search(est)
-    classification = est._classification
-    t0 = time.perf_counter()
-    space = est._space()
-    gammas = space.get("gamma", None)
-    if gammas is None or set(space) != {"gamma"}:
-        raise ValueError("search='gradient' starts from a grid of widths: param_space must be {'gamma': values}")
-    basis, n_basis = auto_basis(est.basis, est.n_basis, X.shape[0], np.unique(X, axis=0).shape[0])
-    criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
-                              groups=groups, random_state=rng, basis=basis, n_basis=n_basis,
-                              basis_in_holdout=est.basis_in_holdout, rcond=est.rcond)
-    evidence = est.scoring == "evidence"
-    scoring = "evidence" if evidence else "mse"
-    # the grid only starts L-BFGS-B, whose widths and alpha range over GAMMA_BOUNDS / ALPHA_BOUNDS: no edge warning
-    grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback, warn_edges=False)
-    g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
-    rows = criterion.rows_for(gamma=g0)
-    pchol_seed = None
-    if isinstance(est.basis, str) and est.basis in FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
-        pchol_seed = int(rng.randint(2**31 - 1))
-        rows = pchol_rows(est, X, g0, classification, pchol_seed)
-    # None: the cap grows with the widths that can move (a constant column's width has no gradient)
-    n_eval = gradient_evaluations(est.max_evaluations,
-                                  int(np.count_nonzero(np.ptp(X, axis=0) > 0)) if est.kernel == "ard" else 1)
-    folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
-    p = X.shape[1] if est.kernel == "ard" else 1
-    n_res = X.shape[0] * (criterion.Y.shape[1])
-    # Narrow ARD widths on noise features make K_BB ill-conditioned long before the
-    # fit is: the search keeps the (exactly differentiated) Cholesky route down to this
-    # condition estimate, and stops only below it or where Cholesky fails.
-    search_rcond = min(est.rcond, SEARCH_RCOND)
-
-    # the one-standard-error rule needs each point's LOO residuals and evidence (gradient_select)
-    one_se = est.selection_rule == "one-se" and criterion.loo and not (evidence or est.hyper_penalty)
-    loo_sq = []  # per point: its squared LOO residuals (one_se), else None
-
-    def evaluate(theta, rcond=search_rcond, by_evidence=evidence):
+    # ---------------------------------------------------------------- the criterion L-BFGS-B sees
+    def _evaluate(self, theta, rcond=None, by_evidence=None):
+        """``(value, objective, gradient, details)`` at ``theta`` (log widths, then log alpha)."""
+        rcond = self._search_rcond if rcond is None else rcond
+        by_evidence = self._evidence if by_evidence is None else by_evidence
+        p, X, y = self._p, self._X, self._y
         gamma = np.exp(theta[:p])
-        params = {"gamma": gamma if est.kernel == "ard" else float(gamma[0])}
+        params = {"gamma": gamma if self.kernel == "ard" else float(gamma[0])}
         # singular K_BB: stop instead of approximating (the rescoring at the user's rcond wants the value there)
-        with numerical_warnings_raise() if rcond == search_rcond else numerical_warnings_ignore():
+        with numerical_warnings_raise() if rcond == self._search_rcond else numerical_warnings_ignore():
             if by_evidence:  # minus the log evidence per target value: minimised as it is
-                value, grad, *det = evidence_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
-                                                          classification=classification, rcond=rcond,
-                                                          return_details=one_se)
+                value, grad, *det = evidence_and_gradient(X, y, self._rows, self.kernel, params,
+                                                          float(np.exp(theta[-1])), classification=self.classification,
+                                                          rcond=rcond, return_details=self._one_se)
                 return value, value, grad, (det or [None])[0]
-            value, grad, *det = cv_error_and_gradient(X, y, rows, est.kernel, params, float(np.exp(theta[-1])),
-                                                      cv=folds, basis_in_holdout=est.basis_in_holdout,
-                                                      classification=classification, groups=groups, rcond=rcond,
-                                                      return_details=one_se)
-        obj, gobj = search_objective(value, grad, gamma, n_res, est.hyper_penalty)
+            value, grad, *det = cv_error_and_gradient(X, y, self._rows, self.kernel, params, float(np.exp(theta[-1])),
+                                                      cv=self._folds, basis_in_holdout=self.basis_in_holdout,
+                                                      classification=self.classification, groups=self._groups,
+                                                      rcond=rcond, return_details=self._one_se)
+        obj, gobj = search_objective(value, grad, gamma, self._n_res, self.hyper_penalty)
         return value, obj, gobj, (det or [None])[0]
 
-    trace = {"objective": [], "mse": [], "start": [], "theta": [], "log_evidence": [], "search": []}
-    best = {"obj": np.inf}
-
-    def fun(theta, start, by_evidence=evidence):
+    def _fun(self, theta, start, by_evidence=None):
+        evidence = self._evidence
+        by_evidence = evidence if by_evidence is None else by_evidence
         try:
-            value, obj, gobj, det = evaluate(theta, by_evidence=by_evidence)
+            value, obj, gobj, det = self._evaluate(theta, by_evidence=by_evidence)
         except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
             raise _Stop(str(exc)) from None
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
         if by_evidence and not evidence:  # the one-SE rule's evidence search: its points are not LOO iterates
             value = float(np.mean(det["residuals"] ** 2))
-        record(theta, start, value, obj, det, update_best=by_evidence == evidence)
-        return obj, gobj
+        self._record(theta, start, value, obj, det, update_best=by_evidence == evidence)
+        # L-BFGS-B sees the objective less its value at the run's first point: its ftol is relative to
+        # max(|f|, 1), and log MSE shifts with the targets' scale (the search must not depend on it)
+        self._shift = obj if self._shift is None else self._shift
+        return obj - self._shift, gobj
 
-    def record(theta, start, value, obj, det=None, update_best=True):
-        trace["objective"].append(obj)
-        trace["mse"].append(value)
-        trace["start"].append(start)
-        trace["theta"].append(theta.copy())
-        trace["log_evidence"].append(np.nan if det is None else det["log_evidence"])
-        trace["search"].append("loo" if update_best and not evidence else "evidence")
-        loo_sq.append(None if det is None else det["residuals"] ** 2)
-        if update_best and obj < best["obj"]:
-            best.update(obj=obj, mse=value, theta=theta.copy())
+    def _record(self, theta, start, value, obj, det=None, update_best=True):
+        for key, item in {"objective": obj, "mse": value, "start": start, "theta": theta.copy(),
+                          "log_evidence": np.nan if det is None else det["log_evidence"],
+                          "search": "loo" if update_best and not self._evidence else "evidence"}.items():
+            self._trace[key].append(item)
+        self._loo_sq.append(None if det is None else det["residuals"] ** 2)
+        if update_best and obj < self._best["obj"]:
+            self._best.update(obj=obj, mse=value, theta=theta.copy())
 
-    lo = np.r_[np.full(p, np.log(GAMMA_BOUNDS[0])), np.log(ALPHA_BOUNDS[0])]
-    hi = np.r_[np.full(p, np.log(GAMMA_BOUNDS[1])), np.log(ALPHA_BOUNDS[1])]
-    theta0 = np.clip(np.r_[np.full(p, np.log(g0)), np.log(a0)], lo, hi)
-    starts = [theta0]
-    draw = check_random_state(rng.randint(2**31 - 1))
-    for _ in range(est.n_restarts):
-        jitter = np.r_[draw.normal(size=p), 0.0]
-        starts.append(np.clip(theta0 + jitter, lo, hi))
-    if not classification and np.all(np.ptp(criterion.Y, axis=0) == 0):
-        starts = []  # constant targets (ConstantTargetWarning): every CV error is 0, log MSE and its gradient undefined
-    stops = []
-    folds_or_loo = "loo" if criterion.loo else _pairs(criterion.folds, X)
+    def _minimize(self, theta, args, lo, hi):
+        self._shift = None  # L-BFGS-B's objective is measured from its first point (``_fun``)
+        minimize(self._fun, theta, args=args, jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
+                 options=self._options)
 
-    def path_criterion(alphas, gamma):  # the exact CV over an alpha path on the search's basis and folds
-        return SparseLSSVMCV(X, y, kernel=est.kernel, cv=folds_or_loo, alphas=alphas, classification=classification,
-                             groups=groups, random_state=0, basis=rows, basis_in_holdout=est.basis_in_holdout,
-                             rcond=search_rcond, kernel_params={"gamma": gamma})
+    def _lbfgsb_starts(self, starts, path_criterion, alphas, lo, hi):
+        """L-BFGS-B from every start, each followed by the alpha path at its best widths (step 3 of the
+        module's docstring); returns the early stops' texts and the number of paths scored."""
+        p, stops, n_paths = self._p, [], 0
+        for k, start in enumerate(starts):
+            for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
+                try:
+                    self._minimize(start, (k,), lo, hi)
+                except _Stop as exc:  # its best point so far may still gain from another alpha
+                    stops.append(f"start {k}: {exc}")
+                refined = refined_alpha(path_criterion, alphas, self._trace, k, p, self.kernel, lo, hi,
+                                         self._evidence)
+                n_paths += 1
+                if refined is None:
+                    break
+                start, value = refined
+                if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
+                    obj = value if self._evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]),
+                                                                        self._n_res, self.hyper_penalty)[0]
+                    try:  # one_se: evaluated, for its residuals and evidence
+                        if not self._one_se:
+                            raise _Stop
+                        self._fun(start, k)
+                    except _Stop:
+                        self._record(start, k, value, obj)
+        return stops, n_paths
 
-    n_paths = 0
-    for k, start in enumerate(starts):
-        for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
-            try:
-                minimize(fun, start, args=(k,), jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)),
-                         options={"maxfun": n_eval, "maxiter": n_eval})
-            except _Stop as exc:  # its best point so far may still gain from another alpha
-                stops.append(f"start {k}: {exc}")
-            refined = _refined_alpha(path_criterion, criterion.alphas, trace, k, p, est.kernel, lo, hi, evidence)
-            n_paths += 1
-            if refined is None:
-                break
-            start, value = refined
-            if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
-                obj = value if evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]), n_res,
-                                                              est.hyper_penalty)[0]
-                try:  # one_se: evaluated, for its residuals and evidence
-                    if not one_se:
-                        raise _Stop
-                    fun(start, k)
-                except _Stop:
-                    record(start, k, value, obj)
-    if one_se and starts:  # a short evidence search from the same isotropic start adds candidates
+    def _select(self):
+        """The one-standard-error rule over every point evaluated (moves the best point); its record or None."""
+        if not (self._one_se and any(e is not None for e in self._loo_sq)):
+            return None
         try:
-            minimize(fun, theta0, args=(len(starts), True), jac=True, method="L-BFGS-B",
-                     bounds=list(zip(lo, hi, strict=True)),
-                     options={"maxfun": n_eval, "maxiter": n_eval})
-        except _Stop:  # a singular K_BB on the way: its points so far are candidates all the same
-            pass
-    est.gradient_selection_ = None
-    if one_se and any(e is not None for e in loo_sq):
-        try:
-            chosen, chosen_record = one_se_choice(loo_sq, trace["log_evidence"])
+            chosen, chosen_record = one_se_choice(self._loo_sq, self._trace["log_evidence"])
         except ValueError:  # no point with finite LOO residuals: keep the lowest criterion
-            chosen = None
-        if chosen is not None:
-            best.update(theta=trace["theta"][chosen].copy(), mse=trace["mse"][chosen])
-            est.gradient_selection_ = {"rule": "one-se", **chosen_record}
-    if stops:  # a note: it concerns the result only where no start evaluated a point (the grid's best is kept)
-        warn_numerical(
-            "search='gradient' stopped early at the best point so far (" + "; ".join(stops) + "); the widths may "
-            f"be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular"
-            + ("; no start evaluated a point, so the isotropic grid's best is kept: a larger n_basis or a narrower "
-               "param_space['gamma'] lets the search move" if "theta" not in best else ""),
-            stacklevel=3, affects_result="theta" not in best)
-    if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
-        best.update(theta=theta0, mse=float(grid.best_score) / (n_res if evidence else 1), obj=np.nan)
-    theta = best["theta"]
-    gamma = np.exp(theta[:p])
-    if est.hyper_penalty and np.all(gamma <= COLLAPSE_RATIO * g0):
-        warnings.warn(
-            f"hyper_penalty=True: every width ended more than {1 / COLLAPSE_RATIO:g}x below the isotropic grid's best "
-            f"width {g0:.3g}, so the model is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) log Omega "
-            f"falls without bound as all widths shrink (their prior's scale is integrated out, leaving (p/2) log "
-            f"Omega), so its minimum lies at the edge of the search range (or where K_BB turns singular) unless the "
-            f"CV error rises faster; with N/p = {n_res / p:.3g} residuals per width it did not here.  Compare with "
-            "hyper_penalty=False",
-            SearchEdgeWarning, stacklevel=3,
-        )
-    est.search_time_ = time.perf_counter() - t0
-    est.scoring_ = scoring
-    est.n_evaluations_ = grid.n_evaluations + len(trace["mse"]) + n_paths
-    est.cv_folds_ = None if criterion.loo else criterion.folds
-    est.cv_results_ = est._results_table(grid, scoring)
-    est.grid_best_params_ = dict(grid.best_params)
-    est.gradient_trace_ = {k: np.asarray(v) for k, v in trace.items()}
-    est.best_index_ = None
-    est.basis_rows_ = rows
-    est.gradient_basis_ = {"basis": basis if isinstance(basis, str) else "rows", "gamma": g0,
-                           "n_basis": int(np.size(rows)), "random_state": pchol_seed}
-    est.max_evaluations_ = n_eval
-    est.refit_time_ = 0.0
-    t1 = time.perf_counter()
+            return None
+        self._best.update(theta=self._trace["theta"][chosen].copy(), mse=self._trace["mse"][chosen])
+        return {"rule": "one-se", **chosen_record}
 
-    def refit_at(theta, searched):
-        """The model at ``theta`` at the user's rcond, and its score.  Where K_BB there is singular at that rcond
-        (the search went on to SEARCH_RCOND), the model is fitted on K_BB's range as rcond asks, so it is
-        rescored (one evaluation)."""
+    def _warn_collapse(self, gamma, g0):
+        if self.hyper_penalty and np.all(gamma <= COLLAPSE_RATIO * g0):
+            p, n_res = self._p, self._n_res
+            warnings.warn(
+                f"hyper_penalty=True: every width ended more than {1 / COLLAPSE_RATIO:g}x below the isotropic grid's "
+                f"best width {g0:.3g}, so the model is nearly linear.  The Cawley-Talbot criterion log MSE + (p/N) "
+                f"log Omega falls without bound as all widths shrink (their prior's scale is integrated out, leaving "
+                f"(p/2) log Omega), so its minimum lies at the edge of the search range (or where K_BB turns "
+                f"singular) unless the CV error rises faster; with N/p = {n_res / p:.3g} residuals per width it did "
+                "not here.  Compare with hyper_penalty=False",
+                SearchEdgeWarning, stacklevel=4,
+            )
+
+    def _refit_at(self, theta, searched, result):
+        """The model at ``theta`` at the estimator's rcond, and its score, into ``result``.  Where K_BB there is
+        singular at that rcond (the search went on to SEARCH_RCOND), the model is fitted on K_BB's range as rcond
+        asks, so it is rescored (one evaluation: its value is exact; the gradient, which ignores the truncation,
+        is not used)."""
+        p = self._p
         gamma = np.exp(theta[:p])
-        params = {**est._model_params(), "gamma": gamma if est.kernel == "ard" else float(gamma[0]),
-                  "alpha": float(np.exp(theta[-1])), "basis": rows}
+        result.gamma = gamma if self.kernel == "ard" else float(gamma[0])
+        result.alpha = float(np.exp(theta[-1]))
         with numerical_warnings_collect() as caught:  # K_BB singular at rcond: said below if it matters
-            model = est._estimator_class(**params).fit(X, y)  # also without refit: the relevance needs the model
-        truncated = model.factorization_.method != "cholesky" and est.rcond > search_rcond
-        score = -_rescore(evaluate, theta, est.rcond) * (n_res if evidence else 1) if truncated else searched
+            # also without refit: the relevance needs the model
+            model = self.make_model(gamma=result.gamma, alpha=result.alpha, basis=self._rows).fit(self._X, self._y)
+        search_rcond = self._search_rcond
+        truncated = model.factorization_.method != "cholesky" and self.rcond > search_rcond
+        scale = self._n_res if self._evidence else 1
+        score = -self._evaluate(theta, rcond=self.rcond)[0] * scale if truncated else searched
         if not truncated:
             for w in caught:
                 warn_numerical(w, stacklevel=4)
         if truncated and -score > -searched + REFIT_RTOL * abs(searched):
-            warn_numerical(f"search='gradient': at the chosen widths K_BB is numerically singular at rcond={est.rcond:g} (the "
-                f"search evaluates down to rcond={search_rcond:g}), so the refitted model is solved on K_BB's range, "
-                f"which scores worse: best_score_ is that model's, {score:.6g}, against {searched:.6g} at the "
-                f"searched point.  Pass rcond={search_rcond:g} to fit the searched model itself", stacklevel=4)
-        return model, score, truncated
-
-    # evidence: the total log evidence
-    model, est.best_score_, truncated = refit_at(theta, -float(best["mse"]) * (n_res if evidence else 1))
-    if truncated and est.gradient_selection_ is not None:
-        # the record describes the model fitted (on K_BB's range at rcond), not the point searched at SEARCH_RCOND:
-        # its exact LOO error (rescored above) and its log evidence; the searched values are kept beside them
-        record = est.gradient_selection_
-        evidence_of = getattr(model, "log_evidence", None)  # regression only
-        record.update(searched_loo=record["chosen_loo"], searched_log_evidence=record["chosen_log_evidence"],
-                      chosen_loo=-float(est.best_score_),
-                      chosen_log_evidence=float(evidence_of()) if evidence_of is not None else np.nan)
-    est.alpha_ = float(np.exp(theta[-1]))
-    est.gamma_ = gamma if est.kernel == "ard" else float(gamma[0])
-    est.best_params_ = {"gamma": est.gamma_, "alpha": est.alpha_}
-    est.feature_relevance_ = feature_relevance(model, X) if est.kernel == "ard" else None
-    if est.refit:
-        est.best_estimator_ = model
-        est.refit_time_ = time.perf_counter() - t1
-        if classification:
-            est.classes_ = est.best_estimator_.classes_
-    elif classification:
-        est.classes_ = np.unique(y)
-    return est
+            warn_numerical(f"search='gradient': at the chosen widths K_BB is numerically singular at rcond="
+                           f"{self.rcond:g} (the search evaluates down to rcond={search_rcond:g}), so the refitted "
+                           f"model is solved on K_BB's range, which scores worse: best_score_ is that model's, "
+                           f"{score:.6g}, against {searched:.6g} at the searched point.  Pass rcond={search_rcond:g} "
+                           "to fit the searched model itself", stacklevel=4)
+        if truncated and result.selection is not None:
+            # the record describes the model fitted (on K_BB's range at rcond), not the point searched at
+            # SEARCH_RCOND: its exact LOO error (rescored above) and its log evidence; the searched values are kept
+            record = result.selection
+            evidence_of = getattr(model, "log_evidence", None)  # regression only
+            record.update(searched_loo=record["chosen_loo"], searched_log_evidence=record["chosen_log_evidence"],
+                          chosen_loo=-float(score),
+                          chosen_log_evidence=float(evidence_of()) if evidence_of is not None else np.nan)
+        result.model, result.best_score = model, score

@@ -1,6 +1,7 @@
-"""Which evaluated point the ARD gradient search keeps:
-the one-standard-error rule on the exact LOO error, the evidence breaking
-the tie.
+"""Which point the ARD gradient search settles on: the alpha path at the
+widths where an L-BFGS-B run ended (:func:`refined_alpha`), and, among every
+point evaluated, the one-standard-error rule on the exact LOO error, the
+evidence breaking the tie (:func:`one_se_choice`).
 
 With one width per input the search tunes d + 1 hyper-parameters on m LOO
 residuals, and the lowest LOO error over-fits the selection criterion
@@ -51,7 +52,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["one_se_choice", "SELECTION_RULES", "ONE_SE_Z", "ONE_SE_RTOL"]
+from ..exceptions import NumericalWarning, numerical_warnings_raise
+
+__all__ = ["one_se_choice", "refined_alpha", "ALPHA_REFINE_RTOL", "SELECTION_RULES", "ONE_SE_Z", "ONE_SE_RTOL"]
+
+#: The alpha path at a run's best widths restarts L-BFGS-B when its best alpha lowers the CV MSE by more than
+#: this fraction.
+ALPHA_REFINE_RTOL = 1e-3
 
 #: ``selection_rule`` values: "one-se" (the rule above) and "min" (the lowest criterion).
 SELECTION_RULES = ("one-se", "min")
@@ -124,3 +131,57 @@ def one_se_choice(loo_sq, log_evidence, z=ONE_SE_Z, rtol=ONE_SE_RTOL):
               "n_admissible": int(np.count_nonzero(means <= threshold)), "chosen_index": chosen,
               "chosen_loo": float(means[chosen]), "chosen_log_evidence": float(ev[chosen])}
     return chosen, record
+
+
+def refined_alpha(path_criterion, alphas, trace, start, p, kernel, lo, hi, evidence=False):
+    """The exact CV path over the grid's ``alphas`` at the widths where start ``start`` ended best.
+
+    Parameters
+    ----------
+    path_criterion : callable
+        ``path_criterion(alphas, gamma)``: a :class:`lssvm.selection.SparseLSSVMCV` on the search's basis and
+        folds at those widths.
+    alphas : ndarray of shape (A,)
+    trace : dict of lists
+        The search's points so far (``start``, ``mse``, ``theta``: log widths then log alpha).
+    start : int
+    p : int
+        Widths in ``theta``.
+    kernel : {"ard", "rbf"}
+    lo, hi : ndarray of shape (p + 1,)
+        Bounds of ``theta``.
+    evidence : bool
+        Rank by minus the log evidence per target value instead of the CV MSE.
+
+    Returns
+    -------
+    (theta, value) or None
+        Those widths with the path's best alpha, and its criterion, where that alpha lowers the criterion
+        below the path's value at the start's own alpha by more than ``ALPHA_REFINE_RTOL``; else None.
+
+    Notes
+    -----
+    Why: where alpha is far below the model's smallest eigenvalues, the CV error hardly changes with
+    ``log alpha`` (its partial derivative is O(alpha)), so L-BFGS-B, having overshot alpha into that plateau
+    in one step, sees a zero gradient there and stops, although a larger alpha is better.  The path costs
+    one factorisation and O(m n) per alpha for LOO.
+    """
+    mine = np.flatnonzero(np.asarray(trace["start"]) == start)
+    if mine.size == 0:
+        return None
+    best = mine[np.argmin(np.asarray(trace["mse"])[mine])]  # the criterion: CV MSE or -log evidence per value
+    theta = trace["theta"][best]
+    gamma = np.exp(theta[:p])
+    try:
+        with numerical_warnings_raise():
+            # the last alpha: the start's own
+            criterion = path_criterion(np.r_[alphas, np.exp(theta[-1])], gamma if kernel == "ard" else float(gamma[0]))
+            path = criterion()
+            m, v = criterion.Y.shape
+            mse = path.mse if evidence is False else -path.info["evidence"] / (m * v)
+    except (NumericalWarning, ValueError, np.linalg.LinAlgError):
+        return None
+    j = int(np.nanargmin(mse[:-1]))
+    if not mse[j] < mse[-1] - ALPHA_REFINE_RTOL * abs(mse[-1]):
+        return None
+    return np.clip(np.r_[theta[:p], np.log(alphas[j])], lo, hi), float(mse[j])
