@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cv.full_conformal import ridge_full_conformal
+from ..cv.conformal import ridge_full_conformal
 
 __all__ = ["family_full_conformal"]
 

@@ -12,6 +12,7 @@ from .._parallel import single_threaded_blas
 from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
+    SortedFoldScores,
     check_coverage,
     conformal_ranks,
     cv_plus_folds,
@@ -19,12 +20,11 @@ from ..cv.conformal import (
     interval_from_values,
     loo_values,
     min_rows_for,
+    sparse_full_conformal,
 )
-from ..cv.conformal_select import SortedFoldScores
 from ..cv.contiguous import contiguous_folds
 from ..cv.fold_grams import block_cv_plus
 from ..cv.fold_threads import fold_threads
-from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas

@@ -41,9 +41,10 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..exceptions import warn_numerical
-from ..kernels import iter_row_blocks
-from .conformal import conformal_ranks, eigen_rows
+from ...exceptions import warn_numerical
+from ...kernels import iter_row_blocks
+from .jackknife import eigen_rows
+from .ranks import conformal_ranks
 
 __all__ = ["full_conformal_bounds", "ridge_full_conformal", "sparse_full_conformal"]
 
