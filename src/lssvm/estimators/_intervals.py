@@ -16,11 +16,11 @@ from ..cv.conformal import (
     check_coverage,
     conformal_ranks,
     cv_plus_folds,
-    eigen_rows,
     interval_from_values,
-    loo_values,
     min_rows_for,
     sparse_full_conformal,
+    sparse_jackknife,
+    sparse_jackknife_plus,
 )
 from ..cv.contiguous import contiguous_folds
 from ..cv.fold_grams import block_cv_plus
@@ -176,20 +176,8 @@ class SparseIntervalMixin:
         if method == "full":
             out = sparse_full_conformal(fac, self.kernel_, self.basis_vectors_, X, coverage, a, self.block_size)
             return out[:, :, 0] if self._single_output else out
-        v = fac.z.shape[1]
-        R = fac.loo_residuals(a)
-        scores = np.abs(R)
-        out = np.empty((X.shape[0], 2, v))
-        step = max(1, _BLOCK_FLOATS // (m * v))
-        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = self.kernel_(X[rows], self.basis_vectors_)
-            Mx = eigen_rows(fac, K_x)
-            if method == "jackknife":
-                full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
-                out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
-            else:
-                _, values = loo_values(fac, Mx, a, R)
-                out[rows] = interval_from_values(values, scores, coverage)
+        jackknife = sparse_jackknife_plus if method == "jackknife+" else sparse_jackknife
+        out = jackknife(fac, self.kernel_, self.basis_vectors_, X, coverage, a, self.block_size)
         return out[:, :, 0] if self._single_output else out
 
     def _dask_interval(self, X, coverage, method, alpha, cv, groups, basis_in_holdout):

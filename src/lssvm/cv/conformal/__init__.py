@@ -3,7 +3,9 @@
 - :mod:`.ranks`: coverage levels, the conformal ranks and order statistics
   shared by every method;
 - :mod:`.jackknife`: the leave-one-out models at new points (jackknife,
-  jackknife+);
+  jackknife+); :mod:`.screened` the order statistics of jackknife+ and
+  full conformal over the m training rows for many test rows, screened by
+  Cauchy-Schwarz so that only a few per cent of the (t x m) values are formed;
 - :mod:`.cv_plus`: the K hold-out models of CV+ and their out-of-fold
   predictions; :mod:`.shifted_blocks` the CV+ order statistics from the
   folds' sorted scores;
@@ -14,8 +16,8 @@
 """
 
 from .cv_plus import cv_plus_folds, fold_models
-from .full import full_conformal_bounds, ridge_full_conformal, sparse_full_conformal
-from .jackknife import eigen_rows, loo_values
+from .full import full_conformal_bounds, ridge_full_conformal, screened_full_conformal, sparse_full_conformal
+from .jackknife import eigen_rows, loo_values, sparse_jackknife, sparse_jackknife_plus
 from .ranks import (
     INTERVAL_METHODS,
     check_coverage,
@@ -24,6 +26,7 @@ from .ranks import (
     kth_smallest,
     min_rows_for,
 )
+from .screened import MonotoneValues, screened_kth
 from .sets import SET_METHODS, calibration_scores, class_scores, set_membership, set_thresholds
 from .shifted_blocks import CountGrid, ShiftedBlocks, SortedFoldScores, kth_of_shifted_blocks
 
@@ -31,6 +34,7 @@ __all__ = [
     "INTERVAL_METHODS",
     "SET_METHODS",
     "CountGrid",
+    "MonotoneValues",
     "ShiftedBlocks",
     "SortedFoldScores",
     "calibration_scores",
@@ -47,7 +51,11 @@ __all__ = [
     "loo_values",
     "min_rows_for",
     "ridge_full_conformal",
+    "screened_full_conformal",
+    "screened_kth",
     "set_membership",
     "set_thresholds",
     "sparse_full_conformal",
+    "sparse_jackknife",
+    "sparse_jackknife_plus",
 ]
