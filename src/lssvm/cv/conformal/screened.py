@@ -168,7 +168,13 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
         if plans is None:
             continue
         parts = [p[0] for p in plans if isinstance(p, tuple)]
-        union = np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.intp)
+        if len(parts) == 1:
+            union = parts[0]
+        else:  # (a mask, not np.unique: no sort)
+            mask = np.zeros(m, dtype=bool)
+            for part in parts:
+                mask[part] = True
+            union = np.flatnonzero(mask)
         if union.size > _MAX_WINDOW_SHARE * m:
             union = np.arange(m)
         if windows is not None:
@@ -179,7 +185,7 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
                 out[rows, s] = plan
                 continue
             window, kk = plan
-            vals = selections[s][0].at(G[:, np.searchsorted(union, window)], window)
+            vals = selections[s][0].at(G if window.size == union.size else G[:, np.searchsorted(union, window)], window)
             out[rows, s] = np.partition(vals, kk - 1, axis=1)[:, kk - 1]
         done[rows] = True
     return out, done
