@@ -43,7 +43,7 @@ from scipy.linalg import lapack
 
 from ...exceptions import warn_numerical
 from ...kernels import iter_row_blocks
-from .jackknife import product_rows, whitened_rows
+from .jackknife import product_rows, weighted_norms, whitened_rows
 from .ranks import conformal_ranks
 from .screened import MonotoneValues, screened_kth
 
@@ -87,19 +87,20 @@ def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_
     m = fac.n_samples
     a = float(alpha)
     E = fac.residuals(a)
-    A, norms, sq = whitened_rows(fac, a)
-    coef = (sq * sq)[:, None] * fac.z
+    d, norms = whitened_rows(fac, a)
+    coef = d[:, None] * fac.z
     out = np.empty((X.shape[0], 2, E.shape[1]))
-    step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], A.shape[1], 1))
+    step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], d.size, 1))
     if block_size is not None:
         step = min(step, int(block_size))
     for rows in iter_row_blocks(X.shape[0], step):
         Mx = product_rows(fac, kernel(X[rows], basis_vectors))
-        out[rows] = screened_full_conformal(E, A, norms, Mx * sq, 1.0 / m, fac.y_mean + Mx @ coef, coverage)
+        out[rows] = screened_full_conformal(E, fac.M, norms, Mx * d, 1.0 / m, fac.y_mean + Mx @ coef, coverage,
+                                            x_norms=weighted_norms(Mx, d))
     return out
 
 
-def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage):
+def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage, x_norms=None):
     """:func:`full_conformal_bounds` with the cross-leverages ``u_i = offset +
     a_x . a_i`` of rows ``a``, computed only where the order statistics
     need them.
@@ -117,6 +118,11 @@ def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage):
         whose rows carry the intercept.
     centre : ndarray of shape (t, v)
     coverage : float
+    x_norms : ndarray of shape (t,), optional
+        Norms with ``|a_x . a_i| <= x_norms[x] row_norms[i]`` (a weighted
+        Cauchy-Schwarz: for ``a_x = D m_x`` and ``a_i = m_i``, the norms
+        ``||D^1/2 m||``), and then ``h(x) = offset + x_norms^2``; default
+        ``||a_x||``.
 
     Returns
     -------
@@ -133,7 +139,9 @@ def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage):
     """
     m, v = E.shape
     k = conformal_ranks(coverage, m)[1]
-    h = offset + np.einsum("ij,ij->i", Ax, Ax)
+    if x_norms is None:
+        x_norms = np.sqrt(np.einsum("ij,ij->i", Ax, Ax))
+    h = offset + x_norms * x_norms
     out = np.empty((Ax.shape[0], 2, v))
     done = np.zeros(Ax.shape[0], dtype=bool)
     if np.all(np.isfinite(E)) and np.all(np.isfinite(A)) and np.all(np.isfinite(Ax)):
@@ -143,7 +151,7 @@ def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage):
             ae = np.abs(E[:, j])
             selections.append((MonotoneValues(1.0 - s * offset, -s, ae), k))  # |e_i| / (1 - s_i u_i): -lo_i / (1 + h)
             selections.append((MonotoneValues(1.0 + s * offset, s, ae), k))  # |e_i| / (1 + s_i u_i): hi_i / (1 + h)
-        got, done = screened_kth(Ax, A, row_norms, selections, max_reach=1.0 - abs(offset))
+        got, done = screened_kth(Ax, A, row_norms, selections, max_reach=1.0 - abs(offset), x_norms=x_norms)
         one_h = (1.0 + h)[:, None, None]
         out[:] = centre[:, None, :] + np.array([-1.0, 1.0])[None, :, None] * one_h * got.reshape(-1, v, 2).transpose(0, 2, 1)
     rest = np.flatnonzero(~done)

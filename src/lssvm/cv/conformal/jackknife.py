@@ -33,7 +33,7 @@ from ...solvers.sparse_rls import whiten_rows
 from .ranks import conformal_ranks, interval_from_values, kth_smallest
 from .screened import MonotoneValues, screened_kth
 
-__all__ = ["eigen_rows", "loo_values", "product_rows", "sparse_jackknife", "sparse_jackknife_plus", "whitened_rows"]
+__all__ = ["eigen_rows", "loo_values", "product_rows", "sparse_jackknife", "sparse_jackknife_plus", "weighted_norms", "whitened_rows"]
 
 
 def eigen_rows(fac, K_x):
@@ -89,11 +89,17 @@ def product_rows(fac, K_x):
 
 
 def whitened_rows(fac, alpha):
-    """The training rows ``a_i = D^1/2 m_i`` (m, r) and their norms (m,):
-    ``u_i(x) = 1/m + a_x . a_i`` with ``a_x = D^1/2 m_x``; O(m r)."""
-    sq = np.sqrt(1.0 / (fac.eigenvalues + float(alpha)))
-    A = fac.M * sq
-    return A, np.sqrt(np.einsum("ij,ij->i", A, A)), sq
+    """``D = (Lambda + alpha)^-1`` (r,) and the norms ``||D^1/2 m_i||`` (m,)
+    of the training rows: ``u_i(x) = 1/m + (D m_x) . m_i`` and, by
+    Cauchy-Schwarz, ``|(D m_x) . m_i| <= ||D^1/2 m_x|| ||D^1/2 m_i||``;
+    O(m r), no copy of ``M``."""
+    d = 1.0 / (fac.eigenvalues + float(alpha))
+    return d, np.sqrt(np.einsum("ij,j,ij->i", fac.M, d, fac.M))
+
+
+def weighted_norms(Mx, d):
+    """``||D^1/2 m_x||`` (t,) of rows ``Mx`` (t, r)."""
+    return np.sqrt(np.einsum("ij,j,ij->i", Mx, d, Mx))
 
 
 def sparse_jackknife_plus(fac, kernel, basis_vectors, X, coverage, alpha, block_size=None):
@@ -136,17 +142,17 @@ def sparse_jackknife_plus(fac, kernel, basis_vectors, X, coverage, alpha, block_
     R = fac.loo_residuals(a)
     v = R.shape[1]
     k_lo, k_hi = conformal_ranks(coverage, m)
-    A, norms, sq = whitened_rows(fac, a)
-    coef = (sq * sq)[:, None] * fac.z
+    d, norms = whitened_rows(fac, a)
+    coef = d[:, None] * fac.z
     absR = np.abs(R)
-    direct = not (np.all(np.isfinite(R)) and np.all(np.isfinite(A)))
+    direct = not (np.all(np.isfinite(R)) and np.all(np.isfinite(norms)))
     selections = []
     for j in range(v):
         shift = R[:, j] / m
         selections.append((MonotoneValues(-absR[:, j] - shift, -R[:, j]), k_lo))
         selections.append((MonotoneValues(absR[:, j] - shift, -R[:, j]), k_hi))
     out = np.empty((X.shape[0], 2, v))
-    step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], A.shape[1], 1))
+    step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], d.size, 1))
     if direct:
         step = max(1, min(step, _BLOCK_FLOATS // (m * v)))
     if block_size is not None:
@@ -159,7 +165,7 @@ def sparse_jackknife_plus(fac, kernel, basis_vectors, X, coverage, alpha, block_
             out[rows] = interval_from_values(values, absR, coverage)
             continue
         full = fac.y_mean + Mx @ coef
-        got, _ = screened_kth(Mx * sq, A, norms, selections)  # affine values: every group is screened
+        got, _ = screened_kth(Mx * d, fac.M, norms, selections, x_norms=weighted_norms(Mx, d))  # affine: all screened
         out[rows] = full[:, None, :] + got.reshape(-1, v, 2).transpose(0, 2, 1)
     return out
 

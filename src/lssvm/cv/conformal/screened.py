@@ -95,7 +95,7 @@ def _kth(x, k):
     return np.partition(x, k - 1)[k - 1]
 
 
-def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None, windows=None):
+def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None, windows=None, x_norms=None):
     """The k-th smallest over training rows of ``w_i(a_i . a_x)`` for every
     new point and every selection (module docstring).
 
@@ -115,6 +115,11 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
         this (full conformal: every ``|u_i| < 1``, its sets' simple case).
     group_rows : int, optional
         New points per group (default 256).
+    x_norms : ndarray of shape (t,), optional
+        Norms of the new points with ``|a_x . a_i| <= x_norms[x]
+        row_norms[i]`` (a weighted Cauchy-Schwarz: ``a_x = D m_x`` and
+        ``a_i = m_i`` with the norms ``||D^1/2 m||``, so that ``A`` need not
+        be scaled and copied); default ``||a_x||``.
     windows : list, optional
         If given, each screened group's number of window rows is appended
         (m where the group took every row).
@@ -141,7 +146,7 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
     if t == 0:
         return out, done
     step = int(group_rows or _GROUP_ROWS)
-    norms_x = np.sqrt(np.einsum("ij,ij->i", Ax, Ax))
+    norms_x = np.sqrt(np.einsum("ij,ij->i", Ax, Ax)) if x_norms is None else x_norms
     order = np.argsort(norms_x, kind="stable")
     slack = 1.0 + 8.0 * (r + 4) * _EPS
     widest = float(row_norms.max(initial=0.0))
