@@ -22,7 +22,9 @@ The basis (and the centring ``mu``, absorbed by the unpenalised intercept)
 stays fixed, as in :meth:`lssvm.solvers.SparseRLSFactorization.loo_residuals`.
 Cost: O(n^2) per new point for ``m_x`` (one triangular solve and one
 product with V), then O(m r) per point and output for all m LOO values;
-nothing is refitted.
+nothing is refitted.  :func:`sparse_jackknife_plus` needs only the order
+statistics of those values: it screens them (:mod:`lssvm.cv.conformal.screened`)
+and forms the few per cent near the k-th smallest, O(n r + w r) per point.
 """
 
 from __future__ import annotations

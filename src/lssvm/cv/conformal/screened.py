@@ -24,15 +24,19 @@ smallest of the values of the remaining rows, the *window*: only those need
 differ from it by more than the perturbation ``||a_x|| ||a_i|| |R_i|``
 (about ``r / m`` of it), so the window is a few per cent of the rows.
 
-**Exact, with rounding.**  The computed ``g_i`` is within ``(r + 2) eps
-||a_x|| ||a_i||`` of the exact one, and so are the computed norms of
-theirs: ``gamma`` carries a relative slack of ``8 (r + 4) eps``, so the
+The rows may also be weighted, ``g_i = (D m_x) . m_i`` with norms
+``||D^1/2 m||`` (Cauchy-Schwarz on ``D^1/2 m_x`` and ``D^1/2 m_i``), so that
+the training rows are read in place.
+
+**Exact, with rounding.**  The computed ``g_i`` is within ``(r + 2) eps``
+times the product of the norms of the exact one, and the computed norms
+are as close to theirs: ``gamma`` carries a relative slack of ``8 (r + 4) eps``, so the
 computed ``g_i`` lies within ``[-gamma ||a_i||, gamma ||a_i||]``.  Each value
 is computed by one fixed sequence of rounded operations, monotone in
 ``g``, so its computed value lies between its computed bounds, and the
 argument above holds for the computed values: the result is the k-th
-smallest of the values as computed here, bit for bit whatever the window.
-(It may differ from a direct computation in another order by rounding.)
+smallest of the values as computed here.  (A direct computation forms
+``g`` in another product and may differ from it by rounding.)
 
 Cost per group of new points: O(m) for the bounds and two selections, then
 O(t_g w r) for the product and O(t_g w) for the selection, w the window:
