@@ -203,4 +203,27 @@ def test_non_finite_residuals_take_the_direct_route(rng):
     centre = rng.standard_normal((20, 1))
     got = screened_full_conformal(E, A, np.linalg.norm(A, axis=1), Ax, 1.0 / m, centre, 0.9)
     ref = full_conformal_bounds(E, Ax @ A.T + 1.0 / m, 1.0 / m + np.einsum("ij,ij->i", Ax, Ax), centre, 0.9)
-    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
+
+
+def test_jackknife_plus_with_a_non_finite_loo_residual_takes_the_direct_route(rng, monkeypatch):
+    est, _, _ = fit(rng, 300, 12)
+    fac, a = est.factorization_, est.alpha
+    R = fac.loo_residuals(a).copy()
+    R[5] = np.inf  # a row of leverage 1 has no finite LOO residual
+
+    class WithR:  # the factorisation, with these LOO residuals
+        def __getattr__(self, name):
+            return getattr(fac, name)
+
+        def loo_residuals(self, alpha):
+            return R
+
+    windows = spy_windows(monkeypatch, jackknife_module)
+    Xt = rng.standard_normal((30, 4))
+    with np.errstate(invalid="ignore"):  # inf - inf in the direct values, as there
+        got = sparse_jackknife_plus(WithR(), est.kernel_, est.basis_vectors_, Xt, 0.8, a)
+        _, values = loo_values(fac, eigen_rows(fac, est.kernel_(Xt, est.basis_vectors_)), a, R)
+        ref = interval_from_values(values, np.abs(R), 0.8)
+    assert not windows
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
