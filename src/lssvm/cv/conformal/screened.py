@@ -195,6 +195,7 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
                 continue
             window, kk = plan
             vals = selections[s][0].at(G if window.size == union.size else G[:, np.searchsorted(union, window)], window)
-            out[rows, s] = np.partition(vals, kk - 1, axis=1)[:, kk - 1]
+            vals.partition(kk - 1, axis=1)  # in place: vals is this selection's own array
+            out[rows, s] = vals[:, kk - 1]
         done[rows] = True
     return out, done
