@@ -220,7 +220,8 @@ def test_jackknife_plus_with_a_non_finite_loo_residual_takes_the_direct_route(rn
             return R
 
     windows = spy_windows(monkeypatch, jackknife_module)
-    Xt = rng.standard_normal((30, 4))
+    monkeypatch.setattr(jackknife_module, "_BLOCK_FLOATS", 300 * 7)  # direct sub-blocks of 7 rows in blocks of 175
+    Xt = rng.standard_normal((200, 4))
     with np.errstate(invalid="ignore"):  # inf - inf in the direct values, as there
         got = sparse_jackknife_plus(WithR(), est.kernel_, est.basis_vectors_, Xt, 0.8, a)
         _, values = loo_values(fac, eigen_rows(fac, est.kernel_(Xt, est.basis_vectors_)), a, R)

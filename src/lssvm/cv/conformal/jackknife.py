@@ -134,8 +134,9 @@ def sparse_jackknife_plus(fac, kernel, basis_vectors, X, coverage, alpha, block_
     affine in the cross-leverage ``g_i = a_x . a_i``: the order statistics
     are screened (:mod:`lssvm.cv.conformal.screened`), and only the rows
     whose candidates may be the k-th smallest, a few per cent, get their
-    ``g_i``.  Cost: O(n^2 + n r) per new point for its eigenbasis row, then
-    O(w r + m / 256) for w window rows; memory O(block x n).  The same
+    ``g_i``.  Cost: O(n r) per new point for its eigenbasis row (one
+    product with ``Q = W V``), then O(w r + m / 256) for w window rows;
+    memory O(block x n).  The same
     bounds as :func:`loo_values` with :func:`lssvm.cv.conformal.interval_from_values`
     up to rounding; non-finite LOO residuals take that direct route.
     """
@@ -155,16 +156,16 @@ def sparse_jackknife_plus(fac, kernel, basis_vectors, X, coverage, alpha, block_
         selections.append((MonotoneValues(absR[:, j] - shift, -R[:, j]), k_hi))
     out = np.empty((X.shape[0], 2, v))
     step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], d.size, 1))
-    if direct:
-        step = max(1, min(step, _BLOCK_FLOATS // (m * v)))
     if block_size is not None:
         step = min(step, int(block_size))
+    direct_step = max(1, _BLOCK_FLOATS // (m * v))  # the direct route holds (t, m, v) values
     for start in range(0, X.shape[0], step):
         rows = slice(start, min(start + step, X.shape[0]))
         Mx = product_rows(fac, kernel(X[rows], basis_vectors))
         if direct or not np.all(np.isfinite(Mx)):
-            _, values = loo_values(fac, Mx, a, R)
-            out[rows] = interval_from_values(values, absR, coverage)
+            for lo in range(0, Mx.shape[0], direct_step):
+                values = loo_values(fac, Mx[lo:lo + direct_step], a, R)[1]
+                out[start + lo:start + lo + direct_step] = interval_from_values(values, absR, coverage)
             continue
         full = fac.y_mean + Mx @ coef
         got, _ = screened_kth(Mx * d, fac.M, norms, selections, x_norms=weighted_norms(Mx, d))  # affine: all screened
