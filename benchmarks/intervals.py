@@ -156,8 +156,7 @@ def cv_plus_parts(est, Xt, cv):
     with their out-of-fold residuals, the sorted scores, the new points'
     kernel and eigenbasis rows, the fold values there and the order
     statistics.  Uses lssvm internals (a benchmark, not an API)."""
-    from lssvm.cv.conformal import conformal_ranks, cv_plus_folds
-    from lssvm.cv.conformal_select import SortedFoldScores
+    from lssvm.cv.conformal import SortedFoldScores, conformal_ranks, cv_plus_folds
     from lssvm.cv.fold_models import block_cv_plus
     from lssvm.cv.folds import contiguous_folds
 

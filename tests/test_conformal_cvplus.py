@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 from sklearn.model_selection import GroupKFold, KFold
 
-import lssvm.cv.conformal as conformal_module
-import lssvm.cv.conformal_select as select_module
+import lssvm.cv.conformal.cv_plus as conformal_module
+import lssvm.cv.conformal.shifted_blocks as select_module
 from lssvm import NumericalWarning, SparseLSSVR
-from lssvm.cv.conformal import conformal_ranks, cv_plus_folds, eigen_rows, kth_smallest
-from lssvm.cv.conformal_select import SortedFoldScores
+from lssvm.cv.conformal import SortedFoldScores, conformal_ranks, cv_plus_folds, eigen_rows, kth_smallest
 from lssvm.cv.fold_models import fold_fit
 
 from _reference import lstsq_solve

@@ -14,11 +14,10 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import GroupKFold, KFold, ShuffleSplit
 
-import lssvm.cv.conformal_select as select_module
+import lssvm.cv.conformal.shifted_blocks as select_module
 from lssvm import SparseLSSVR
 from lssvm.cv import resolve_folds
-from lssvm.cv.conformal import conformal_ranks, kth_smallest
-from lssvm.cv.conformal_select import CountGrid, ShiftedBlocks, SortedFoldScores
+from lssvm.cv.conformal import CountGrid, ShiftedBlocks, SortedFoldScores, conformal_ranks, kth_smallest
 from lssvm.cv.folds import contiguous_folds
 
 
@@ -222,7 +221,7 @@ def test_fold_threads_rule(monkeypatch):
 
 
 def test_n_jobs_gives_the_fold_loop_two_threads(rng, monkeypatch):
-    import lssvm.cv.conformal as conformal_module
+    import lssvm.cv.conformal.cv_plus as conformal_module
 
     seen = []
     real = conformal_module.run_split
@@ -365,7 +364,7 @@ def _brute(est, X, Y, Xt, folds, alpha):
 
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_equal_folds_in_one_pass_equal_brute_force_refits(rng, monkeypatch, shuffle):
-    import lssvm.cv.conformal as conformal_module
+    import lssvm.cv.conformal.cv_plus as conformal_module
 
     used = []
     real = conformal_module.equal_folds_fit
@@ -384,8 +383,7 @@ def test_equal_folds_in_one_pass_equal_brute_force_refits(rng, monkeypatch, shuf
 
 
 def test_equal_folds_a_failed_cholesky_is_refitted_fold_by_fold(rng, monkeypatch):
-
-    import lssvm.cv.conformal as conformal_module
+    import lssvm.cv.conformal.cv_plus as conformal_module
     import lssvm.cv.fold_models as batch_module
 
     est, X, y = fitted(rng, m=100, n_basis=11)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lssvm import SparseLSSVR, SparseLSSVRCV
-from lssvm.cv.full_conformal import full_conformal_bounds
+from lssvm.cv.conformal import full_conformal_bounds
 
 from _reference import dense_solve
 from conftest import rel_err
@@ -228,7 +228,7 @@ def test_selection_and_sort_routes_agree(rng):
     """Points with every |u_i| < 1 take two order statistics, the others the
     sort of all breakpoints: on points where both apply they agree, and a
     block mixing both kinds gets each point's own route."""
-    from lssvm.cv.full_conformal import _selected_bounds, _sorted_bounds
+    from lssvm.cv.conformal.full import _selected_bounds, _sorted_bounds
 
     m, t = 50, 40
     E = rng.standard_normal((m, 2))

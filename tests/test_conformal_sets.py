@@ -117,7 +117,7 @@ def test_nystrom_sets_equal_brute_force(rng, mondrian):
 
 
 def test_aps_values_ties_follow_class_order():
-    from lssvm.estimators._conformal_sets import calibration_scores, class_scores
+    from lssvm.cv.conformal import calibration_scores, class_scores
 
     P = np.array([[0.4, 0.2, 0.4], [0.25, 0.25, 0.5]])
     # mass ranked strictly above each class: ties ranked by class index

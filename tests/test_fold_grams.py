@@ -11,7 +11,7 @@ from scipy.linalg import lapack
 from sklearn.model_selection import GroupKFold, KFold
 from test_intervals import brute_cv_plus
 
-import lssvm.cv.conformal as conformal_module
+import lssvm.cv.conformal.cv_plus as conformal_module
 import lssvm.cv.fold_models as fold_models
 from lssvm import SparseLSSVC, SparseLSSVR
 from lssvm.cv.conformal import conformal_ranks

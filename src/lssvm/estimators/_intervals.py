@@ -12,18 +12,18 @@ from .._threads import single_threaded_blas
 from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
+    SortedFoldScores,
     check_coverage,
     conformal_ranks,
     cv_plus_folds,
-    eigen_rows,
     interval_from_values,
-    loo_values,
     min_rows_for,
+    sparse_full_conformal,
+    sparse_jackknife,
+    sparse_jackknife_plus,
 )
-from ..cv.conformal_select import SortedFoldScores
 from ..cv.fold_models import block_cv_plus, fold_threads
 from ..cv.folds import contiguous_folds
-from ..cv.full_conformal import sparse_full_conformal
 from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
@@ -95,7 +95,7 @@ class SparseIntervalMixin:
             conformal set of the model refitted with the test point added
             (Lei et al. 2018, JASA 113, Algorithm 1, absolute residual
             scores), exact and in closed form at the fitted basis
-            (:mod:`lssvm.cv.full_conformal`); no factor-two loss in its
+            (:mod:`lssvm.cv.conformal.full`); no factor-two loss in its
             guarantee.  Where that set is not an interval (rare: it needs
             training rows of cross-leverage past 1), the bounds are its
             convex hull, which covers at least as often; they are infinite
@@ -136,7 +136,7 @@ class SparseIntervalMixin:
         O(h r^2 + r^3) (the fold's own moments) and O(h^2 r + h^3) (the h x h
         hold-out system) for h rows; then O(r K v) per new point and
         O(K log m) for its order statistics, read from the folds' sorted
-        residuals (:mod:`lssvm.cv.conformal_select`), never an (t, m) array.
+        residuals (:mod:`lssvm.cv.conformal.shifted_blocks`), never an (t, m) array.
         "full": with the test point added every residual is affine in its
         candidate label (a Sherman-Morrison update of the factorisation);
         O(n^2 + m r) per point for its leverages, then O(m log m) per point
@@ -177,20 +177,8 @@ class SparseIntervalMixin:
         if method == "full":
             out = sparse_full_conformal(fac, kernel, basis, X, coverage, a, self.block_size)
             return out[:, :, 0] if self._single_output else out
-        v = fac.z.shape[1]
-        R = fac.loo_residuals(a)
-        scores = np.abs(R)
-        out = np.empty((X.shape[0], 2, v))
-        step = max(1, _BLOCK_FLOATS // (m * v))
-        for rows in iter_row_blocks(X.shape[0], min(step, self.block_size)):
-            K_x = kernel(X[rows], basis)
-            Mx = eigen_rows(fac, K_x)
-            if method == "jackknife":
-                full = fac.y_mean + Mx @ (fac.z / (fac.eigenvalues + a)[:, None])
-                out[rows] = interval_from_values(None, scores, coverage, symmetric_centre=full)
-            else:
-                _, values = loo_values(fac, Mx, a, R)
-                out[rows] = interval_from_values(values, scores, coverage)
+        jackknife = sparse_jackknife_plus if method == "jackknife+" else sparse_jackknife
+        out = jackknife(fac, kernel, basis, X, coverage, a, self.block_size)
         return out[:, :, 0] if self._single_output else out
 
     def _dask_interval(self, X, coverage, method, alpha, cv, groups, basis_in_holdout):
@@ -222,7 +210,7 @@ class SparseIntervalMixin:
         """CV+ bounds (t, 2, v): the fold models and out-of-fold residuals in
         one pass (:func:`lssvm.cv.conformal.cv_plus_folds`), the order
         statistics from the folds' sorted scores
-        (:class:`lssvm.cv.conformal_select.SortedFoldScores`), never a (t, m, v)
+        (:class:`lssvm.cv.conformal.shifted_blocks.SortedFoldScores`), never a (t, m, v)
         array of candidate values.
 
         A small problem (rank <= 256 and about m r^2 <= 1e9 flops of fold
@@ -402,7 +390,7 @@ class RefitIntervalMixin:
             (Lei et al. 2018, JASA 113, Algorithm 1, absolute residual
             scores) at the fitted basis (and, fixed-size, the fitted
             prototypes), exact and in closed form
-            (:mod:`lssvm.cv.full_conformal`); the Nystrom family needs
+            (:mod:`lssvm.cv.conformal.full`); the Nystrom family needs
             ``predictor="low-rank"``.  Where the set is not an interval,
             the bounds are its convex hull; infinite where it is unbounded.
         cv : int, scikit-learn splitter or iterable of (train, test), default=10
@@ -421,7 +409,7 @@ class RefitIntervalMixin:
         k trainings on (k - 1)/k of the rows, plus their predictions; the
         bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
         read from the folds' sorted residuals
-        (:mod:`lssvm.cv.conformal_select`: O(t k log m), memory O(t k)).
+        (:mod:`lssvm.cv.conformal.shifted_blocks`: O(t k log m), memory O(t k)).
         Fitted on Dask collections: each fold is refitted by the family's own
         Dask fit on the Dask rows of its training part (drawn as the
         in-memory refit draws them), and the order statistics are streamed

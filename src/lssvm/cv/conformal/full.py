@@ -41,16 +41,19 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..exceptions import warn_numerical
-from ..kernels import iter_row_blocks
-from .conformal import conformal_ranks, eigen_rows
+from ...exceptions import warn_numerical
+from ...kernels import iter_row_blocks
+from .jackknife import product_rows, weighted_norms, whitened_rows
+from .ranks import conformal_ranks
+from .screened import MonotoneValues, screened_kth
 
-__all__ = ["full_conformal_bounds", "ridge_full_conformal", "sparse_full_conformal"]
+__all__ = ["full_conformal_bounds", "ridge_full_conformal", "screened_full_conformal", "sparse_full_conformal"]
 
 #: estimated relative error of the leverages (eps cond(A), LAPACK dpocon) past which a NumericalWarning is given
 _LEVERAGE_RTOL = 1e-8
 
-#: test rows per block are chosen so a block's (t, m) cross-leverages stay near this many floats
+#: test rows per block are chosen so a block's kernel and feature rows stay near this many floats (the screened
+#: order statistics hold no (t, m) array; the direct route's rows are few)
 _BLOCK_FLOATS = 1 << 22
 
 
@@ -75,24 +78,86 @@ def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_
 
     Notes
     -----
-    In the eigenbasis ``P^-1 = blockdiag(Q D Q^T, 1/m)`` (:mod:`lssvm.cv.conformal`),
-    so ``u_i(x) = 1/m + m_x^T D m_i`` and ``h(x) = 1/m + m_x^T D m_x``:
-    O(n^2 + m r) per test point, then the sorts of :func:`full_conformal_bounds`.
+    In the eigenbasis ``P^-1 = blockdiag(Q D Q^T, 1/m)`` (:mod:`lssvm.cv.conformal.jackknife`),
+    so ``u_i(x) = 1/m + a_x . a_i`` and ``h(x) = 1/m + ||a_x||^2`` with
+    ``a = D^1/2 m``: O(n r) per test point for ``a_x``, then the screened
+    order statistics of :func:`screened_full_conformal` (a few per cent of
+    the m rows get their ``u_i``).
     """
     m = fac.n_samples
-    d = 1.0 / (fac.eigenvalues + float(alpha))
-    E = fac.residuals(alpha)
+    a = float(alpha)
+    E = fac.residuals(a)
+    d, norms = whitened_rows(fac, a)
     coef = d[:, None] * fac.z
     out = np.empty((X.shape[0], 2, E.shape[1]))
-    step = max(1, _BLOCK_FLOATS // m)
+    step = max(1, _BLOCK_FLOATS // max(basis_vectors.shape[0], d.size, 1))
     if block_size is not None:
         step = min(step, int(block_size))
     for rows in iter_row_blocks(X.shape[0], step):
-        Mx = eigen_rows(fac, kernel(X[rows], basis_vectors))
-        MxD = Mx * d
-        U = MxD @ fac.M.T + 1.0 / m
-        h = np.einsum("ij,ij->i", MxD, Mx) + 1.0 / m
-        out[rows] = full_conformal_bounds(E, U, h, fac.y_mean + Mx @ coef, coverage)
+        Mx = product_rows(fac, kernel(X[rows], basis_vectors))
+        out[rows] = screened_full_conformal(E, fac.M, norms, Mx * d, 1.0 / m, fac.y_mean + Mx @ coef, coverage,
+                                            x_norms=weighted_norms(Mx, d))
+    return out
+
+
+def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage, x_norms=None):
+    """:func:`full_conformal_bounds` with the cross-leverages ``u_i = offset +
+    a_x . a_i`` of rows ``a``, computed only where the order statistics
+    need them.
+
+    Parameters
+    ----------
+    E : ndarray of shape (m, v)
+        Training residuals.
+    A : ndarray of shape (m, r)
+        Training rows ``a_i``; ``row_norms`` (m,) their norms.
+    Ax : ndarray of shape (t, r)
+        Test rows ``a_x``: ``h(x) = offset + ||a_x||^2``.
+    offset : float
+        ``1/m`` for the sparse model (its intercept), 0 for a ridge model
+        whose rows carry the intercept.
+    centre : ndarray of shape (t, v)
+    coverage : float
+    x_norms : ndarray of shape (t,), optional
+        Norms with ``|a_x . a_i| <= x_norms[x] row_norms[i]`` (a weighted
+        Cauchy-Schwarz: for ``a_x = D m_x`` and ``a_i = m_i``, the norms
+        ``||D^1/2 m||``), and then ``h(x) = offset + x_norms^2``; default
+        ``||a_x||``.
+
+    Returns
+    -------
+    ndarray of shape (t, 2, v)
+
+    Notes
+    -----
+    Where every ``|u_i| < 1`` (certified by ``offset + ||a_x|| ||a_i|| <
+    1``) the ends are ``f(x) +- (1 + h)`` times the k-th smallest of
+    ``|e_i| / (1 +- s_i u_i)``, ``s_i = sign(e_i)``: monotone in ``a_x .
+    a_i``, screened (:mod:`lssvm.cv.conformal.screened`).  Other test
+    points, and non-finite inputs, take :func:`full_conformal_bounds` on
+    their explicit ``u_i``.  The same sets as there up to rounding.
+    """
+    m, v = E.shape
+    k = conformal_ranks(coverage, m)[1]
+    if x_norms is None:
+        x_norms = np.sqrt(np.einsum("ij,ij->i", Ax, Ax))
+    h = offset + x_norms * x_norms
+    out = np.empty((Ax.shape[0], 2, v))
+    done = np.zeros(Ax.shape[0], dtype=bool)
+    if np.all(np.isfinite(E)) and np.all(np.isfinite(A)) and np.all(np.isfinite(Ax)):
+        selections = []
+        for j in range(v):
+            s = np.sign(E[:, j])
+            ae = np.abs(E[:, j])
+            selections.append((MonotoneValues(1.0 - s * offset, -s, ae), k))  # |e_i| / (1 - s_i u_i): -lo_i / (1 + h)
+            selections.append((MonotoneValues(1.0 + s * offset, s, ae), k))  # |e_i| / (1 + s_i u_i): hi_i / (1 + h)
+        got, done = screened_kth(Ax, A, row_norms, selections, max_reach=1.0 - abs(offset), x_norms=x_norms)
+        one_h = (1.0 + h)[:, None, None]
+        out[:] = centre[:, None, :] + np.array([-1.0, 1.0])[None, :, None] * one_h * got.reshape(-1, v, 2).transpose(0, 2, 1)
+    rest = np.flatnonzero(~done)
+    for part in iter_row_blocks(rest.size, max(1, _BLOCK_FLOATS // m)):  # the direct route: (t, m) in blocks
+        sub = rest[part]
+        out[sub] = full_conformal_bounds(E, Ax[sub] @ A.T + offset, h[sub], centre[sub], coverage)
     return out
 
 
@@ -238,10 +303,11 @@ def ridge_full_conformal(Z, penalty, test_rows, X, E, centre, coverage, block_si
 
     Notes
     -----
-    One Cholesky factorisation of ``A = Z^T Z + penalty``, O(m p^2 + p^3);
-    then per block of test rows ``S = A^-1 Z_x^T``, ``u = Z S`` and ``h =
-    diag(Z_x S)``, O(m p) per test point, and the sorts of
-    :func:`full_conformal_bounds`.  A ``NumericalWarning`` says when
+    One Cholesky factorisation ``A = Z^T Z + penalty = C^T C``, O(m p^2 +
+    p^3), and the rows ``a_i = C^-T z_i``, O(m p^2); then per test point
+    ``a_x = C^-T z_x``, O(p^2), ``u_i = a_x . a_i`` and ``h = ||a_x||^2``,
+    with the screened order statistics of :func:`screened_full_conformal`
+    (the few rows near the k-th smallest get their ``u_i``).  A ``NumericalWarning`` says when
     ``eps cond(A)`` passes 1e-8 (the leverages, and so the bounds, lose digits).
     """
     m, p = Z.shape
@@ -260,14 +326,13 @@ def ridge_full_conformal(Z, penalty, test_rows, X, E, centre, coverage, block_si
     if est > _LEVERAGE_RTOL:
         warn_numerical(f"the full conformal bounds may carry a relative error of about {est:.1e}: the model's normal "
             "matrix is ill-conditioned (Z^T Z squares the features' conditioning); increase alpha", stacklevel=4)
+    W = linalg.solve_triangular(c, Z.T, trans="T", check_finite=False).T  # rows a_i = c^-T z_i: u_i = a_x . a_i
+    norms = np.sqrt(np.einsum("ij,ij->i", W, W))
     out = np.empty((X.shape[0], 2, E.shape[1]))
-    step = max(1, _BLOCK_FLOATS // m)
+    step = max(1, _BLOCK_FLOATS // max(p, 1))
     if block_size is not None:
         step = min(step, int(block_size))
     for rows in iter_row_blocks(X.shape[0], step):
-        Zx = test_rows(X[rows])
-        S = linalg.cho_solve((c, False), Zx.T, check_finite=False)  # (p, t)
-        U = (Z @ S).T
-        h = np.einsum("ij,ji->i", Zx, S)
-        out[rows] = full_conformal_bounds(E, U, h, centre[rows], coverage)
+        Wx = linalg.solve_triangular(c, test_rows(X[rows]).T, trans="T", check_finite=False).T
+        out[rows] = screened_full_conformal(E, W, norms, Wx, 0.0, centre[rows], coverage)
     return out

@@ -1,28 +1,8 @@
-"""Leave-one-out and hold-out models evaluated at new points, and the
-conformal intervals built from them (jackknife, jackknife+, CV+).
+"""CV+ (Barber, Candes, Ramdas & Tibshirani 2021): the K hold-out models of a
+fold partition as coefficients in the eigenbasis, with their out-of-fold
+predictions, from the training factorisation.
 
-Notation as in :mod:`lssvm.cv.holdout` and the documentation's Mathematics page, §2-3: augmented rows
-``z_i = [Kc_i, 1]`` (centred kernel row, intercept), ``P = sum_i z_i z_i^T +
-alpha blockdiag(K_BB, 0)`` with ``P^-1 = blockdiag(Q D Q^T, 1/m)``, ``D =
-(Lambda + alpha)^-1``, ``c = sum_i y_i z_i`` and ``theta = P^-1 c`` the
-full model: ``f(x) = z_x^T theta = y_mean + m_x^T D z`` with ``m_x = (k_x -
-mu)^T Q`` the new point's row in the eigenbasis.
-
-**Leave-one-out model at a new point.**  Dropping row i changes ``P`` by
-``-z_i z_i^T`` and ``c`` by ``-y_i z_i``.  Sherman-Morrison gives
-
-    theta_{-i} = theta - P^-1 z_i (y_i - z_i^T theta) / (1 - h_ii),
-    h_ii = z_i^T P^-1 z_i = 1/m + m_i^T D m_i,
-
-so with ``R_i = e_i / (1 - h_ii)`` the exact LOO residual,
-
-    f_{-i}(x) = f(x) - u_i(x) R_i,   u_i(x) = z_x^T P^-1 z_i = 1/m + m_x^T D m_i.
-
-The basis (and the centring ``mu``, absorbed by the unpenalised intercept)
-stays fixed, as in :meth:`lssvm.solvers.SparseRLSFactorization.loo_residuals`.
-Cost: O(n^2) per new point for ``m_x`` (one triangular solve and one
-product with V), then O(m r) per point and output for all m LOO values;
-nothing is refitted.
+Notation as in :mod:`lssvm.cv.conformal.jackknife` and :mod:`lssvm.cv.holdout`.
 
 **Hold-out model at a new point.**  Leaving out rows ``H'`` and removing
 basis points ``E``, the hold-out model is ``theta_H = W (c - Z_H'^T w)``
@@ -34,21 +14,19 @@ eigenbasis: ``beta = D^1/2 (I - P_E) D^1/2 (z - M_H'^T w)`` and intercept
 rank the fold's own moments are cheaper, O(h r^2 + r^3) per fold
 (:mod:`lssvm.cv.fold_models`); :func:`cv_plus_folds` picks per fold by flop
 count and gives the out-of-fold predictions from the same coefficients.
+The order statistics of the bounds are read from the folds' sorted scores
+(:mod:`lssvm.cv.conformal.shifted_blocks`).
 """
 
 from __future__ import annotations
-
-import math
-from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .._threads import parallel_map, single_threaded_blas
-from ..solvers import check_alphas
-from ..solvers.sparse_rls import whiten_rows
-from .fold_models import (
+from ..._threads import parallel_map, single_threaded_blas
+from ...solvers import check_alphas
+from ..fold_models import (
     FoldValues,
     block_folds_fit,
     equal_folds_fit,
@@ -59,127 +37,11 @@ from .fold_models import (
     run_split,
     stable_fold_fit,
 )
-from .fold_solver import EPS, GUARD_RTOL, warn_inaccurate
-from .folds import _check_partition
-from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
+from ..fold_solver import EPS, GUARD_RTOL, warn_inaccurate
+from ..folds import _check_partition
+from ..holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = [
-    "INTERVAL_METHODS",
-    "check_coverage",
-    "conformal_ranks",
-    "cv_plus_folds",
-    "eigen_rows",
-    "fold_models",
-    "interval_from_values",
-    "loo_values",
-]
-
-INTERVAL_METHODS = ("jackknife+", "jackknife", "cv+", "full")
-
-#: floor/ceil of alpha_c (m + 1) are taken with this relative slack, so that
-#: 1 - 0.9 = 0.09999999999999998 times 100 still counts as 10.
-_RANK_SLACK = 1e-9
-
-
-def check_coverage(coverage):
-    """Validate a coverage level; returns it as float.
-
-    Raises
-    ------
-    ValueError
-        Unless ``coverage`` is a real number strictly between 0 and 1.
-    """
-    ok = isinstance(coverage, Real) and not isinstance(coverage, bool) and np.isfinite(coverage)
-    if not ok or not 0.0 < coverage < 1.0:
-        raise ValueError(
-            f"coverage must be a number strictly between 0 and 1 (e.g. 0.9 for 90% intervals); got {coverage!r}"
-        )
-    return float(coverage)
-
-
-def conformal_ranks(coverage, n):
-    """The order statistics (1-based) of jackknife+ / CV+ (Barber et al.
-    2021): lower ``floor(alpha_c (n + 1))``, upper ``ceil((1 - alpha_c)(n +
-    1))`` with ``alpha_c = 1 - coverage``; outside 1..n the bound is -inf /
-    +inf.
-
-    Returns
-    -------
-    k_lo, k_hi : int
-    """
-    a = 1.0 - coverage
-    x_lo, x_hi = a * (n + 1), (1.0 - a) * (n + 1)
-    k_lo = math.floor(x_lo + _RANK_SLACK * (n + 1))
-    k_hi = math.ceil(x_hi - _RANK_SLACK * (n + 1))
-    return k_lo, k_hi
-
-
-def min_rows_for(coverage):
-    """Smallest number of calibration rows m for which the jackknife+ bounds
-    at ``coverage`` are finite: ``ceil((1 - a) (m + 1)) <= m`` and
-    ``floor(a (m + 1)) >= 1`` with ``a = 1 - coverage``."""
-    m = 1
-    while True:
-        k_lo, k_hi = conformal_ranks(coverage, m)
-        if k_lo >= 1 and k_hi <= m:
-            return m
-        m = max(m + 1, int(m * 1.5)) if m < 10**9 else m + 1
-        if m > 10**9:  # coverage so close to 1 that no data set reaches it
-            return m
-
-
-def kth_smallest(V, k, axis=1):
-    """The k-th smallest (1-based) along ``axis``; -inf for k < 1 and +inf
-    for k > the axis length."""
-    n = V.shape[axis]
-    shape = list(V.shape)
-    del shape[axis]
-    if k < 1:
-        return np.full(shape, -np.inf)
-    if k > n:
-        return np.full(shape, np.inf)
-    return np.take(np.partition(V, k - 1, axis=axis), k - 1, axis=axis)
-
-
-def eigen_rows(fac, K_x):
-    """New points' centred kernel rows in the eigenbasis, ``(k_x - mu) W V``.
-
-    Parameters
-    ----------
-    fac : PathSolution
-    K_x : ndarray of shape (t, n)
-        ``k(x, Z)`` for the new points.
-
-    Returns
-    -------
-    ndarray of shape (t, r); O(t n^2).
-    """
-    return whiten_rows(np.asarray(K_x, dtype=float) - fac.kernel_mean, fac.whitener, fac.method) @ fac.V
-
-
-def loo_values(fac, Mx, alpha, R):
-    """The m leave-one-out models at new points, ``f_{-i}(x) = f(x) - u_i(x) R_i``.
-
-    Parameters
-    ----------
-    fac : SparseRLSFactorization
-    Mx : ndarray of shape (t, r)
-        New points in the eigenbasis (:func:`eigen_rows`).
-    alpha : float
-    R : ndarray of shape (m, v)
-        Exact LOO residuals at ``alpha``.
-
-    Returns
-    -------
-    full : ndarray of shape (t, v)
-        The full model ``f(x)``.
-    values : ndarray of shape (t, m, v)
-        ``f_{-i}(x)``.  O(t m r + t m v).
-    """
-    d = 1.0 / (fac.eigenvalues + float(alpha))
-    full = fac.y_mean + Mx @ (d[:, None] * fac.z)
-    U = (Mx * d) @ fac.M.T + 1.0 / fac.n_samples  # (t, m)
-    return full, full[:, None, :] - U[:, :, None] * R[None, :, :]
+__all__ = ["cv_plus_folds", "fold_models"]
 
 
 def fold_models(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"):
@@ -419,7 +281,7 @@ class _RefitModel:
     :func:`lssvm.cv.holdout._refit_fold`), evaluated on raw kernel rows."""
 
     def __init__(self, engine, Hp, E, alpha):
-        from ..solvers import factorize_sparse_rls
+        from ...solvers import factorize_sparse_rls
 
         fac = engine.fac
         m, n = fac.n_samples, fac.kernel_mean.size
@@ -433,32 +295,3 @@ class _RefitModel:
 
     def __call__(self, Mx, K_x):
         return K_x[:, self.keep] @ self.a + self.b
-
-
-def interval_from_values(centres, scores, coverage, symmetric_centre=None):
-    """Conformal bounds from per-row model values and non-conformity scores.
-
-    Parameters
-    ----------
-    centres : ndarray of shape (t, N, v)
-        ``mu_{-i}(x)``: the model without row i's fold, at each new point.
-    scores : ndarray of shape (N, v)
-        ``|R_i|``, the out-of-fold absolute residuals.
-    coverage : float
-    symmetric_centre : ndarray of shape (t, v), optional
-        For the plain jackknife: the interval is ``centre +- q`` with ``q``
-        the ``ceil(coverage (N + 1))``-th smallest score (``centres`` is
-        then ignored).
-
-    Returns
-    -------
-    ndarray of shape (t, 2, v)
-    """
-    N = scores.shape[0]
-    k_lo, k_hi = conformal_ranks(coverage, N)
-    if symmetric_centre is not None:
-        q = kth_smallest(scores, k_hi, axis=0)  # (v,)
-        return np.stack([symmetric_centre - q, symmetric_centre + q], axis=1)
-    lo = kth_smallest(centres - scores[None], k_lo, axis=1)
-    hi = kth_smallest(centres + scores[None], k_hi, axis=1)
-    return np.stack([lo, hi], axis=1)
