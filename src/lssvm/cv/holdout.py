@@ -19,12 +19,14 @@ computed in the eigenbasis of the training factorisation: O(|H|^2 r +
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas
 from .holdout_guard import GUARD_RTOL, stable_fold_predictions, warn_inaccurate
-from .holdout_paths import PATHS, FoldProblem, cheapest_path
+from .holdout_paths import PATHS, BandPath, FoldProblem, cheapest_path
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]
 
@@ -110,7 +112,13 @@ class HoldoutEngine:
         self.row_to_basis[rows] = points
         #: how many training rows hold each basis point
         self.n_holders = np.bincount(points, minlength=n)
-        self.Y = fac.y_centered + fac.y_mean
+        self._rows = TargetRows(fac.y_centered, fac.y_mean)
+
+    @cached_property
+    def Y(self):
+        """Training targets (m, v), formed on first use: the engine's own paths
+        read rows of them without this m x v copy (:class:`TargetRows`)."""
+        return self.fac.y_centered + self.fac.y_mean
 
     @classmethod
     def from_kernel(cls, fac, X, Z, kernel, basis_rows=None, rcond=1e-10):
@@ -133,6 +141,35 @@ class HoldoutEngine:
             return held
         count = np.bincount(held, minlength=self.n_holders.size)
         return np.flatnonzero((count > 0) & (count == self.n_holders))
+
+    def sums(self, test_indices, alphas, basis_in_holdout="remove"):
+        """Sums over ``test_indices`` of the squared hold-out residuals, (A, v).
+
+        The values of ``((Y[H] - predict(H, alphas)) ** 2).sum(axis=1)``; on the
+        band path with many alphas x targets without forming the A x h x v
+        predictions (:meth:`lssvm.cv.holdout_paths.BandPath.sums`), with the
+        same error estimates, stable refits and warnings as :meth:`predict`.
+        """
+        fac = self.fac
+        H = check_indices(test_indices, fac.n_samples)
+        alphas, _ = check_alphas(alphas)
+        E = self.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
+        p = np.flatnonzero(self.row_to_basis[H] < 0) if basis_in_holdout == "train" else np.arange(H.size)
+        Y_H = self._rows[H]
+        fused = (basis_in_holdout in BASIS_IN_HOLDOUT and E.size < fac.whitener.shape[0]
+                 and not (E.size and fac.method != "cholesky")
+                 and cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size) == "refactor")
+        if not fused:  # predict() validates and says what is wrong
+            F = self.predict(H, alphas, basis_in_holdout)
+            F -= Y_H[None]
+            return np.einsum("ahv,ahv->av", F, F)
+        sse, est = BandPath.of(FoldProblem(fac, self._rows, H, p, E)).sums(alphas, Y_H.copy())
+        bad = ~(est <= GUARD_RTOL)
+        if bad.any():
+            F = self._guard(np.empty((alphas.size, H.size, Y_H.shape[1])), est, H, p, E, alphas)[bad]
+            F -= Y_H[None]
+            sse[bad] = np.einsum("ahv,ahv->av", F, F)
+        return sse
 
     def predict(self, test_indices, alpha, basis_in_holdout="remove", _side=None):
         """Predictions for rows ``test_indices`` of the model trained without them.
@@ -195,7 +232,7 @@ class HoldoutEngine:
             _side = cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size)
         elif _side not in PATHS:
             raise ValueError(f"_side must be one of {list(PATHS)} or None; got {_side!r}")
-        out, est = PATHS[_side].of(FoldProblem(fac, self.Y, H, p, E)).predict(alphas)
+        out, est = PATHS[_side].of(FoldProblem(fac, self._rows, H, p, E)).predict(alphas)
         out = self._guard(out, est, H, p, E, alphas)
         return out[0] if scalar else out
 
@@ -206,7 +243,7 @@ class HoldoutEngine:
         bad = ~(est <= GUARD_RTOL)
         if not bad.any():
             return out
-        fixed, err = stable_fold_predictions(self.fac, self.Y, H, p, E, alphas[bad])
+        fixed, err = stable_fold_predictions(self.fac, self._rows, H, p, E, alphas[bad])
         out[bad] = fixed
         if (err > GUARD_RTOL).any():
             worst = int(np.argmax(err))
@@ -215,6 +252,35 @@ class HoldoutEngine:
 
     def _refit(self, H, p, E, alphas):
         return _refit_fold(self, H, p, E, alphas)
+
+class TargetRows:
+    """Rows of the training targets ``Yc + y_mean`` without forming all m x v
+    of them: what the hold-out paths read (rows by index, column sums).
+
+    Parameters
+    ----------
+    centered : ndarray of shape (m, v)
+        The centred targets (held by the factorisation, not copied).
+    mean : ndarray of shape (v,)
+    """
+
+    def __init__(self, centered, mean):
+        self.centered, self.mean = centered, mean
+
+    @property
+    def shape(self):
+        return self.centered.shape
+
+    def __getitem__(self, rows):
+        """``Y[rows]`` (a fresh array): O(|rows| v)."""
+        return self.centered[rows] + self.mean
+
+    def sum(self, axis=0):
+        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v), no copy."""
+        if axis != 0:
+            raise ValueError("TargetRows sums over the rows only (axis=0)")
+        return self.centered.sum(axis=0) + self.centered.shape[0] * self.mean
+
 
 def _refit_fold(engine, H, p, E, alphas):
     """Predictions for H from a model refitted without rows H[p] and basis E."""

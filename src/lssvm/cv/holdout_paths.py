@@ -245,6 +245,75 @@ class BandPath:
         return (F + b0).reshape(H.size, alphas.size, v).transpose(1, 0, 2), est
 
 
+    def sums(self, alphas, Y_H):
+        """Sums over the query rows of the squared residuals, without the predictions.
+
+        Parameters
+        ----------
+        alphas : ndarray of shape (A,)
+        Y_H : ndarray of shape (h, v)
+            The query rows' targets; overwritten.
+
+        Returns
+        -------
+        sse : ndarray of shape (A, v)
+            ``sum_i (Y_H - F)_it^2`` with ``F`` the predictions of :meth:`predict`.
+        est : ndarray of shape (A,)
+            The estimated relative errors of :meth:`predict`.
+
+        Notes
+        -----
+        On the eigen route (many alphas x targets) the residuals of one alpha
+        and one cache-sized block of targets are formed by one GEMM, then
+        squared and summed (:meth:`_sums_by_eigen`): never the A x h x v
+        predictions.  Otherwise :meth:`predict`, then the sums.
+        """
+        v = self.rhs.shape[1]
+        if self.C is not None and alphas.size * v >= _EIGEN_COLUMNS_PER_RANK * self.C.shape[0]:
+            return self._sums_by_eigen(alphas, Y_H)
+        F, est = self.predict(alphas)
+        F -= Y_H[None]
+        return np.einsum("ahv,ahv->av", F, F), est
+
+    def _eigen_parts(self):
+        """``C = U diag(mu) U^T`` (about 9 r^3 flops), the right-hand side in its
+        eigenbasis ``G = U^T rhs`` (r^2 v), the query rows ``P = M_H U`` (h r^2)
+        and ``sU = s^T U``."""
+        mu, U = linalg.eigh(self.C, lower=True, check_finite=False, driver="evd")
+        G = U.T @ self.rhs  # (r', v), in the reduced coordinates of C
+        if self.reflector is not None:  # back to the full eigenbasis: the removed directions stay zero
+            k = self.reflector.R.shape[0]
+            U = self.reflector.apply(np.vstack([np.zeros((k, U.shape[1])), U]))
+        return mu, G, self.fac.M[self.H] @ U, self.s @ U
+
+    def _eigen_estimate(self, mu, alphas):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shifted = mu.min(initial=np.inf) + alphas
+            return np.where(shifted > 0, EPS * (self.fac.eigenvalues.max() + alphas) / shifted, np.inf)
+
+    def _sums_by_eigen(self, alphas, Y_H):
+        """:meth:`sums` on the eigen route.  The intercept ``(c + sU G_a) / n``
+        is folded into the GEMM (``P' = P + 1 sU / n``, ``Y' = Y_H - c / n``),
+        so each alpha and block of targets costs one GEMM ``P' G_a`` (2 h r' |T|
+        flops), one subtraction and one squared column sum over an h x |T|
+        buffer that stays in cache: 2 h r' v A flops in all, the predictions'
+        own cost, and no A x h x v array."""
+        mu, G, P, sU = self._eigen_parts()
+        P += sU / self.n_train
+        Y_H -= self.c_int / self.n_train
+        h, v = Y_H.shape
+        sse = np.empty((alphas.size, v))
+        step = max(64, _SUMS_BLOCK_BYTES // (8 * max(h + mu.size, 1)))
+        buf = np.empty((h, min(step, v)))
+        for lo in range(0, v, step):
+            hi = min(lo + step, v)
+            Gb, Yb, Eb = G[:, lo:hi], Y_H[:, lo:hi], buf[:, : hi - lo]
+            for i, a in enumerate(alphas):
+                np.matmul(P, Gb / (mu + a)[:, None], out=Eb)
+                np.subtract(Yb, Eb, out=Eb)
+                sse[i, lo:hi] = np.einsum("ht,ht->t", Eb, Eb)
+        return sse, self._eigen_estimate(mu, alphas)
+
     def _predict_by_eigen(self, alphas):
         """:meth:`predict` for many targets: ``C = U diag(mu) U^T`` once (about
         9 r^3 flops), the query rows and the right-hand side in its eigenbasis
@@ -253,30 +322,25 @@ class BandPath:
         solutions back per alpha, as the band route needs.  The error estimate
         is :func:`lssvm.cv.fold_solver.solve_fold_path`'s with the exact
         ``||(C + alpha I)^-1|| = 1 / (mu_min + alpha)`` (inf where not positive)."""
-        fac, H = self.fac, self.H
         v = self.rhs.shape[1]
-        mu, U = linalg.eigh(self.C, lower=True, check_finite=False, driver="evd")
-        G = U.T @ self.rhs  # (r', v), in the reduced coordinates of C
-        if self.reflector is not None:  # back to the full eigenbasis: the removed directions stay zero
-            k = self.reflector.R.shape[0]
-            U = self.reflector.apply(np.vstack([np.zeros((k, U.shape[1])), U]))
-        P = fac.M[H] @ U  # (h, r')
-        sU = self.s @ U  # (r',)
-        out = np.empty((alphas.size, H.size, v))
+        mu, G, P, sU = self._eigen_parts()
+        out = np.empty((alphas.size, self.H.size, v))
         for i, a in enumerate(alphas):
             Ga = G / (mu + a)[:, None]
             np.matmul(P, Ga, out=out[i])
             out[i] += (self.c_int + sU @ Ga) / self.n_train
-        with np.errstate(divide="ignore", invalid="ignore"):
-            shifted = mu.min(initial=np.inf) + alphas
-            est = np.where(shifted > 0, EPS * (fac.eigenvalues.max() + alphas) / shifted, np.inf)
-        return out, est
+        return out, self._eigen_estimate(mu, alphas)
 
 
 #: A fold's path goes by the eigendecomposition of its normal matrix, not the band reduction, when
 #: alphas x targets is at least this many times its rank (the band route rotates every alpha's
 #: solutions back, r^2 v per alpha; the eigen route costs about 5 r^3 more once).
 _EIGEN_COLUMNS_PER_RANK = 4
+
+
+#: Bytes of one block of targets in :meth:`BandPath.sums`: its residual buffer and its scaled
+#: right-hand side stay in the second-level cache between the GEMM and the squared sums.
+_SUMS_BLOCK_BYTES = 1 << 21
 
 
 #: the paths by the names ``HoldoutEngine.predict(_side=...)`` accepts
