@@ -340,7 +340,7 @@ _EIGEN_COLUMNS_PER_RANK = 4
 
 #: Bytes of one block of targets in :meth:`BandPath.sums`: its residual buffer and its scaled
 #: right-hand side stay in the second-level cache between the GEMM and the squared sums.
-_SUMS_BLOCK_BYTES = 1 << 21
+_SUMS_BLOCK_BYTES = 1 << 23
 
 
 #: the paths by the names ``HoldoutEngine.predict(_side=...)`` accepts
