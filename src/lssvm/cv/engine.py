@@ -171,10 +171,9 @@ class MemorySparseEngine:
 
     def split_labels(self):
         """What splitters stratify on: class codes, or the first output."""
-        Y = self.targets()
-        if self.classes is None:
-            return Y[:, 0]
-        return LabelCoder.index_of(Y)
+        if self.classes is None:  # the first output only: no copy of all m x v targets
+            return self.fac.y_centered[:, 0] + self.fac.y_mean[0]
+        return LabelCoder.index_of(self.targets())
 
     # ----------------------------------------------------------------- folds
     def resolve_cv(self, cv, groups=None, classifier=False):

@@ -26,7 +26,7 @@ import numpy as np
 from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas
 from .holdout_guard import GUARD_RTOL, stable_fold_predictions, warn_inaccurate
-from .holdout_paths import PATHS, BandPath, FoldProblem, cheapest_path
+from .holdout_paths import _EIGEN_COLUMNS_PER_RANK, PATHS, BandPath, FoldProblem, cheapest_path
 
 __all__ = ["BASIS_IN_HOLDOUT", "HoldoutEngine", "check_indices"]
 
@@ -149,6 +149,10 @@ class HoldoutEngine:
         band path with many alphas x targets without forming the A x h x v
         predictions (:meth:`lssvm.cv.holdout_paths.BandPath.sums`), with the
         same error estimates, stable refits and warnings as :meth:`predict`.
+        With alphas x targets at least ``_EIGEN_COLUMNS_PER_RANK`` times the
+        rank that path is taken whatever :func:`cheapest_path` (which counts
+        no per-target work) says: per alpha and target the h x h path costs
+        ``h (r + 2 h)`` flops, the band path's eigen route ``h r'``.
         """
         fac = self.fac
         H = check_indices(test_indices, fac.n_samples)
@@ -158,16 +162,17 @@ class HoldoutEngine:
         Y_H = self._rows[H]
         fused = (basis_in_holdout in BASIS_IN_HOLDOUT and E.size < fac.whitener.shape[0]
                  and not (E.size and fac.method != "cholesky")
-                 and cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size) == "refactor")
+                 and (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                      or cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size) == "refactor"))
         if not fused:  # predict() validates and says what is wrong
             F = self.predict(H, alphas, basis_in_holdout)
             F -= Y_H[None]
             return np.einsum("ahv,ahv->av", F, F)
-        sse, est = BandPath.of(FoldProblem(fac, self._rows, H, p, E)).sums(alphas, Y_H.copy())
+        sse, est = BandPath.of(FoldProblem(fac, self._rows, H, p, E)).sums(alphas, Y_H)  # overwrites Y_H
         bad = ~(est <= GUARD_RTOL)
         if bad.any():
             F = self._guard(np.empty((alphas.size, H.size, Y_H.shape[1])), est, H, p, E, alphas)[bad]
-            F -= Y_H[None]
+            F -= self._rows[H][None]
             sse[bad] = np.einsum("ahv,ahv->av", F, F)
         return sse
 
