@@ -44,16 +44,18 @@ def count_fused(monkeypatch):
     return calls
 
 
+# fewer basis directions than held-out rows (the QR route), and more
+@pytest.mark.parametrize(("n_basis", "n_test"), [(36, 90), (120, 50)])
 @pytest.mark.parametrize("mode", ["remove", "keep", "train"])
-def test_fold_sums_equal_explicit_refits(mode, count_fused):
+def test_fold_sums_equal_explicit_refits(mode, n_basis, n_test, count_fused):
     rng_seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(rng_seed)
     X, Y = _data(rng, m=400, v=70)
-    basis_rows = rng.choice(400, 36, replace=False)
+    basis_rows = rng.choice(400, n_basis, replace=False)
     gamma, alphas = 0.3, np.geomspace(1e-4, 1e3, 15)
     est = SparseLSSVR(gamma=gamma, basis=basis_rows).fit(X, Y)
     engine = est._fitted_engine().holdout_engine()
-    test = np.sort(rng.choice(400, 90, replace=False))
+    test = np.sort(rng.choice(400, n_test, replace=False))
     sse = engine.sums(test, alphas, mode)
     ref = _refit_sse(X, Y, basis_rows, gamma, alphas, test, mode)
     np.testing.assert_allclose(sse, ref, rtol=1e-8, err_msg=f"seed {rng_seed}")

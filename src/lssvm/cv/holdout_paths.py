@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
 from ..solvers import SparseRLSFactorization, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
@@ -293,25 +293,47 @@ class BandPath:
 
     def _sums_by_eigen(self, alphas, Y_H):
         """:meth:`sums` on the eigen route.  The intercept ``(c + sU G_a) / n``
-        is folded into the GEMM (``P' = P + 1 sU / n``, ``Y' = Y_H - c / n``),
-        so each alpha and block of targets costs one GEMM ``P' G_a`` (2 h r' |T|
-        flops), one subtraction and one squared column sum over an h x |T|
-        buffer (at most 32 MiB): 2 h r' v A flops in all, the predictions'
-        own cost, and no A x h x v array."""
+        is folded into the GEMM (``P' = P + 1 sU / n``, ``Y' = Y_H - c / n``).
+
+        With more query rows than directions (h > r', the usual case of a
+        basis much smaller than a fold) ``P' = Q R`` (Householder QR) splits
+        each residual orthogonally: ``||Y' - P' G_a||^2 = ||(I - Q Q^T) Y'||^2
+        + ||Q^T Y' - R G_a||^2``.  The first term is one pass, the second one
+        triangular product per alpha (TRMM, r'^2 |T| flops against the GEMM's
+        2 h r' |T|): 4 h r' v once and r'^2 v A in all.  Otherwise one GEMM
+        ``P' G_a`` per alpha (2 h r' v A).  Blocks of targets keep the buffers
+        at most 32 MiB; never an A x h x v array."""
         mu, G, P, sU = self._eigen_parts()
         P += sU / self.n_train
         Y_H -= self.c_int / self.n_train
         h, v = Y_H.shape
+        tall = h > mu.size
+        if tall:
+            Qp, P = linalg.qr(P, mode="economic", check_finite=False)  # P' = Qp R, R upper triangular
         sse = np.empty((alphas.size, v))
+        rows = mu.size if tall else h
         step = max(64, _SUMS_BLOCK_BYTES // (8 * max(h + mu.size, 1)))
-        buf = np.empty((h, min(step, v)))
+        buf = np.empty(rows * min(step, v))
         for lo in range(0, v, step):
             hi = min(lo + step, v)
-            Gb, Yb, Eb = G[:, lo:hi], Y_H[:, lo:hi], buf[:, : hi - lo]
+            Gb, Yb = G[:, lo:hi], Y_H[:, lo:hi]
+            Eb = buf[: rows * (hi - lo)].reshape(rows, hi - lo)  # contiguous, as TRMM in place needs
+            if tall:
+                Bb = Qp.T @ Yb  # (r', |T|)
+                Yb -= Qp @ Bb  # the part of Y' outside the range of P'
+                sse[:, lo:hi] = np.einsum("ht,ht->t", Yb, Yb)
+                Yb = Bb
+            else:
+                sse[:, lo:hi] = 0.0
             for i, a in enumerate(alphas):
-                np.matmul(P, Gb / (mu + a)[:, None], out=Eb)
+                if tall:
+                    np.divide(Gb, (mu + a)[:, None], out=Eb)
+                    # R Eb in place: Eb is C-ordered, so its transpose (F-ordered) times R^T from the right
+                    blas.dtrmm(1.0, P, Eb.T, side=1, lower=0, trans_a=1, overwrite_b=1)
+                else:
+                    np.matmul(P, Gb / (mu + a)[:, None], out=Eb)
                 np.subtract(Yb, Eb, out=Eb)
-                sse[i, lo:hi] = np.einsum("ht,ht->t", Eb, Eb)
+                sse[i, lo:hi] += np.einsum("ht,ht->t", Eb, Eb)
         return sse, self._eigen_estimate(mu, alphas)
 
     def _predict_by_eigen(self, alphas):
