@@ -124,7 +124,7 @@ def test_memory_engine_runs_in_the_estimators_thread_plan(rng, monkeypatch):
             return orig(*args, **kwargs)
         return call
 
-    for name in ("loo_sums_by_targets", "cross_val_predictions"):  # the work of loo_sums and cv_sums
+    for name in ("loo_sums_by_targets", "parallel_map"):  # the work of loo_sums and of a regressor's cv_sums
         monkeypatch.setattr(engine_module, name, spy(getattr(engine_module, name)))
     # called directly, outside any estimator method: the engine enters the plan of its n_jobs itself
     est._engine.loo_sums(ALPHAS)

@@ -44,13 +44,14 @@ import numpy as np
 
 from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
-from .._threads import thread_scope
+from .._threads import parallel_map, thread_scope
 from ..basis import basis_holders
 from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_batch_size
 from ..solvers.row_blocks import misclassified
 from ..solvers.sparse_rls import warn_tiny_leverage
+from .folds import _check_partition as check_partition
 from .folds import cross_val_predictions, resolve_folds
-from .holdout import HoldoutEngine, check_indices
+from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
 __all__ = ["ErrorSums", "MappedHoldoutEngine", "MemorySparseEngine", "SparseEngine", "TargetGroupsEngine",
            "not_in_memory"]
@@ -180,10 +181,9 @@ class MemorySparseEngine:
 
     def split_labels(self):
         """What splitters stratify on: class codes, or the first output."""
-        Y = self.targets()
-        if self.classes is None:
-            return Y[:, 0]
-        return LabelCoder.index_of(Y)
+        if self.classes is None:  # the first output only: no copy of all m x v targets
+            return self.fac.y_centered[:, 0] + self.fac.y_mean[0]
+        return LabelCoder.index_of(self.targets())
 
     # ----------------------------------------------------------------- folds
     def resolve_cv(self, cv, groups=None, classifier=False):
@@ -319,6 +319,8 @@ class MemorySparseEngine:
         never all A x m x v outputs at once."""
         classify = self.classes is not None
         v = self.fac.z.shape[1]
+        if not classify and isinstance(folds, (list, tuple)) and all(np.size(f) > 1 for f in folds):
+            return self._regression_cv_sums(folds, alphas, basis_in_holdout)
         sse = np.zeros((alphas.size, v))
         wrong = np.zeros(alphas.size, dtype=np.int64) if classify else None
         # a regressor's targets go in batches: a fold's outputs (A, h, |T|) stay within the batch budget.
@@ -348,6 +350,30 @@ class MemorySparseEngine:
                     wrong += bad
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
         return ErrorSums(sse, wrong, self.n_samples)
+
+    def _regression_cv_sums(self, folds, alphas, basis_in_holdout):
+        """:meth:`cv_sums` of a regressor whose folds all hold several rows: each
+        fold's squared residuals summed by :meth:`lssvm.cv.HoldoutEngine.sums`
+        (no A x h x v predictions on its many-target path, so all targets go
+        in one batch and the folds' r x r work is done once), folds side by
+        side; summed in fold order, so bit-reproducible."""
+        holdout = self.holdout_engine(holders=basis_in_holdout != "keep")
+        if basis_in_holdout not in BASIS_IN_HOLDOUT:
+            raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
+        m = self.n_samples
+        folds = check_partition([check_indices(f, m, name=f"fold {i} test indices") for i, f in enumerate(folds)], m)
+        parts = [None] * len(folds)
+
+        def work(i):
+            parts[i] = holdout.sums(folds[i], alphas, basis_in_holdout)
+
+        with thread_scope(self.n_jobs):
+            parallel_map(work, range(len(folds)))
+        sse = np.zeros((alphas.size, self.fac.z.shape[1]))
+        for part in parts:
+            sse += part
+        warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=6)
+        return ErrorSums(sse, None, m)
 
     def restricted(self, targets):
         """The engine of the same fit for some targets only (:func:`lssvm.solvers.loo_block.restrict_targets`);

@@ -33,6 +33,11 @@ __all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "res
 
 #: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
 BATCH_BYTES_CAP = 1 << 29
+#: Bytes of the one buffer of a bounded batch (:func:`targets_batch_size`).  The LOO sums at
+#: m = 2000, r = 448, v = 10^4, 15 alphas took 11.3 / 10.0 / 8.4-9.2 s of one core with 512 / 2048 /
+#: 10^4 targets per batch (a loaded machine): wide GEMMs run faster, so the buffer is large, but
+#: bounded in v.
+BLOCK_BYTES = 1 << 25
 #: m-sized buffers per target in a batch (fitted values, their squares, the guard's temporaries).
 _BUFFERS_PER_TARGET = 4
 
@@ -49,7 +54,7 @@ def available_memory():
     return 2 << 30
 
 
-def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=None):
+def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=None, bounded=False):
     """Targets per batch.
 
     Parameters
@@ -61,6 +66,9 @@ def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=No
     n_rows, n_targets : int
     buffers_per_target : int, optional
         Buffers of ``n_rows`` floats per target (default ``_BUFFERS_PER_TARGET``).
+    bounded : bool, default=False
+        With "auto": one buffer of at most ``BLOCK_BYTES`` (32 MiB), at
+        least 64 targets: a bounded buffer, not a copy of the targets.
 
     Returns
     -------
@@ -72,6 +80,8 @@ def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=No
         budget = min(available_memory() // 4, BATCH_BYTES_CAP)
         buffers = _BUFFERS_PER_TARGET if buffers_per_target is None else buffers_per_target
         size = budget // (8 * buffers * max(n_rows, 1))
+        if bounded:
+            size = min(size, max(64, BLOCK_BYTES // (8 * max(n_rows, 1))))
     else:
         if isinstance(n_targets_batch, bool) or not float(n_targets_batch).is_integer() or n_targets_batch < 1:
             raise ValueError(f"n_targets_batch must be 'auto' or an int >= 1; got {n_targets_batch!r}")
@@ -89,7 +99,7 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     alphas : ndarray of shape (A,)
         Validated regularisation values (:func:`check_alphas`).
     n_targets_batch : "auto" or int, default="auto"
-        Targets per GEMM batch (:func:`targets_batch_size`).
+        Targets per GEMM batch (:func:`targets_batch_size`, bounded with "auto").
     per_alpha : bool, default=False
         Also return which alphas the unreliable rows concern.
 
@@ -108,10 +118,11 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
 
     Notes
     -----
-    Cost: ``2 m r v`` flops per alpha (one GEMM per batch of targets), ``m r``
-    per alpha for the hat diagonal, and about four passes over an m x |T|
-    buffer per alpha and batch.  Memory: ``_BUFFERS_PER_TARGET`` m x |T|
-    buffers, a few m-vectors, r x A arrays: nothing of size m x A or m x v.
+    Cost: ``2 m r v`` flops per alpha (one GEMM per batch of targets: the
+    floor of exact LOO sums, since each row's weight ``(1 - h_i)^-2`` changes
+    with alpha), ``m r`` per alpha for the hat diagonal, and three passes over
+    an m x |T| buffer per alpha and batch (at most 32 MiB with "auto").  Memory: that buffer, m x A arrays for the hat diagonal, r x A and
+    A x |T| arrays: nothing of size m x v.
     """
     M, z, Yc = fac.M, fac.z, fac.y_centered
     m, r = M.shape
@@ -120,40 +131,42 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     D = 1.0 / (fac.eigenvalues[:, None] + alphas[None, :])  # (r, A)
     D2, d_max = D * D, D.max(axis=0, initial=0.0)
     M2 = M * M
-    unreliable = np.zeros(m, dtype=bool)
-    bad_alphas = np.zeros(A, dtype=bool)
+    # 1 - h_i for every row and alpha: O(m r A) once, m x A (never m x v)
+    denoms = (1.0 - 1.0 / m) - M2 @ D
+    weights = np.empty_like(denoms)
+    with np.errstate(divide="ignore", over="ignore"):
+        np.divide(1.0, denoms * denoms, out=weights)
+    near_one = denoms <= LEVERAGE_TOL
+    unreliable = near_one.any(axis=1)
+    bad_alphas = near_one.any(axis=0)
     scale = _EPS * max(float(fac.eigenvalues.max(initial=0.0)), 0.0)  # eigenvalue rounding, eps lambda_max
-    y_scale = np.sqrt(np.mean(Yc * Yc, axis=0))  # (v,)
+    H = np.maximum(1.0 - 1.0 / m - denoms, 0.0) * d_max  # (m, A), >= sum_j M_ij^2 D_j^2
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        h_ratio = np.nanmax(scale * H / np.abs(denoms), axis=0, initial=0.0)  # (A,)
+        sqrt_h_ratio = np.nanmax(scale * np.sqrt(H) / np.abs(denoms), axis=0, initial=0.0)
     sse = np.empty((A, v))
-    batch = targets_batch_size(n_targets_batch, m, v)
+    batch = targets_batch_size(n_targets_batch, m, v, bounded=True)
     E = np.empty((m, batch))
     for lo in range(0, v, batch):
         hi = min(lo + batch, v)
         zb, Yb, Eb = z[:, lo:hi], Yc[:, lo:hi], E[:, : hi - lo]
+        y_scale = np.sqrt(np.einsum("ij,ij->j", Yb, Yb) / m)  # each target's RMS, no m x |T| temporary
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             Sz = D2.T @ (zb * zb)  # (A, |T|)
-            ratio_max = np.nanmax(np.sqrt(Sz) / y_scale[lo:hi], axis=1, initial=0.0)  # (A,)
+            ratio_max = np.nanmax(np.sqrt(Sz) / y_scale, axis=1, initial=0.0)  # (A,)
         for k in range(A):
-            denom = (1.0 - 1.0 / m) - M2 @ D[:, k]  # 1 - h_i, O(m r): m-vectors only, never m x A
             np.matmul(M, zb * D[:, k : k + 1], out=Eb)
             np.subtract(Yb, Eb, out=Eb)  # training residuals E = Yc - M D z
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                if lo == 0:
-                    near_one = denom <= LEVERAGE_TOL
-                    unreliable |= near_one
-                    bad_alphas[k] |= bool(near_one.any())
-                # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
-                # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
-                H = np.maximum(1.0 - 1.0 / m - denom, 0.0) * d_max[k]  # >= sum_j M_ij^2 D_j^2
-                quiet = (np.nanmax(scale * H / np.abs(denom), initial=0.0) <= LOO_RTOL / 2
-                         and np.nanmax(scale * np.sqrt(H) / np.abs(denom), initial=0.0) * ratio_max[k]
-                         <= LOO_RTOL / 2)
-                if not quiet:
-                    flagged = _guard(fac, M2, D2[:, k], denom, H, Sz[k], scale, Eb, y_scale[lo:hi], zb)
-                    unreliable |= flagged
-                    bad_alphas[k] |= bool(np.any(flagged))
+            # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
+            # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
+            if not (h_ratio[k] <= LOO_RTOL / 2 and sqrt_h_ratio[k] * ratio_max[k] <= LOO_RTOL / 2):
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    flagged = _guard(fac, M2, D2[:, k], denoms[:, k], H[:, k], Sz[k], scale, Eb, y_scale, zb)
+                unreliable |= flagged
+                bad_alphas[k] |= bool(np.any(flagged))
+            with np.errstate(over="ignore", invalid="ignore"):
                 np.multiply(Eb, Eb, out=Eb)
-                sse[k, lo:hi] = (1.0 / (denom * denom)) @ Eb
+                sse[k, lo:hi] = weights[:, k] @ Eb
     if per_alpha:
         return sse, np.flatnonzero(unreliable), bad_alphas
     return sse, np.flatnonzero(unreliable)
