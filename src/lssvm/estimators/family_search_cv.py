@@ -86,7 +86,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
     def _criterion(self, X, y, scoring, **kw):
         on_dask = is_dask_collection(X) or is_dask_collection(y)
         if self._full_pool_search():
-            return self._full_pool_criterion(X, y, on_dask, **kw)
+            return self._full_pool_criterion(X, y, on_dask, scoring, **kw)
         if on_dask:
             from ..backends.dask.family_cv import DaskFixedSizeCV
 
@@ -99,7 +99,7 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                            stop_window=self.stop_window, stop_tol=self.stop_tol, size_rule=self.size_rule,
                            size_scoring=scoring, **kw)
 
-    def _full_pool_criterion(self, X, y, on_dask, **kw):
+    def _full_pool_criterion(self, X, y, on_dask, scoring, **kw):
         """The exact CV of the model on the whole pool (SCDP run to the end, i.e. the sparse LS-SVM on the
         prototypes), the prototypes kept in every fold's training rows as the fixed-size CV keeps them
         (:class:`lssvm.selection.SparseLSSVMCV`, ``basis_in_holdout="keep"``): the search then costs what
@@ -126,7 +126,9 @@ class _FixedSizeSearchCV(_BaseSearchCV):
                                  "row indices (a search scores every candidate on its own rows)")
         if isinstance(kw["cv"], Integral):  # exact LOO, as the sparse family: 2.5x cheaper than 10 folds
             kw["cv"] = "loo"
-        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep", **kw)
+        # the best candidate's factorisation is kept: the refit's whole-pool model is that factorisation's
+        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep",
+                             keep_best=scoring if self.refit else None, **kw)
 
     def _model_params(self):
         return dict(kernel=self.kernel, gamma=self.gamma, solver=self.solver, max_size=self.max_size,

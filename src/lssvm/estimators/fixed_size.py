@@ -38,7 +38,7 @@ from ._intervals import RefitIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
-from ._whole_pool import dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
+from ._whole_pool import WHOLE_POOL_RCOND, dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -154,10 +154,12 @@ class _BaseFixedSizeLSSVM(ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
         whole_pool_cv = None
+        kept = self.__dict__.pop("_kept_factorization", None)  # a search's factorisation of the whole pool
         if folds is not None and zidx is not None and isinstance(self.kernel, str) and Y.shape[1] == 1:
+            fac = kept.fac if kept is not None and kept.matches(X, Y, kernel, zidx, WHOLE_POOL_RCOND) else None
+
             def whole_pool_cv(alpha):
-                params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
-                return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
+                return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac, self.n_jobs)
         return self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
 
     def _fit_dask(self, X, y, groups, classification):
