@@ -3,6 +3,9 @@
 Each case runs in a subprocess whose ``PYTHONPATH`` is the ``src`` folder of
 one tree (one long-lived worker per tree, so the import is not timed): the
 base commit (checked out into a temporary ``git worktree``) or this checkout.
+Wall and CPU seconds are both reported (the worker's CPU time, or that of
+the ``lssvm select`` process: less sensitive to other work on a shared
+machine).
 The two trees alternate (A B A B ...), each case ``--repeats`` times, and the
 median of each tree's times counts; the ratio is new / base (above 1: this
 checkout is slower).
@@ -30,7 +33,7 @@ common each tree runs its own first one and the row says so (its ratio then
 compares different work).  A method neither tree has prints ``n/a``.
 
 Run:  OMP_NUM_THREADS=1 python benchmarks/refactor_speed.py [--base REF] [--new REF]
-      [--repeats 3] [--quick] [--cases sparse:fit magic:select ...]
+      [--repeats 3] [--select-repeats 2] [--quick] [--cases sparse:fit magic:select ...]
 
 ``--base`` defaults to the main commit this work branched from; ``--new``
 defaults to this checkout's working tree (give a ref to check one out
@@ -88,19 +91,19 @@ def _estimator(family, n):
 
 
 def _run_case(family, kind, method, m, n, m_cvplus, n_cvplus):
-    """Time one case in this process; returns seconds."""
+    """Time one case in this process; returns (wall seconds, CPU seconds of the process)."""
     import warnings
 
     warnings.simplefilter("ignore")
     if kind == "cv+":
         X, y = _data(m_cvplus + 1000, 8, 1)
         est = _estimator(family, n_cvplus).fit(X[:m_cvplus], y[:m_cvplus])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         est.predict_interval(X[m_cvplus:], method="cv+")
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, time.process_time() - c0
     X, y = _data(m, 8, 0)
     est = _estimator(family, n)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     est.fit(X, y)
     if method == "press":
         est.press(alpha=ALPHAS)
@@ -110,7 +113,7 @@ def _run_case(family, kind, method, m, n, m_cvplus, n_cvplus):
         est.cv_error(cv=10, alpha=ALPHAS)
     elif method == "cv_curve_":
         est.cv_curve_  # noqa: B018 - the fit's own 10-fold curve over model sizes
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def _probe():
@@ -162,14 +165,21 @@ def _serve():
         print(json.dumps(answer), flush=True)
 
 
+def _children_cpu():
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _select_seconds(src, table):
     env = dict(os.environ, PYTHONPATH=str(src))
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "lssvm.cli", "select", str(table), "--target", "class", "--no-report",
                "-o", str(Path(tmp) / "model.npz")]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _children_cpu()
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, cwd=tmp)
-        seconds = time.perf_counter() - t0
+        seconds = time.perf_counter() - t0, _children_cpu() - c0
     if out.returncode != 0:
         raise RuntimeError(f"lssvm select on {src} failed:\n{out.stderr[-3000:]}")
     return seconds
@@ -215,6 +225,7 @@ def main(argv=None):
     parser.add_argument("--base", default=DEFAULT_BASE, help="git ref of the base tree (default: %(default)s)")
     parser.add_argument("--new", default=None, help="git ref of the new tree (default: this working tree)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--select-repeats", type=int, default=2, help="repeats of the lssvm select case")
     parser.add_argument("--quick", action="store_true", help="small sizes, for testing the script")
     parser.add_argument("--cases", nargs="*", default=None,
                         help="FAMILY:KIND (e.g. sparse:fit, fixed-size:cv+) or magic:select; default: all")
@@ -250,7 +261,7 @@ def main(argv=None):
                 else:
                     picked = dict(zip(("base", "new"), _pick(kind, have["base"][family], have["new"][family]), strict=True))
                 times = {"base": [], "new": []}
-                for _ in range(args.repeats):
+                for _ in range(args.select_repeats if kind == "select" else args.repeats):
                     for label in ("base", "new"):
                         meth = picked[label]
                         if meth is None:
@@ -273,34 +284,42 @@ def main(argv=None):
     print(f"base = {args.base}, new = {args.new or 'working tree'}; m={m}, n={n}, d=8, CV+ at m={m_cvplus}, n={n_cvplus}; "
           f"{args.repeats} alternating repeats, median; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
           f"benchmark wall {total:.0f} s; load average {os.getloadavg()[0]:.2f}")
-    ratios = [statistics.median(t["new"]) / statistics.median(t["base"]) for _, p, t in rows
-              if t["base"] and t["new"] and p["base"] == p["new"]]
-    if ratios:
-        print(f"ratio new/base over the {len(ratios)} like-for-like cases: min {min(ratios):.3f}, "
-              f"median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
+    for what, i in (("wall", 0), ("CPU", 1)):
+        ratios = [_median(t["new"], i) / _median(t["base"], i) for _, p, t in rows
+                  if t["base"] and t["new"] and p["base"] == p["new"]]
+        if ratios:
+            print(f"{what} ratio new/base over the {len(ratios)} like-for-like cases: min {min(ratios):.3f}, "
+                  f"median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
     print("*: the trees ran different methods (no method common to both), so the ratio compares different work")
     print(f"lines of Python in src/: base {lines['base']}, new {lines['new']} "
           f"({lines['new'] - lines['base']:+d}, {lines['new'] / lines['base']:.3f}x)")
+
+
+def _median(runs, i):
+    return statistics.median(run[i] for run in runs)
 
 
 _HEADER_DONE = []
 
 
 def _print_row(case, picked, times):
+    """One row: median wall and CPU seconds of each tree, their ratios, and each tree's wall range."""
     if not _HEADER_DONE:
-        print(f"{'case':<22} {'method (base / new)':<28} {'base s':>8} {'new s':>8} {'new/base':>9}  "
-              f"{'spread base':>12} {'spread new':>12}")
+        print(f"{'case':<22} {'method (base / new)':<24} {'base s':>7} {'new s':>7} {'ratio':>7} {'base cpu':>8} "
+              f"{'new cpu':>8} {'ratio':>7}  {'wall range base':>15} {'wall range new':>15}")
         _HEADER_DONE.append(True)
     name = {label: picked[label] or "n/a" for label in picked}
     meth = name["base"] if name["base"] == name["new"] else f"{name['base']} / {name['new']}"
-    med = {label: statistics.median(t) if t else None for label, t in times.items()}
-    spread = {label: (f"{min(t):.2f}-{max(t):.2f}" if t else "n/a") for label, t in times.items()}
-    fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
-    ratio = "n/a" if None in med.values() else f"{med['new'] / med['base']:.3f}"
-    if ratio != "n/a" and picked["base"] != picked["new"]:
-        ratio += "*"
-    print(f"{case:<22} {str(meth):<28} {fmt(med['base']):>8} {fmt(med['new']):>8} {ratio:>9}  "
-          f"{spread['base']:>12} {spread['new']:>12}", flush=True)
+    if not (times["base"] and times["new"]):
+        print(f"{case:<22} {meth:<24} {'n/a':>7}", flush=True)
+        return
+    mark = "" if picked["base"] == picked["new"] else "*"
+    wall = {label: _median(t, 0) for label, t in times.items()}
+    cpu = {label: _median(t, 1) for label, t in times.items()}
+    span = {label: f"{min(r[0] for r in t):.2f}-{max(r[0] for r in t):.2f}" for label, t in times.items()}
+    print(f"{case:<22} {meth:<24} {wall['base']:>7.2f} {wall['new']:>7.2f} {wall['new'] / wall['base']:>6.3f}{mark:1} "
+          f"{cpu['base']:>8.2f} {cpu['new']:>8.2f} {cpu['new'] / cpu['base']:>6.3f}{mark:1}  {span['base']:>15} "
+          f"{span['new']:>15}", flush=True)
 
 
 if __name__ == "__main__":
