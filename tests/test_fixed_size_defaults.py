@@ -74,13 +74,17 @@ def test_whole_pool_fold_scores_equal_direct_solves():
     X, y = _data(240, seed=2)
     rows = np.arange(0, 240, 6)
     folds = [te for _, te in KFold(5).split(X)]
+    kernel = make_kernel("rbf", gamma=0.05)
+    K = kernel(X, X[rows])
     for alpha in (1e-3, 1.0):
-        got, _ = whole_pool_fold_scores(X, y[:, None], rows, folds, "rbf", {"gamma": 0.05}, alpha, "mse")
+        got, W = whole_pool_fold_scores(X, y[:, None], K, rows, folds, kernel, alpha, "mse")
         sse = 0.0
         for tr, te in KFold(5).split(X):  # brute force: one explicit fit per fold, prototypes kept
             est = FixedSizeLSSVR(gamma=0.05, alpha=alpha, basis=X[rows], solver="direct", cv=None, nu=1e-12)
             sse += np.sum((est.fit(X[tr], y[tr]).predict(X[te]) - y[te]) ** 2)
         np.testing.assert_allclose(got, sse / 240, rtol=1e-6)
+        full = FixedSizeLSSVR(gamma=0.05, alpha=alpha, basis=X[rows], solver="direct", cv=None, nu=1e-12).fit(X, y)
+        np.testing.assert_allclose(W[:, 0], full.coef_full_[:, 0], rtol=1e-6, atol=1e-6 * np.abs(W).max())
 
 
 @pytest.mark.slow

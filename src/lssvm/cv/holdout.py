@@ -264,14 +264,28 @@ class HoldoutEngine:
         elif _side not in PATHS:
             raise ValueError(f"_side must be one of {list(PATHS)} or None; got {_side!r}")
         out, est = PATHS[_side].of(FoldProblem(fac, self._rows, H, p, E)).predict(alphas)
-        out = self._guard(out, est, H, p, E, alphas)
+        out = self._guard(out, est, H, p, E, alphas, _side)
         return out[0] if scalar else out
 
-    def _guard(self, out, est, H, p, E, alphas):
+    def _guard(self, out, est, H, p, E, alphas, side=None):
         """Recompute the alphas whose estimated relative error ``est`` passes
-        ``GUARD_RTOL`` (or is NaN) by the stable route (:mod:`lssvm.cv.fold_solver`);
+        ``GUARD_RTOL`` (or is NaN): first by the other fast path (its error
+        estimate has its own cause: ``cond(I - U)`` against the fold normal
+        matrix's ``||(C + alpha I)^-1||``, so one often passes where the other
+        fails, at O(h^2 r + h^3) or O(h r^2 + r^3) instead of the SVD's
+        O((m - h) r^2)), then by the stable route (:mod:`lssvm.cv.fold_solver`);
         warn if that route's own estimate still passes it."""
         bad = ~(est <= GUARD_RTOL)
+        if not bad.any():
+            return out
+        for other in PATHS:
+            if other == side or side is None:
+                continue
+            idx = np.flatnonzero(bad)
+            redo, redo_est = PATHS[other].of(FoldProblem(self.fac, self._rows, H, p, E)).predict(alphas[idx])
+            ok = redo_est <= GUARD_RTOL
+            out[idx[ok]] = redo[ok]
+            bad[idx[ok]] = False
         if not bad.any():
             return out
         fixed, err = stable_fold_predictions(self.fac, self._rows, H, p, E, alphas[bad])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dask_whole_pool_cv", "whole_pool_fold_scores", "whole_pool_outputs"]
+__all__ = ["WHOLE_POOL_RCOND", "dask_whole_pool_cv", "whole_pool_fold_scores", "whole_pool_outputs"]
 
 
 def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
@@ -18,8 +18,10 @@ def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
     CV score is lower than the best SCDP size's by more than ``size_rule`` standard deviations:
     the size rule on the complete curve.  On friedman1 (m = 2,000, alpha 1e-6) SCDP stopped at 107
     of 449 coefficients with CV MSE 2.77; the whole pool scored 1.32.  Rows in memory and one
-    output: the fold scores by the sparse family's exact hold-out formulas (``whole_pool_cv``, the
-    same model and folds, equal to the direct solves to 1e-7 and ten times cheaper than their QR).
+    output: the fold scores by the sparse family's exact hold-out formulas and the coefficients
+    from the same factorisation (``whole_pool_cv``, :func:`whole_pool_fold_scores`: the sparse
+    model on the prototypes, equal to the direct solves to 1e-7 and ten times cheaper than their
+    QR; a search's refit passes the factorisation it scored).
 
     Returns
     -------
@@ -46,18 +48,59 @@ def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
     return chosen, W, scores
 
 
-def whole_pool_fold_scores(X, Y, zidx, folds, kernel_name, kernel_params, alpha, scoring):
-    """CV score of the model on the whole pool (one output) on ``folds``: the sparse LS-SVM's exact
-    hold-out with the prototypes kept in the training rows (:class:`lssvm.selection.SparseLSSVMCV`,
-    the same model up to the intercept's ``nu``); O(N M^2) once, then O(h M^2) per fold."""
-    from ..selection import SparseLSSVMCV
+#: Cut-off of the whole-pool sparse factorisation (:func:`lssvm.solvers.factorize_sparse_rls`'s
+#: default, the one the sparse criterion of the search factorises with).
+WHOLE_POOL_RCOND = 1e-10
 
-    n = X.shape[0]
-    pairs = [(np.setdiff1d(np.arange(n), test), test) for test in folds]
-    classification = scoring == "error_rate"
-    path = SparseLSSVMCV(X, Y[:, 0], basis=zidx, cv=pairs, basis_in_holdout="keep", alphas=[alpha],
-                         kernel=kernel_name, kernel_params=kernel_params, classification=classification)()
-    return (path.error_rate if classification else path.mse), None
+
+def whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, scoring, fac=None, n_jobs=None):
+    """CV score and coefficients of the model on the whole pool (one output) on ``folds``.
+
+    The model is the sparse LS-SVM on the prototypes (math.md §6), and its fold scores are that
+    model's exact hold-outs with the prototypes kept in the training rows
+    (``basis_in_holdout="keep"``, as :class:`lssvm.selection.SparseLSSVMCV` scores them); its
+    coefficients come from the same factorisation, so the score describes the fitted model.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    Y : ndarray of shape (N, 1)
+        Targets (codes +1/-1 for a classifier).
+    K : ndarray of shape (N, M)
+        ``k(X, X[zidx])``; not modified.
+    zidx : ndarray of shape (M,)
+        The prototypes' training rows.
+    folds : list of ndarray
+        Test indices of each fold.
+    kernel : lssvm.kernels.Kernel
+    alpha : float
+    scoring : {"mse", "error_rate"}
+    fac : lssvm.solvers.SparseRLSFactorization, optional
+        The factorisation of this model (a search's, kept for its refit); default: factorised here.
+    n_jobs : int or None
+
+    Returns
+    -------
+    scores : ndarray of shape (1,)
+    W : ndarray of shape (M + 1, 1)
+        Weights on the prototypes, then the intercept.
+
+    Notes
+    -----
+    O(N M^2) for the factorisation (none with ``fac``), then O(h M^2) per fold of h rows.
+    """
+    from ..cv import MemorySparseEngine
+    from ..solvers import factorize_sparse_rls
+
+    if fac is None:
+        fac = factorize_sparse_rls(K, K[zidx], Y, rcond=WHOLE_POOL_RCOND)
+    error_rate = scoring == "error_rate"
+    classes = np.array([-1.0, 1.0]) if error_rate else None
+    engine = MemorySparseEngine(fac, X, X[zidx], zidx, kernel, WHOLE_POOL_RCOND, classes, n_jobs)
+    sums = engine.cv_sums(list(folds), np.array([float(alpha)]), "keep")
+    score = sums.wrong[0] / sums.count if error_rate else sums.sse[0, 0] / sums.count
+    a, b = fac.coef(float(alpha))
+    return np.array([score]), np.vstack([a, np.reshape(b, (1, -1))])
 
 
 def dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, scoring):

@@ -193,7 +193,7 @@ class FixedSizeFamily(SearchFamily):
     def criterion(self, X, y, scoring, **kw):
         s = self.search
         if self.full_pool_search():
-            return self._full_pool_criterion(X, y, **kw)
+            return self._full_pool_criterion(X, y, scoring, **kw)
         size = dict(basis=s.basis, n_basis=s.n_basis, solver=s.solver, max_size=s.max_size,
                     n_candidates=s.n_candidates, nu=s.nu, stop_window=s.stop_window, stop_tol=s.stop_tol,
                     size_rule=s.size_rule, size_scoring=scoring)
@@ -203,7 +203,7 @@ class FixedSizeFamily(SearchFamily):
             return DaskFixedSizeCV(X, y, **size, **kw)
         return FixedSizeCV(X, y, **size, **kw)
 
-    def _full_pool_criterion(self, X, y, **kw):
+    def _full_pool_criterion(self, X, y, scoring, **kw):
         """The exact CV of the model on the whole pool (SCDP run to the end, i.e. the sparse LS-SVM on the
         prototypes), the prototypes kept in every fold's training rows as the fixed-size CV keeps them
         (:class:`lssvm.selection.SparseLSSVMCV`, ``basis_in_holdout="keep"``): the search then costs what
@@ -229,7 +229,9 @@ class FixedSizeFamily(SearchFamily):
                                  "row indices (a search scores every candidate on its own rows)")
         if isinstance(kw["cv"], Integral):  # exact LOO, as the sparse family: 2.5x cheaper than 10 folds
             kw["cv"] = "loo"
-        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep", **kw)
+        # the best candidate's factorisation is kept: the refit's whole-pool model is that factorisation's
+        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep",
+                             keep_best=scoring if self.search.refit else None, **kw)
 
     def refit_params(self, criterion, rows, scoring):
         cv = self.search.cv

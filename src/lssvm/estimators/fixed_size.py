@@ -52,7 +52,7 @@ from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
-from ._whole_pool import dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
+from ._whole_pool import WHOLE_POOL_RCOND, dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
 
@@ -169,10 +169,12 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
         whole_pool_cv = None
+        kept = self.__dict__.pop("_kept_factorization", None)  # a search's factorisation of the whole pool
         if folds is not None and zidx is not None and isinstance(self.kernel, str) and Y.shape[1] == 1:
+            fac = kept.fac if kept is not None and kept.matches(X, Y, kernel, zidx, WHOLE_POOL_RCOND) else None
+
             def whole_pool_cv(alpha):
-                params = dict(gamma=self.gamma_, degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel)
-                return whole_pool_fold_scores(X, Y, zidx, folds, self.kernel, params, alpha, self._scoring)
+                return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac, self.n_jobs)
         self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
         self._alpha_groups = self._support_groups()
         return self
