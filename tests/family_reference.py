@@ -78,25 +78,45 @@ class RidgeBasis:
     gamma: float
     rank: int | None = None
 
-    def whitener(self, keep=None):
-        """``U_k S_k^-1/2`` (n_keep, k) of the kept basis points' block."""
-        Z = self.Z if keep is None else self.Z[keep]
-        s, U = np.linalg.eigh(rbf(Z, Z, self.gamma))
-        order = np.argsort(s)[::-1]
-        s, U = s[order], U[:, order]
-        k = s.size if self.rank is None else min(self.rank, s.size)
-        return U[:, :k] / np.sqrt(s[:k])
+    def __post_init__(self):
+        self._K_ZZ = rbf(self.Z, self.Z, self.gamma)
+        self._kernel_rows = (None, None)  # (X, k(X, Z)) of the last training inputs: refits slice it
+        self._whiteners = {}
 
-    def fit(self, X, Y, alpha, keep=None):
-        """Fit on rows ``X`` (m, d), targets ``Y`` (m, v) at ``alpha`` on basis points ``keep``."""
-        Y = np.asarray(Y, float).reshape(len(X), -1)
-        Z = self.Z if keep is None else self.Z[keep]
-        K = rbf(X, Z, self.gamma)  # (m, n)
+    def kernel(self, X):
+        """``k(X, Z)`` (m, n), kept for the last ``X`` seen (the refits of one data set share it)."""
+        if self._kernel_rows[0] is not X:
+            self._kernel_rows = (X, rbf(X, self.Z, self.gamma))
+        return self._kernel_rows[1]
+
+    def whitener(self, keep=None):
+        """``U_k S_k^-1/2`` (n_keep, k) of the kept basis points' block (top ``rank`` eigenpairs)."""
+        key = None if keep is None else tuple(np.flatnonzero(keep))
+        if key not in self._whiteners:
+            K_ZZ = self._K_ZZ if keep is None else self._K_ZZ[np.ix_(keep, keep)]
+            s, U = np.linalg.eigh(K_ZZ)
+            order = np.argsort(s)[::-1]
+            s, U = s[order], U[:, order]
+            k = s.size if self.rank is None else min(self.rank, s.size)
+            self._whiteners[key] = U[:, :k] / np.sqrt(s[:k])
+        return self._whiteners[key]
+
+    def fit(self, X, Y, alpha, keep=None, rows=None):
+        """Fit on rows ``X[rows]`` (all if None), targets ``Y`` (one per row of ``X[rows]``) at
+        ``alpha``, on the basis points ``keep`` (a boolean mask; all if None)."""
+        K = self.kernel(X)
+        if rows is not None:
+            K = K[rows]
+        Y = np.asarray(Y, float).reshape(K.shape[0], -1)
+        Z = self.Z
+        if keep is not None:
+            K, Z = K[:, keep], Z[keep]
         m, n = K.shape
         if self.rank is None:
             # §1 normal equations: [K^T K + alpha K_ZZ, K^T 1; 1^T K, m] [a; b] = [K^T Y; 1^T Y]
+            K_ZZ = self._K_ZZ if keep is None else self._K_ZZ[np.ix_(keep, keep)]
             A = np.zeros((n + 1, n + 1))
-            A[:n, :n] = K.T @ K + alpha * rbf(Z, Z, self.gamma)
+            A[:n, :n] = K.T @ K + alpha * K_ZZ
             A[:n, n] = A[n, :n] = K.sum(0)
             A[n, n] = m
             rhs = np.vstack([K.T @ Y, Y.sum(0, keepdims=True)])
@@ -141,8 +161,10 @@ def holdout_outputs(model, X, Y, H, alpha, mode, held=None):
         keep = np.array([not (rows.size and in_H[rows].all()) for rows in held])
         if keep.all():
             keep = None
+    elif mode not in ("keep", "train"):
+        raise ValueError(mode)
     out_of_training = in_H & ~basis_rows if mode == "train" else in_H
-    fit = model.fit(X[~out_of_training], np.asarray(Y).reshape(m, -1)[~out_of_training], alpha, keep)
+    fit = model.fit(X, np.asarray(Y).reshape(m, -1)[~out_of_training], alpha, keep, rows=~out_of_training)
     return fit.predict(X[H]), fit.cond
 
 
@@ -175,7 +197,7 @@ def fold_models(model, X, Y, folds, alpha, mode):
         if mode == "remove":
             keep = np.array([not (rows.size and in_H[rows].all()) for rows in held])
         out = in_H & ~basis_rows if mode == "train" else in_H
-        fits.append(model.fit(X[~out], Y[~out], alpha, keep))
+        fits.append(model.fit(X, Y[~out], alpha, keep, rows=~out))
     return fits, fold_of
 
 
