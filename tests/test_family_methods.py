@@ -55,6 +55,8 @@ SEEDS = (0, 1, 2)
 FAMILIES = ("sparse", "nystrom", "fixed_size")
 BASES = ("points", "rows", "default")
 MODES = ("remove", "keep", "train")
+#: one default per parameter name across families: the CV methods' and k-fold calibration's mode
+DEFAULT_BASIS_IN_HOLDOUT = "remove"
 RULES = ("loo", "int", "kfold", "group")
 ESTIMATORS = {
     ("sparse", "regressor"): SparseLSSVR,
@@ -416,7 +418,8 @@ def test_classifier_holdout(family, basis, mode):
 @pytest.mark.parametrize("basis", BASES)
 @pytest.mark.parametrize("family", FAMILIES)
 def test_classifier_predict_proba(family, basis, calibration, calibration_cv):
-    """Calibrated on the exact held-out decision values: LOO (the basis kept) or k-fold (``remove``)."""
+    """Calibrated on the exact held-out decision values of the fitted model: leave-one-out (the
+    basis kept), or ``cv_decision_function(calibration_cv)`` at the default ``basis_in_holdout``."""
     seed = _seed("proba", family, basis, calibration, calibration_cv)
     est, model = _fitted(family, "classifier", basis, seed, calibration, calibration_cv)
     X, y, _, _, _, X_new = _data("classifier", seed)
@@ -424,7 +427,8 @@ def test_classifier_predict_proba(family, basis, calibration, calibration_cv):
     if calibration_cv is None:
         folds, mode = [np.array([i]) for i in range(len(y))], "keep"
     else:
-        folds, mode = [test for _, test in StratifiedKFold(calibration_cv).split(X, y)], "remove"
+        folds = [test for _, test in StratifiedKFold(calibration_cv).split(X, y)]
+        mode = DEFAULT_BASIS_IN_HOLDOUT
     F, cond = ref.cv_outputs(model, X, t, folds, ALPHA, mode)
     f_new = model.fit(X, t, ALPHA).predict(X_new)[:, 0]
     if calibration == "sigmoid":
@@ -434,6 +438,23 @@ def test_classifier_predict_proba(family, basis, calibration, calibration_cv):
         p1 = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(F[:, 0], y == 1).predict(f_new)
     want = np.column_stack([1.0 - p1, p1])
     _assert_close(est.predict_proba(X_new), want, max(cond, 1e4), f"predict_proba ({calibration})")
+
+
+@pytest.mark.parametrize("task", ("regressor", "classifier"))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_default_basis_in_holdout(family, task):
+    """The CV and hold-out methods called without ``basis_in_holdout`` use the one default."""
+    seed = _seed("default-mode", family, task)
+    est, _ = _fitted(family, task, "rows", seed)
+    H = _holdout_set(est, seed)
+    if task == "regressor":
+        cv, holdout = est.cv_predict, est.holdout_predict
+    else:
+        cv, holdout = est.cv_decision_function, est.holdout_decision_function
+    _assert_close(cv(5), cv(5, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of the CV")
+    _assert_close(holdout(H), holdout(H, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of hold-out")
+    assert np.abs(cv(5, basis_in_holdout="keep") - cv(5, basis_in_holdout="remove")).max() > 1e-6, \
+        "precondition: the modes differ on this problem"
 
 
 # ============================================================ Dask
@@ -472,13 +493,14 @@ def test_dask_regressor(family, basis, method):
             want = F[:, 0] if method == "cv_predict" else np.mean((y - F[:, 0]) ** 2)
         elif method == "holdout_predict":
             F, cond = ref.holdout_outputs(model, X, y, H, ALPHA, "remove")
-            got, want = _compute(est.holdout_predict(H)), F[:, 0]
+            got, want = _compute(est.holdout_predict(H, basis_in_holdout="remove")), F[:, 0]
         elif method.startswith("predict_interval"):
             kind = method.split("/")[1]
             if kind == "cv+":
                 cv5 = KFold(5, shuffle=True, random_state=3)
                 fold_list, mode = [test for _, test in cv5.split(X)], "remove"
-                got = _compute(est.predict_interval(X_new, coverage=COVERAGE, method="cv+", cv=cv5))
+                got = _compute(est.predict_interval(X_new, coverage=COVERAGE, method="cv+", cv=cv5,
+                                                      basis_in_holdout="remove"))
             else:
                 fold_list, mode = [np.array([i]) for i in range(len(y))], "keep"
                 got = _compute(est.predict_interval(X_new, coverage=COVERAGE, method="jackknife+"))
@@ -525,7 +547,7 @@ def test_dask_classifier(family, basis, method):
             want = F
         elif method.startswith("cv"):
             F, cond = ref.cv_outputs(model, X, t, folds, ALPHA, "remove")
-            got = _compute(getattr(est, method)(cv, groups=g))
+            got = _compute(getattr(est, method)(cv, groups=g, basis_in_holdout="remove"))
             if method == "cv_error":
                 want, slack = _error_rate(F.T, t, _tol(cond) * np.abs(F).max())
                 assert np.all(np.abs(got - want) <= slack + 1e-12), f"Dask {method}: {got} against {want}"
@@ -533,7 +555,7 @@ def test_dask_classifier(family, basis, method):
             want = F[:, 0]
         else:
             F, cond = ref.holdout_outputs(model, X, t, H, ALPHA, "remove")
-            got, want = _compute(est.holdout_decision_function(H)), F[:, 0]
+            got, want = _compute(est.holdout_decision_function(H, basis_in_holdout="remove")), F[:, 0]
     _assert_close(got, want, cond, f"Dask {method}")
 
 
