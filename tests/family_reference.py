@@ -37,6 +37,7 @@ __all__ = [
     "RidgeBasis",
     "cv_outputs",
     "dense_log_evidence",
+    "closed_form_predictive_std",
     "dense_predictive_std",
     "full_conformal_contains",
     "gcv_score",
@@ -301,6 +302,24 @@ def dense_predictive_std(model, X, y, alpha, Xnew, noise=True, basis_residual=Tr
     s = one @ Ci @ one
     R = 1.0 - one @ Ci @ Ks
     var = prior - np.einsum("mt,mt->t", Ks, Ci @ Ks) + R**2 / s
+    if noise:
+        var = var + 1.0 / zeta
+    return np.sqrt(var)
+
+
+def closed_form_predictive_std(model, X, y, alpha, Xnew, noise=True, basis_residual=True):
+    """The predictive variance of the Mathematics page (§6, "Predictive variance"):
+    ``[1/m + phi_c(x)^T (Phi_c^T Phi_c + alpha I)^-1 phi_c(x)] / zeta + (k(x, x) - |phi(x)|^2) / mu``,
+    plus ``1 / zeta`` for a new target; zeta the evidence's noise precision.  A second route to
+    :func:`dense_predictive_std`, by the weight-space form instead of the function-space one."""
+    zeta = best_zeta(model, X, y, alpha)
+    Phi, Pn = model.features(X), model.features(Xnew)
+    mean = Phi.mean(0)
+    Pc, Pnc = Phi - mean, Pn - mean
+    G = Pc.T @ Pc + alpha * np.eye(Phi.shape[1])
+    var = (1.0 / len(X) + np.einsum("tk,tk->t", Pnc, np.linalg.solve(G, Pnc.T).T)) / zeta
+    if basis_residual:
+        var = var + (1.0 - (Pn * Pn).sum(1)) / (alpha * zeta)  # k(x, x) = 1 for the RBF kernel
     if noise:
         var = var + 1.0 / zeta
     return np.sqrt(var)

@@ -329,6 +329,19 @@ def test_regressor_predict_std(family, basis, parts):
     _assert_close(got, want, 1e3, f"predict_std ({parts})")
 
 
+def test_predictive_std_references_agree():
+    """The two references of ``predict_std`` (function space and weight space) agree: a check of the
+    references themselves, on a full-rank and a truncated basis."""
+    X, y, points, _, _, X_new = _data("regressor", 0)
+    for rank in (None, RANK):
+        model = ref.RidgeBasis(points, GAMMA, rank)
+        for noise in (True, False):
+            for residual in (True, False):
+                a = ref.dense_predictive_std(model, X, y, ALPHA, X_new, noise, residual)
+                b = ref.closed_form_predictive_std(model, X, y, ALPHA, X_new, noise, residual)
+                _assert_close(a, b, 1e3, f"references of predict_std (rank {rank}, {noise}, {residual})")
+
+
 @pytest.mark.parametrize("basis", BASES)
 @pytest.mark.parametrize("family", FAMILIES)
 def test_regressor_log_evidence(family, basis):
