@@ -66,6 +66,7 @@ ESTIMATORS = {
     ("fixed_size", "regressor"): FixedSizeLSSVR,
     ("fixed_size", "classifier"): FixedSizeLSSVC,
 }
+ESTIMATORS.update({(family, "multi-" + task): cls for (family, task), cls in list(ESTIMATORS.items())})
 DEFAULT_RULE = {"sparse": "pchol", "nystrom": "random", "fixed_size": "pchol"}
 
 
@@ -80,10 +81,15 @@ def _data(task, seed):
     rng = np.random.default_rng(1000 + seed)
     X = rng.uniform(-2.0, 2.0, size=(M_ROWS, 2))
     signal = np.sin(1.5 * X[:, 0]) + np.cos(X[:, 1])
+    noise = rng.normal(size=M_ROWS)
     if task == "regressor":
-        y = 3.0 + signal + 0.2 * rng.normal(size=M_ROWS)  # the offset makes SCDP choose the intercept first
-    else:
-        y = (signal + 0.4 * rng.normal(size=M_ROWS) > 0.4).astype(int)
+        y = 3.0 + signal + 0.2 * noise  # the offset makes SCDP choose the intercept first
+    elif task == "classifier":
+        y = (signal + 0.4 * noise > 0.4).astype(int)
+    elif task == "multi-regressor":  # two outputs, fitted together (fixed-size: each at its own support)
+        y = np.column_stack([3.0 + signal + 0.2 * noise, -4.0 + np.sin(2.0 * X[:, 1]) * X[:, 0]])
+    else:  # three classes, one-vs-rest
+        y = np.digitize(signal + 0.3 * noise, np.quantile(signal, [0.35, 0.7]))
     points = rng.uniform(-2.2, 2.2, size=(N_BASIS, 2))  # a basis of points that are not training rows
     rows = np.sort(rng.choice(M_ROWS, N_BASIS, replace=False))
     groups = rng.integers(0, 9, M_ROWS)
@@ -122,7 +128,24 @@ def _fitted(family, task, basis, seed, calibration=None, calibration_cv=None, da
         np.testing.assert_array_equal(est.basis_vectors_, points)
     if basis == "rows":
         np.testing.assert_array_equal(est.basis_vectors_, X[rows])
+    if task.startswith("multi"):
+        return est, _reference_groups(est, family)
     return est, _reference_model(est, family)
+
+
+def _reference_groups(est, family):
+    """The reference models of a multi-output fit with the outputs each serves: one for all outputs,
+    or for fixed-size one per output at that output's own support (SCDP grows each output alone)."""
+    if family != "fixed_size":
+        return [(_reference_model(est, family), slice(None))]
+    M = est.n_basis_
+    W = np.asarray(est.coef_full_)
+    groups = []
+    for j in range(W.shape[1]):
+        assert W[M, j] != 0.0, "precondition: SCDP chose the intercept of every output"
+        support = np.flatnonzero(W[:M, j])
+        groups.append((ref.RidgeBasis(np.asarray(est.basis_vectors_)[support], GAMMA), [j]))
+    return groups
 
 
 def _reference_model(est, family):
@@ -140,7 +163,11 @@ def _reference_model(est, family):
 
 def _coded(task, y):
     """Targets as the model regresses them: the values, or +1 / -1 (classes_[1] is +1)."""
-    return y.astype(float) if task == "regressor" else np.where(y == 1, 1.0, -1.0)
+    if task.endswith("regressor"):
+        return y.astype(float)
+    if task == "classifier":
+        return np.where(y == 1, 1.0, -1.0)
+    return np.where(y[:, None] == np.arange(3)[None], 1.0, -1.0)  # one-vs-rest columns in classes_ order
 
 
 def _folds(rule, task, y, groups):
@@ -468,6 +495,58 @@ def test_default_basis_in_holdout(family, task):
     _assert_close(holdout(H), holdout(H, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of hold-out")
     assert np.abs(cv(5, basis_in_holdout="keep") - cv(5, basis_in_holdout="remove")).max() > 1e-6, \
         "precondition: the modes differ on this problem"
+
+
+# ============================================================ several outputs
+MULTI_KINDS = ("outputs", "loo", "kfold/remove", "group/train", "holdout/remove")
+
+
+@pytest.mark.parametrize("kind", MULTI_KINDS)
+@pytest.mark.parametrize("basis", ("points", "rows"))
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("task", ("multi-regressor", "multi-classifier"))
+def test_several_outputs(task, family, basis, kind):
+    """Two regression targets, or three classes one-vs-rest: every output is its own reference model's
+    (one factorisation for all; fixed-size: each output at the prototypes its SCDP run chose)."""
+    seed = _seed("multi", task, family, basis)
+    est, groups = _fitted(family, task, basis, seed)
+    X, y, _, _, g_labels, X_new = _data(task, seed)
+    T = _coded(task, y)
+    regressor = task == "multi-regressor"
+    H = _holdout_set(est, seed) if kind.startswith("holdout") else None
+    if kind == "outputs":
+        want = np.empty((len(X_new), T.shape[1]))
+    elif kind == "holdout/remove":
+        want = np.empty((ALPHAS.size, H.size, T.shape[1]))
+    else:
+        want = np.empty((ALPHAS.size,) + T.shape)
+    cond = 1.0
+    for model, cols in groups:
+        Tc = T[:, cols]
+        if kind == "outputs":
+            fit = model.fit(X, Tc, ALPHA)
+            want[:, cols], cond = fit.predict(X_new), max(cond, fit.cond)
+            continue
+        for i, a in enumerate(ALPHAS):
+            if kind == "holdout/remove":
+                F, c = ref.holdout_outputs(model, X, Tc, H, a, "remove")
+            else:
+                rule, mode = ("loo", "keep") if kind == "loo" else kind.split("/")
+                F, c = ref.cv_outputs(model, X, Tc, _folds(rule, task, y, g_labels)[2], a, mode)
+            want[i][..., cols], cond = F, max(cond, c)
+    if kind == "outputs":
+        got = est.predict(X_new) if regressor else est.decision_function(X_new)
+    elif kind == "loo":
+        got = est.loo_predict(ALPHAS) if regressor else est.loo_decision_function(ALPHAS)
+    elif kind == "holdout/remove":
+        method = est.holdout_predict if regressor else est.holdout_decision_function
+        got = method(H, alpha=ALPHAS, basis_in_holdout="remove")
+    else:
+        rule, mode = kind.split("/")
+        cv, g, _ = _folds(rule, task, y, g_labels)
+        method = est.cv_predict if regressor else est.cv_decision_function
+        got = method(cv, alpha=ALPHAS, groups=g, basis_in_holdout=mode)
+    _assert_close(got, want, cond, f"{task} {kind}")
 
 
 # ============================================================ Dask
