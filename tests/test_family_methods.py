@@ -498,7 +498,7 @@ def test_default_basis_in_holdout(family, task):
 
 
 # ============================================================ several outputs
-MULTI_KINDS = ("outputs", "loo", "kfold/remove", "group/train", "holdout/remove")
+MULTI_KINDS = ("outputs", "loo", "loo/path", "kfold/remove", "group/train", "holdout/remove")
 
 
 @pytest.mark.parametrize("kind", MULTI_KINDS)
@@ -507,46 +507,48 @@ MULTI_KINDS = ("outputs", "loo", "kfold/remove", "group/train", "holdout/remove"
 @pytest.mark.parametrize("task", ("multi-regressor", "multi-classifier"))
 def test_several_outputs(task, family, basis, kind):
     """Two regression targets, or three classes one-vs-rest: every output is its own reference model's
-    (one factorisation for all; fixed-size: each output at the prototypes its SCDP run chose)."""
+    (one factorisation for all; fixed-size: each output at the prototypes its SCDP run chose).  At the
+    fitted alpha, and (``loo/path``) along a path of alphas."""
     seed = _seed("multi", task, family, basis)
     est, groups = _fitted(family, task, basis, seed)
     X, y, _, _, g_labels, X_new = _data(task, seed)
     T = _coded(task, y)
     regressor = task == "multi-regressor"
+    alphas = ALPHAS if kind == "loo/path" else np.array([ALPHA])
     H = _holdout_set(est, seed) if kind.startswith("holdout") else None
     if kind == "outputs":
-        want = np.empty((len(X_new), T.shape[1]))
+        want = np.empty((1, len(X_new), T.shape[1]))
     elif kind == "holdout/remove":
-        want = np.empty((ALPHAS.size, H.size, T.shape[1]))
+        want = np.empty((alphas.size, H.size, T.shape[1]))
     else:
-        want = np.empty((ALPHAS.size,) + T.shape)
+        want = np.empty((alphas.size,) + T.shape)
     cond = 1.0
     for model, cols in groups:
         Tc = T[:, cols]
-        if kind == "outputs":
-            fit = model.fit(X, Tc, ALPHA)
-            want[:, cols], cond = fit.predict(X_new), max(cond, fit.cond)
-            continue
-        for i, a in enumerate(ALPHAS):
-            if kind == "holdout/remove":
+        for i, a in enumerate(alphas):
+            if kind == "outputs":
+                fit = model.fit(X, Tc, a)
+                F, c = fit.predict(X_new), fit.cond
+            elif kind == "holdout/remove":
                 F, c = ref.holdout_outputs(model, X, Tc, H, a, "remove")
             else:
-                rule, mode = ("loo", "keep") if kind == "loo" else kind.split("/")
+                rule, mode = ("loo", "keep") if kind.startswith("loo") else kind.split("/")
                 F, c = ref.cv_outputs(model, X, Tc, _folds(rule, task, y, g_labels)[2], a, mode)
             want[i][..., cols], cond = F, max(cond, c)
+    path = {"alpha": ALPHAS} if kind == "loo/path" else {}
     if kind == "outputs":
         got = est.predict(X_new) if regressor else est.decision_function(X_new)
-    elif kind == "loo":
-        got = est.loo_predict(ALPHAS) if regressor else est.loo_decision_function(ALPHAS)
+    elif kind.startswith("loo"):
+        got = est.loo_predict(**path) if regressor else est.loo_decision_function(**path)
     elif kind == "holdout/remove":
         method = est.holdout_predict if regressor else est.holdout_decision_function
-        got = method(H, alpha=ALPHAS, basis_in_holdout="remove")
+        got = method(H, basis_in_holdout="remove")
     else:
         rule, mode = kind.split("/")
         cv, g, _ = _folds(rule, task, y, g_labels)
         method = est.cv_predict if regressor else est.cv_decision_function
-        got = method(cv, alpha=ALPHAS, groups=g, basis_in_holdout=mode)
-    _assert_close(got, want, cond, f"{task} {kind}")
+        got = method(cv, groups=g, basis_in_holdout=mode)
+    _assert_close(got, want if kind == "loo/path" else want[0], cond, f"{task} {kind}")
 
 
 # ============================================================ Dask
