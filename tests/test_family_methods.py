@@ -555,7 +555,7 @@ def test_several_outputs(task, family, basis, kind):
 DASK_REGRESSOR = ("predict", "loo_residuals", "press", "cv_predict", "cv_error", "holdout_predict",
                   "predict_interval/jackknife+", "predict_interval/cv+", "predict_std", "log_evidence", "gcv")
 DASK_CLASSIFIER = ("decision_function", "loo_decision_function", "loo_error_rate", "cv_decision_function",
-                   "cv_error", "holdout_decision_function")
+                   "cv_error", "holdout_decision_function", "predict_proba")
 
 
 def _compute(a):
@@ -631,6 +631,13 @@ def test_dask_classifier(family, basis, method):
         if method == "decision_function":
             fit = model.fit(X, t, ALPHA)
             got, want, cond = _compute(est.decision_function(X_new)), fit.predict(X_new)[:, 0], fit.cond
+        elif method == "predict_proba":  # Platt's map on the exact leave-one-out values
+            est, _ = _fitted(family, "classifier", basis, seed, "sigmoid", None, dask=True)
+            F, cond = _cv_reference(family, "classifier", basis, seed, "loo", "keep", (ALPHA,), True)
+            A, B = ref.platt(F[0], y == 1)
+            p1 = 1.0 / (1.0 + np.exp(A * model.fit(X, t, ALPHA).predict(X_new)[:, 0] + B))
+            got, want = _compute(est.predict_proba(X_new)), np.column_stack([1.0 - p1, p1])
+            cond = max(cond, 1e4)
         elif method.startswith("loo"):
             F, cond = _loo_reference(family, "classifier", basis, seed, dask=True)
             got = _compute(getattr(est, method)(ALPHAS))
