@@ -98,8 +98,8 @@ def _data(task, seed):
 
 
 def _params(family, basis, seed, task):
-    _, _, points, rows, _, _ = _data(task, seed)
-    spec = {"points": points, "rows": rows, "default": DEFAULT_RULE[family]}[basis]
+    X, _, points, rows, _, _ = _data(task, seed)
+    spec = {"points": points, "rows": rows, "default": DEFAULT_RULE[family], "row_points": X[rows].copy()}[basis]
     params = dict(gamma=GAMMA, alpha=ALPHA, basis=spec, n_basis=N_BASIS, random_state=seed)
     if family == "nystrom":
         params.update(rank=RANK, predictor="low-rank")
@@ -126,7 +126,7 @@ def _fitted(family, task, basis, seed, calibration=None, calibration_cv=None, da
             est.fit(X, y)
     if basis == "points":  # a basis given as points stays as given
         np.testing.assert_array_equal(est.basis_vectors_, points)
-    if basis == "rows":
+    if basis in ("rows", "row_points"):
         np.testing.assert_array_equal(est.basis_vectors_, X[rows])
     if task.startswith("multi"):
         return est, _reference_groups(est, family)
@@ -186,10 +186,12 @@ def _folds(rule, task, y, groups):
     return cv, g, [test for _, test in cv.split(dummy, y, g)]
 
 
-def _holdout_set(est, seed):
+def _holdout_set(est, seed, basis_rows=None):
     """Rows to hold out: a few random ones and, where the basis is rows, two basis rows."""
     rng = np.random.default_rng(50 + seed)
     H = set(rng.choice(M_ROWS, 7, replace=False).tolist())
+    if basis_rows is not None:
+        return np.array(sorted(H | set(basis_rows[:2].tolist())))
     idx = getattr(est, "support_", None)
     basis_rows = est.basis_indices_
     if basis_rows is not None:
@@ -495,6 +497,30 @@ def test_default_basis_in_holdout(family, task):
     _assert_close(holdout(H), holdout(H, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of hold-out")
     assert np.abs(cv(5, basis_in_holdout="keep") - cv(5, basis_in_holdout="remove")).max() > 1e-6, \
         "precondition: the modes differ on this problem"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("task", ("regressor", "classifier"))
+def test_basis_points_equal_to_rows(task, family, mode):
+    """A basis given as points that equal training rows value for value: those rows hold the points, so
+    "remove" and "train" treat them as a basis given by row indices would."""
+    seed = _seed("row-points", task, family, mode)
+    est, model = _fitted(family, task, "row_points", seed)
+    X, y, _, rows, groups, _ = _data(task, seed)
+    t = _coded(task, y)
+    cv, _, folds = _folds("kfold", task, y, groups)
+    F, cond = ref.cv_outputs(model, X, t, folds, ALPHA, mode)
+    H = _holdout_set(est, seed, basis_rows=rows if family != "fixed_size" else
+                     rows[np.asarray(est.support_)])
+    G, c = ref.holdout_outputs(model, X, t, H, ALPHA, mode)
+    if task == "regressor":
+        got_cv, got_h = est.cv_predict(cv, basis_in_holdout=mode), est.holdout_predict(H, basis_in_holdout=mode)
+    else:
+        got_cv = est.cv_decision_function(cv, basis_in_holdout=mode)
+        got_h = est.holdout_decision_function(H, basis_in_holdout=mode)
+    _assert_close(got_cv, F[:, 0], cond, f"cv ({mode})")
+    _assert_close(got_h, G[:, 0], c, f"hold-out ({mode})")
 
 
 # ============================================================ several outputs
