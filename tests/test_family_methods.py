@@ -301,7 +301,7 @@ def test_regressor_holdout(family, basis, mode):
                   "holdout_predict of a boolean mask")
 
 
-INTERVALS = ("jackknife+", "jackknife", "full") + tuple(f"cv+/{mode}" for mode in MODES)
+INTERVALS = ("jackknife+", "jackknife", "full", "cv+/group") + tuple(f"cv+/{mode}" for mode in MODES)
 
 
 @pytest.mark.parametrize("method", INTERVALS)
@@ -310,7 +310,7 @@ INTERVALS = ("jackknife+", "jackknife", "full") + tuple(f"cv+/{mode}" for mode i
 def test_regressor_predict_interval(family, basis, method):
     seed = _seed("interval", family, basis, method)
     est, model = _fitted(family, "regressor", basis, seed)
-    X, y, _, _, _, X_new = _data("regressor", seed)
+    X, y, _, _, groups, X_new = _data("regressor", seed)
     m = len(y)
     if method == "full":
         got = est.predict_interval(X_new, coverage=COVERAGE, method="full")
@@ -321,7 +321,11 @@ def test_regressor_predict_interval(family, basis, method):
                       (lo - delta, lo + delta, hi - delta, hi + delta)]
             assert inside == [False, True, True, False], f"full conformal bounds {lo}, {hi}: membership {inside}"
         return
-    if method.startswith("cv+"):
+    if method == "cv+/group":  # GroupKFold with groups, at the default mode
+        cv, g, folds = _folds("group", "regressor", y, groups)
+        mode = DEFAULT_BASIS_IN_HOLDOUT
+        got = est.predict_interval(X_new, coverage=COVERAGE, method="cv+", cv=cv, groups=g)
+    elif method.startswith("cv+"):
         mode = method.split("/")[1]
         cv = KFold(5, shuffle=True, random_state=3)
         folds = [test for _, test in cv.split(X)]
