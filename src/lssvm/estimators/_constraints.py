@@ -8,8 +8,8 @@ scikit-learn's :class:`~sklearn.utils._param_validation.Interval` takes
 ``True`` for the integer 1 and ``inf`` for a number; :class:`Number`
 refuses both (``block_size=True`` is an error in every family, as is
 ``nu=inf``).  The error is scikit-learn's ``InvalidParameterError`` (a
-``ValueError``): "The 'nu' parameter of FixedSizeLSSVR must be a float in
-the range (0.0, inf). Got 0.0 instead."
+``ValueError``): "The 'rcond' parameter of SparseLSSVR must be a float in
+the range (0.0, 1.0). Got 0.0 instead."
 """
 
 from __future__ import annotations
