@@ -27,8 +27,8 @@ class KernelExpansion:
     Attributes
     ----------
     centres : ndarray or scipy CSR matrix of shape (n, d)
-        The points ``Z`` the kernel is evaluated against (basis points,
-        prototypes, Nyström columns or training rows).
+        The points ``Z`` the kernel is evaluated against (the model's basis
+        points, or training rows).
     coef : ndarray of shape (n, v)
         ``W``, one column per output (per one-vs-rest class for more than
         two classes).

@@ -215,8 +215,8 @@ class DaskSparseFit:
     rcond : float
     fold_whitener : callable or None
         ``K_LL -> W``: the feature map of the basis reduced to its kept
-        points (their kernel block) for a model with a given map (the rank-k
-        Nyström one): a fold that removes basis points is refitted on the
+        points (their kernel block) for a model with a given map (truncated
+        to rank k, say): a fold that removes basis points is refitted on the
         kept points with that map, the model fitted on the fold's rows at the
         reduced basis.  None: the whitening of the kept points.
     """
