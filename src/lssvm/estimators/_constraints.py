@@ -1,4 +1,4 @@
-"""Parameter validation of the twelve estimators, by scikit-learn's
+"""Parameter validation of every estimator, by scikit-learn's
 ``_parameter_constraints``: one declarative table per family
 instead of three hand-written validators, plus one hook,
 :meth:`ValidatedParamsMixin._check_param_rules`, for the rules that span
