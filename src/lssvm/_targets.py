@@ -41,6 +41,6 @@ def check_numeric_targets(y):
         except (TypeError, ValueError):
             raise ValueError(
                 f"y must be numeric for regression; got values of dtype {y.dtype} such as {y.flat[0]!r}. "
-                "For class labels use a classifier (SparseLSSVC, FixedSizeLSSVC, NystromLSSVC)"
+                "For class labels use a classifier (an *LSSVC estimator, such as SparseLSSVC)"
             ) from None
     return np.asarray(y, dtype=float)

@@ -1,5 +1,5 @@
 """Prototype selection by maximal quadratic Rényi entropy (the classic
-fixed-size LS-SVM choice: Suykens et al. 2002, De Brabanter et al. 2010;
+prototype choice of Suykens et al. 2002 and De Brabanter et al. 2010;
 cited by Karsmakers et al. 2011, §4.2).
 
 Written by hand: no maintained library offers it.  The quadratic Rényi

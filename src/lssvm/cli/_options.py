@@ -102,7 +102,7 @@ class _CountOrFraction(click.ParamType):
         return number if number < 1 else int(number)
 
 
-#: --basis, --n-basis (every model family: fixed-size prototypes and Nystrom columns are bases too)
+#: --basis, --n-basis (every model family: prototype pools and sampled columns are bases too)
 basis_options = _apply([
     click.option("--basis", type=click.Choice([*BASIS_METHODS, "all"]), default=None,
                  help="Basis method.  Sparse: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "

@@ -58,7 +58,8 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
         raise click.BadParameter(f"folder {str(Path(output).parent)!r} does not exist", param_hint="--output")
     if isinstance(n_basis, float):
         raise click.BadParameter(f"{n_basis}: lssvm fit takes a whole number of basis points >= 1 (a fraction of "
-                                 "the rows is for lssvm select --model fixed-size or nystrom)", param_hint="--n-basis")
+                                 "the rows is for the models of lssvm select that take one: see lssvm select "
+                                 "--help)", param_hint="--n-basis")
     frame, name = _load_frame(data)
     output = _output_file(Path(output) if output else Path(f"{name}.lssvm.npz"), "model")
     alpha_path = _parse_log_values(alphas, "--alphas")
@@ -310,7 +311,8 @@ def uncertainty_columns(out, model, X, interval, proba):
             except NotFittedError:  # a loaded model has no factorisation; the file holds no LOO data either
                 raise ValueError(
                     "this model file holds no leave-one-out data for intervals (saved by an older lssvm, "
-                    "from a Dask fit, or by a fixed-size/Nystrom model); refit it with 'lssvm fit'"
+                    "from a Dask fit, or by a model that keeps no training factorisation); refit it with "
+                    "'lssvm fit'"
                 ) from None
             names = [model.target_name or "prediction"] if bounds.shape[2] == 1 else range(bounds.shape[2])
             for j, name in enumerate(names):

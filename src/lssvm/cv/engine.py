@@ -137,7 +137,7 @@ class MemorySparseEngine:
         The feature map of a basis reduced to its kept points ``L`` (their
         kernel block ``K_LL``), for a model whose map is not the whitening
         of its basis, so that removing basis points is not a deletion of
-        columns: the rank-k Nyström map (:func:`lssvm.solvers.nystrom_projection`).
+        columns: a map truncated to rank k.
         A hold-out that removes basis points then refits the fold on the
         kept points with this map (O(m |L| k + |L|^3) per such fold), which
         is exactly the model fitted on the fold's training rows at that
@@ -431,8 +431,8 @@ class MappedHoldoutEngine(HoldoutEngine):
 
 class TargetGroupsEngine:
     """One engine per group of targets, each on its own basis, as one engine of all targets: a model
-    whose outputs were fitted on different bases (a fixed-size classifier's one-vs-rest outputs, each
-    grown by its own SCDP run).  Per-row results are assembled along the target axis; error sums are
+    whose outputs were fitted on different bases (one-vs-rest outputs for each of which the solver chose
+    its own support).  Per-row results are assembled along the target axis; error sums are
     reduced from them, so that a classifier's misclassified rows see every output's value (O(A m v)
     memory, as :meth:`cv_outputs`).
 

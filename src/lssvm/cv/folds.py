@@ -39,7 +39,7 @@ def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
         ``KFold(k)`` (contiguous row ranges), or unshuffled
         ``StratifiedKFold(k)`` for a classifier.  This is the one fold rule
         of an int ``cv`` in lssvm: the estimators' CV methods, the
-        criteria and searches, the fixed-size and Nyström CV, the command
+        criteria and searches of every family, the command
         line and the Dask engine (:func:`lssvm.backends.dask.fold_spec`)
         all give the same folds.  Pass a splitter to shuffle.  Where no
         class has k rows (``StratifiedKFold`` cannot split: tiny data) a

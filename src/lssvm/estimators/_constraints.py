@@ -1,4 +1,4 @@
-"""Parameter validation of the twelve estimators, by scikit-learn's
+"""Parameter validation of every estimator, by scikit-learn's
 ``_parameter_constraints``: one declarative table per family
 instead of three hand-written validators, plus one hook,
 :meth:`ValidatedParamsMixin._check_param_rules`, for the rules that span
@@ -8,8 +8,8 @@ scikit-learn's :class:`~sklearn.utils._param_validation.Interval` takes
 ``True`` for the integer 1 and ``inf`` for a number; :class:`Number`
 refuses both (``block_size=True`` is an error in every family, as is
 ``nu=inf``).  The error is scikit-learn's ``InvalidParameterError`` (a
-``ValueError``): "The 'nu' parameter of FixedSizeLSSVR must be a float in
-the range (0.0, inf). Got 0.0 instead."
+``ValueError``): "The 'rcond' parameter of SparseLSSVR must be a float in
+the range (0.0, 1.0). Got 0.0 instead."
 """
 
 from __future__ import annotations

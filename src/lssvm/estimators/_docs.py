@@ -1,7 +1,6 @@
 """Docstring text shared by the estimator families."""
 
-__all__ = ["FIXED_SIZE_SEARCH_DOC", "NYSTROM_SEARCH_DOC", "PARAMETER_NAMES_NOTE", "PER_TARGET_RESULT_DOC", "RESULT_DOC",
-           "SEARCH_DOC", "SPARSE_SEARCH_DOC"]
+__all__ = ["PARAMETER_NAMES_NOTE", "PER_TARGET_RESULT_DOC", "RESULT_DOC", "SEARCH_DOC", "SPARSE_SEARCH_DOC"]
 
 #: The Notes paragraph mapping the papers' and LS-SVMlab's parameter names to ours
 #: (indented for a class docstring).
@@ -138,62 +137,3 @@ SEARCH_DOC = """
     refit : bool, default=True
         Refit the best model on all data as ``best_estimator_``.
 """
-
-#: The fixed-size searches' parameters (``FixedSizeLSSVRCV``, ``FixedSizeLSSVCCV``).
-FIXED_SIZE_SEARCH_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
-    cv : int, splitter or iterable of (train, test), default=10
-        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int k is unshuffled
-        ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers), used for every candidate.
-        Why 10 where the sparse and Nyström searches default to "loo": SCDP picks the model size
-        on held-out folds (the size rule compares fold errors along each SCDP curve), which has no
-        leave-one-out closed form; with ``size_search="refit"`` an int ``cv`` still scores the
-        candidates by exact LOO and uses the k folds for the size only.
-    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
-        The prototype pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the
-        width is searched; on Dask input among a sample of rows; "renyi" depends on the kernel: per candidate).
-        The default is the sparse family's and works on NumPy and Dask input.
-    size_search : {"refit", "candidates"}, default="refit"
-        "refit": every candidate (width, alpha) is scored by the exact CV of the model on the whole
-        pool (the sparse LS-SVM on the prototypes; exact LOO for an int ``cv``, as
-        :class:`lssvm.SparseLSSVRCV`, whose cost the search then has; a splitter's folds with the
-        prototypes kept in every fold's training rows), then SCDP and its size rule run once, at the
-        best candidate, on ``cv``'s folds, in the refit (the whole pool where SCDP's sizes all score
-        worse, see :class:`lssvm.FixedSizeLSSVR`): ``best_score_`` is the full-pool model's score and
-        ``best_estimator_.cv_score_`` the refitted model's at its size.  "candidates": each alpha of each
-        candidate is scored at the size the size rule picks on its own SCDP curves (Karsmakers et al. 2011,
-        §4.5; many times slower: ``benchmarks/defaults_speed.py``).  A "renyi" pool always uses
-        "candidates"; ``solver="direct"`` always "refit" (the full-pool model is its model).
-    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
-    degree, coef0, normalize_kernel, block_size, n_jobs
-        As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
-        model size ``size_rule`` picks, with the search's ``scoring``.
-    random_state : int, RandomState or None
-    gamma : float or "scale", default="scale"
-        Used only when "gamma" is not searched.
-""" + SEARCH_DOC + RESULT_DOC
-
-#: The Nyström searches' parameters (``NystromLSSVRCV``, ``NystromLSSVCCV``).
-NYSTROM_SEARCH_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
-    cv : "loo", int, splitter or iterable of (train, test), default="loo"
-        Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
-    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
-        As for :class:`lssvm.NystromLSSVR`; random and k-center columns are drawn once for the whole
-        search, FVS columns per candidate.  Why "random" where the sparse and fixed-size families
-        default to "pchol": it is Ding & Liao's uniform column sample, the model their bounds are for,
-        and pivoted Cholesky is not a Nyström column rule here (on pivoted-Cholesky columns the model
-        is :class:`lssvm.SparseLSSVRCV`'s).  It works on NumPy and Dask input.
-    n_basis, rank
-        As for :class:`lssvm.NystromLSSVR`.
-    predictor : {"low-rank", "exact"}, default="low-rank"
-        Predictor of the refitted model; "low-rank" is the model the CV
-        criterion scores.
-    random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size, n_jobs, rcond
-        As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
-""" + SEARCH_DOC + RESULT_DOC

@@ -1,6 +1,6 @@
 """One prediction path for every family: the kernel expansion.
 
-Sparse, fixed-size and Nyström models all predict ``k(x, Z) W + b``
+Every family's model predicts ``k(x, Z) W + b``
 (:class:`lssvm.kernels.KernelExpansion`).  Each estimator says where its
 ``Z``, ``W`` and ``b`` are (``_expansion_arrays``); this mixin turns them into
 the public :meth:`kernel_expansion` and evaluates it for ``predict`` and

@@ -4,9 +4,9 @@ one ``.npz`` file, loaded with ``allow_pickle=False``.
 Every model of the package predicts with a kernel expansion
 ``f(x) = k(x, Z) W + b``, and only that is stored (points Z, coefficients,
 intercept, kernel, input scaling); the training factorisation is not, so a
-loaded model predicts but cannot cross-validate until refitted.  Sparse,
-fixed-size and Nyström models (and the ``*CV`` estimators, through their
-refitted ``best_estimator_``) load as the :class:`SparseLSSVR` /
+loaded model predicts but cannot cross-validate until refitted.  The models
+of every family (and the ``*CV`` estimators, through their refitted
+``best_estimator_``) load as the :class:`SparseLSSVR` /
 :class:`SparseLSSVC` with that expansion, predicting identically;
 ``SavedModel.fitted_as`` and ``fitted_params`` record the estimator that
 was fitted.

@@ -36,8 +36,8 @@ def uncertainty_arrays(est):
     fac = getattr(est, "factorization_", None)
     if fac is None or getattr(fac, "M", None) is None or not hasattr(est, "predict_interval"):
         return {}
-    if est.kernel_expansion().centres.shape[0] != fac.kernel_mean.size:  # predicts on other centres (Nyström's
-        return {}  # predictor="exact"): the factorisation's LOO models are not the saved model's
+    if est.kernel_expansion().centres.shape[0] != fac.kernel_mean.size:  # predicts on other centres (an
+        return {}  # exact-kernel predictor): the factorisation's LOO models are not the saved model's
     alphas = np.ravel(np.asarray(est.alpha, dtype=float))
     if np.unique(alphas).size != 1:  # one alpha per target: the LOO weights differ by target, none are kept
         return {}

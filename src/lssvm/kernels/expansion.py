@@ -1,8 +1,8 @@
 """The kernel expansion every fitted model of the package predicts with.
 
-Sparse LS-SVM (basis points), fixed-size LS-SVM (prototypes) and Nyström
-LS-SVM (sampled columns, or all training rows for the exact predictor) all
-predict ``f(x) = k(x, Z) W + b``.  :class:`KernelExpansion` holds that and
+Every model family predicts ``f(x) = k(x, Z) W + b``, with Z its basis
+points (a basis, prototypes, sampled columns, or all training rows for an
+exact-kernel predictor).  :class:`KernelExpansion` holds that and
 evaluates it in row blocks; the estimators' ``kernel_expansion()`` return one,
 ``predict`` and ``decision_function`` evaluate it, and :mod:`lssvm.io` saves
 it.
@@ -27,8 +27,8 @@ class KernelExpansion:
     Attributes
     ----------
     centres : ndarray or scipy CSR matrix of shape (n, d)
-        The points ``Z`` the kernel is evaluated against (basis points,
-        prototypes, Nyström columns or training rows).
+        The points ``Z`` the kernel is evaluated against (the model's basis
+        points, or training rows).
     coef : ndarray of shape (n, v)
         ``W``, one column per output (per one-vs-rest class for more than
         two classes).

@@ -128,8 +128,8 @@ def grid_search(criterion, param_grid, scoring="mse", callback=None, warn_edges=
     Parameters
     ----------
     criterion : callable
-        ``criterion(**params) -> CVPath`` (:class:`lssvm.selection.NystromCV`,
-        :class:`lssvm.selection.DenseLSSVMCV`).
+        ``criterion(**params) -> CVPath``: any criterion of
+        :mod:`lssvm.selection` (such as :class:`lssvm.selection.DenseLSSVMCV`).
     param_grid : dict of str to sequence
         Kernel parameter values, e.g. ``{"gamma": 2.0 ** np.arange(-15, 6, 2)}``;
         empty for a kernel without parameters (one evaluation: the alpha path).

@@ -204,7 +204,8 @@ class DaskSparseFit:
 
     Its training pass runs when :attr:`solution` is first needed (at once in
     :func:`fit_sparse`, unless ``deferred``), so that a fit whose engine may
-    never be used (the fixed-size model on its support) costs no pass.
+    never be used (a model on the support its solver chose, built at the
+    fit in case a CV method is called) costs no pass.
 
     Attributes
     ----------
@@ -214,8 +215,8 @@ class DaskSparseFit:
     rcond : float
     fold_whitener : callable or None
         ``K_LL -> W``: the feature map of the basis reduced to its kept
-        points (their kernel block) for a model with a given map (the rank-k
-        Nyström one): a fold that removes basis points is refitted on the
+        points (their kernel block) for a model with a given map (truncated
+        to rank k, say): a fold that removes basis points is refitted on the
         kept points with that map, the model fitted on the fold's rows at the
         reduced basis.  None: the whitening of the kept points.
     """
@@ -231,7 +232,7 @@ class DaskSparseFit:
 
     @property
     def basis_vectors(self):
-        """The basis points (n, d) of this engine's model: for a fixed-size fit its support, not the pool."""
+        """The basis points (n, d) of this engine's model: where a solver chose a support, that support."""
         return self.ctx.basis
 
     def _trained(self, warn_targets=False):
@@ -447,8 +448,8 @@ def fit_sparse(data, kernel, basis, n_basis, random_state, rcond, classes=None, 
     whitener : ndarray of shape (n, k), optional
         A given feature map of the basis ``basis_rows`` in place of the
         whitening of ``K_BB``, as in :func:`lssvm.solvers.factorize_sparse_rls`:
-        with ``nystrom_projection(K_BB, k)`` the fit is the rank-k Nyström
-        model (the documentation's Mathematics page, §6).  The basis is then
+        with a rank-k map of ``K_BB`` the fit is the model truncated to k
+        features (the documentation's Mathematics page, §6).  The basis is then
         taken as given (no near-duplicate is dropped: the map is of these
         points).
     fold_whitener : callable, optional
