@@ -60,7 +60,7 @@ def _classifier(tmp_path, data, calibration, kernel="rbf"):
 
 def _regressor(tmp_path, data, kernel="rbf"):
     X, y = data
-    est = SparseLSSVR(kernel=kernel, gamma=0.5, alpha=0.1, n_basis=15).fit(X, y)
+    est = SparseLSSVR(kernel=kernel, gamma=0.5, alpha=0.1, n_basis=15, random_state=0).fit(X, y)
     return save_model(tmp_path / f"r_{kernel}.npz", SavedModel(est, np.zeros(2), np.ones(2), ["a", "b"], "t")), X
 
 
@@ -102,7 +102,10 @@ def test_repeated_class_labels_are_refused(tmp_path, data):
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 def test_coefficients_that_overflow_are_refused(tmp_path, data, kernel):
-    path, X = _regressor(tmp_path, data, kernel)
+    # inputs scaled so that every basis point is long: for the linear kernel the bound on
+    # |f(x)| scales with the basis points' norms, and short ones would keep 1e308 finite
+    X, y = data
+    path, X = _regressor(tmp_path, (10.0 * X, y), kernel)
     coef = _members(path)["dual_coef"]
     huge = np.full_like(coef, 1e308)
     with pytest.raises(ModelFileError, match="overflow|beyond float64"):
