@@ -59,7 +59,24 @@ def test_each_transform_is_scored_on_the_original_scale(seed, scheme):
         expected = [_explicit_original_scale_mse(X, y, tr, rows, a, gamma, explicit_folds) for a in alphas]
         np.testing.assert_allclose(score, min(expected), rtol=1e-6)
         assert choice.alphas[name] == alphas[int(np.argmin(expected))]
-    assert choice.scores[choice.transform.name] == min(choice.scores.values())
+    assert choice.scores[choice.transform.name] <= choice.scores["identity"]
+
+
+def test_a_transform_replaces_identity_only_beyond_one_standard_error():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    model = SparseLSSVR(gamma=0.5, alpha=0.01, n_basis=20, random_state=0)
+    alphas = [1e-4, 1e-3, 0.01, 0.1, 1.0]
+    # steeply exponential in the inputs, small multiplicative noise: linear on the log scale, log wins clearly
+    y = np.exp(6.0 * X[:, 0] + 2.0 * X[:, 1] + 0.1 * rng.normal(size=200))
+    choice = choose_target_transform(model.fit(X, y), X, y, alphas=alphas)
+    assert choice.transform.name in ("log", "boxcox")
+    assert choice.scores[choice.transform.name] < 0.8 * choice.scores["identity"]
+    # additive noise on a positive level: a transform scores within a hair of identity, which is kept
+    y = 50.0 + np.sin(3.0 * X[:, 0]) + 0.3 * rng.normal(size=200)
+    choice = choose_target_transform(model.fit(X, y), X, y, alphas=alphas)
+    assert min(choice.scores.values()) < choice.scores["identity"]  # the rule, not the lowest score, decides
+    assert choice.transform.name == "identity"
 
 
 def test_boxcox_exponent_and_inverse():
