@@ -256,6 +256,18 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
         self.target_transform = target_transform
 
     def fit(self, X, y):
+        """Fit the estimator on ``y``, score the transforms by exact CV on the original scale, keep the
+        lowest (identity unless beaten by more than one standard error) and refit on its scale.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+        y : array-like of shape (m,)
+
+        Returns
+        -------
+        self
+        """
         from .family_search_cv import SparseLSSVRCV
 
         y_arr = np.asarray(y, dtype=float)
