@@ -302,8 +302,12 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
             if basis is not None:
                 refit.set_params(basis=np.asarray(basis))
             refit.fit(Xd, tr.forward(y_arr))
-            if search:
+            if search:  # the search's best model, alpha and score now describe the refit
                 est.best_estimator_ = refit
+                est.alpha_ = choice.alphas[tr.name]
+                est.best_params_ = {**est.best_params_, "alpha": est.alpha_}
+                if getattr(est, "scoring_", None) == "mse":
+                    est.best_score_ = -choice.scores[tr.name]  # original-scale CV MSE
             else:
                 est = refit
         self.estimator_, self.target_transform_ = est, tr
