@@ -89,6 +89,13 @@ def test_boxcox_exponent_and_inverse():
     far = tr.inverse(np.array([-1e6, 1e6]))
     assert np.all(np.isfinite(far)) and np.all(far > 0)
     assert np.all(np.isfinite(fit_target_transform("log", y).inverse(np.array([1e6]))))
+    # a strongly negative exponent (elevators-like targets): predictions near the domain's edge map back to
+    # at most the training range widened by its width, not to huge values
+    y = 0.012 + 0.066 * np.random.default_rng(5).beta(1, 8, size=500)
+    tr = fit_target_transform("boxcox", y)
+    assert tr.lmbda < -0.5
+    back = tr.inverse(np.array([-1.0 / tr.lmbda - 1e-9, 1e9, -1e9]))
+    assert back.max() <= y.max() + np.ptp(y) + 1e-12 and back.min() >= y.min() / 2 - 1e-12
 
 
 def test_the_wrapper_uses_the_transform_of_lowest_original_scale_error():

@@ -39,12 +39,13 @@ class TargetTransform:
     lmbda : float or None
         Box-Cox's exponent (``(y^lmbda - 1) / lmbda``, log at 0).
     low, high : float
-        Range the inverse clips transformed predictions to: the training
-        targets' transformed range widened by its width on each side, and
-        inside the inverse's domain (Box-Cox with ``lmbda != 0`` maps only
-        ``z > -1/lmbda``, resp. ``z < -1/lmbda``, back to positive values).
-        Without it a prediction far outside the training range would
-        overflow ``exp`` or leave the domain.
+        Range the inverse clips transformed predictions to: the image of the
+        training targets' range widened by its width on each side (above half
+        the smallest target), so inside the inverse's domain (Box-Cox with
+        ``lmbda != 0`` maps only one side of ``-1/lmbda`` back to positive
+        values).  Without it a prediction far outside the training range
+        would overflow ``exp``, leave the domain, or, near the domain's edge,
+        map back to a huge value.
     """
 
     name: str
@@ -95,17 +96,12 @@ def fit_target_transform(name, y):
         if np.ptp(y) == 0:
             raise ValueError("target_transform='boxcox' needs a target that is not constant")
         lmbda = float(stats.boxcox(y)[1])
-    z = TargetTransform(name, lmbda).forward(y)
-    span = float(np.ptp(z))
-    low, high = float(z.min()) - span, float(z.max()) + span
-    if lmbda is not None and lmbda != 0:
-        edge = -1.0 / lmbda  # the inverse maps z to positive values only on one side of -1/lmbda
-        pad = 1e-9 * max(1.0, abs(edge))
-        if lmbda > 0:
-            low = max(low, edge + pad)
-        else:
-            high = min(high, edge - pad)
-    return TargetTransform(name, lmbda, low, high)
+    # The clip range, set on the original scale (the training range widened by its width, above half the
+    # smallest target) and mapped by the monotone transform: a range widened on the transformed scale
+    # reached Box-Cox's domain edge on elevators (lmbda = -2.1), where the inverse returns huge values.
+    span = float(np.ptp(y))
+    low, high = TargetTransform(name, lmbda).forward(np.array([max(y.min() - span, y.min() / 2), y.max() + span]))
+    return TargetTransform(name, lmbda, float(low), float(high))
 
 
 @dataclass
