@@ -19,7 +19,8 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         pivoted Cholesky basis at the best kernel parameters grows by doublings from that size while the exact
         CV error of every prefix size (the search's ``cv``, k-fold with the basis kept in the hold-outs; at the
         best alpha) drops by more than one standard error per doubling; the refit keeps the size of lowest CV
-        error if it beats the search's (regression with LOO: alpha re-chosen on the path at that size;
+        error if it beats the search's (with LOO: by more than one standard error of the per-row differences
+        of the two models' exact LOO squared errors; regression with LOO: alpha re-chosen on the path at that size;
         :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
         ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
