@@ -19,6 +19,8 @@ Contenders, each timed from the encoded matrix to test predictions:
 * ``lssvm``: ``SparseLSSVRCV()`` / ``SparseLSSVCCV()`` with their defaults;
 * ``lssvm-auto``: the same with ``n_basis="auto", time_budget=--time-budget``
   (the basis size chosen by exact CV; ``lssvm select --n-basis auto``);
+* ``lssvm-tt`` (regression): the defaults with the target transform (identity, log or Box-Cox) chosen
+  by exact LOO on the original scale (:class:`lssvm.estimators.target_transform.TargetTransformRegressor`);
 * ``hgb``: ``HistGradientBoostingRegressor()`` / ``HistGradientBoostingClassifier()``
   (defaults, ``random_state=0``);
 * ``neo``: neo-ls-svm's ``NeoLSSVM()`` with its defaults, when installed
@@ -61,6 +63,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.svm import SVC
 
 from lssvm import SparseLSSVCCV, SparseLSSVRCV
+from lssvm.estimators.target_transform import TargetTransformRegressor
 from lssvm.io.tabular import make_tabular_preprocessor
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +82,7 @@ TABLES = {
     "adult": ("adult_train", "adult_test", "classification"),
 }
 QUICK = ("boston", "puma32H", "magic")
-CONTENDERS = ("lssvm", "lssvm-auto", "hgb", "krr-grid", "svc-grid", "neo")
+CONTENDERS = ("lssvm", "lssvm-auto", "lssvm-tt", "hgb", "krr-grid", "svc-grid", "neo")
 FRIEDMAN_TRAIN, FRIEDMAN_TEST = 20_000, 5_000
 
 
@@ -135,6 +138,7 @@ def contenders(task, d, budget, neo):
     if task == "regression":
         out = {"lssvm": (lambda: SparseLSSVRCV(random_state=0), None),
                "lssvm-auto": (lambda: SparseLSSVRCV(n_basis="auto", time_budget=budget, random_state=0), None),
+               "lssvm-tt": (lambda: TargetTransformRegressor(SparseLSSVRCV(random_state=0)), None),
                "hgb": (lambda: HistGradientBoostingRegressor(random_state=0), None)}
         grid = {"alpha": list(np.logspace(-4, 0, 5)), "gamma": _grid_widths(d)}
         out["krr-grid"] = (lambda: GridSearchCV(KernelRidge(kernel="rbf"), grid, cv=3), "grid")
@@ -187,12 +191,18 @@ def run_one(make, cap, Xtr, ytr, Xte, yte, task, max_grid_rows, seed):
         except Exception as exc:  # a contender that fails is reported, not fatal to the table
             return float("nan"), time.perf_counter() - t0, f"failed: {type(exc).__name__}: {str(exc)[:60]}"
     seconds = time.perf_counter() - t0
+    if hasattr(model, "target_transform_"):
+        tr, scores = model.target_transform_, model.target_transform_scores_
+        lam = "" if tr.lmbda is None else f" {tr.lmbda:.2f}"
+        note = f"target {tr.name}{lam}" + (f" (CV MSE {', '.join(f'{k} {v:.4g}' for k, v in scores.items())})"
+                                           if scores else "")
+        model = model.estimator_
     curve = getattr(model, "basis_curve_", None)
     if isinstance(curve, dict) and curve.get("n_chosen") is not None:
-        note = (f"basis {model.best_estimator_.n_basis_} (grown {curve['n_basis'][-1]}, {curve['stop_reason']}"
+        note += (f"basis {model.best_estimator_.n_basis_} (grown {curve['n_basis'][-1]}, {curve['stop_reason']}"
                 f"{', kept' if curve.get('replaced') else ''})")
     elif hasattr(model, "best_estimator_") and hasattr(model.best_estimator_, "n_basis_"):
-        note = f"basis {model.best_estimator_.n_basis_}"
+        note = (note + "; " if note else "") + f"basis {model.best_estimator_.n_basis_}"
     return error(task, yte, pred), seconds, note
 
 

@@ -19,7 +19,8 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         pivoted Cholesky basis at the best kernel parameters grows by doublings from that size while the exact
         CV error of every prefix size (the search's ``cv``, k-fold with the basis kept in the hold-outs; at the
         best alpha) drops by more than one standard error per doubling; the refit keeps the size of lowest CV
-        error if it beats the search's (regression with LOO: alpha re-chosen on the path at that size;
+        error if it beats the search's (with LOO: by more than one standard error of the per-row differences
+        of the two models' exact LOO squared errors; regression with LOO: alpha re-chosen on the path at that size;
         :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
         ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
@@ -73,6 +74,8 @@ def grow_after_search(search, X, y, groups, clock_start):
     re-chosen on the whole path at that size.  The first stage has the search's own size (so every size up
     to it is scored, and the search's work is not undercut); the refit
     replaces the search's model only if its CV mean squared error is lower
+    and, with LOO, lower by more than one standard error of the per-row
+    differences of the two models' exact LOO squared errors
     (``basis_curve_["replaced"]``).
 
     Sets ``basis_curve_``, ``basis_pivots_`` and updates ``best_estimator_``,
@@ -97,7 +100,7 @@ def grow_after_search(search, X, y, groups, clock_start):
                                        time_budget=search.time_budget, clock_start=clock_start,
                                        start=best.n_basis_)
     searched = float(search.cv_results_["mean_test_mse"][search.best_index_])
-    search.basis_curve_["replaced"] = bool(err < searched)
+    search.basis_curve_["replaced"] = bool(err < searched)  # LOO: confirmed by the paired rule below
     if not err < searched:
         return search
     t0 = time.perf_counter()
@@ -112,6 +115,10 @@ def grow_after_search(search, X, y, groups, clock_start):
         if sse[i] < err * Y.size:
             alpha, err = float(path[i]), float(sse[i] / Y.size)
             est.set_params(alpha=alpha)._set_coef(*est.factorization_.coef(alpha))
+    if search.cv_folds_ is None and not _paired_gain(best, est):
+        search.basis_curve_["replaced"] = False
+        search.refit_time_ += time.perf_counter() - t0
+        return search
     search.best_estimator_ = est
     search.refit_time_ += time.perf_counter() - t0
     search.alpha_ = alpha
@@ -119,6 +126,24 @@ def grow_after_search(search, X, y, groups, clock_start):
     if search.scoring_ == "mse":
         search.best_score_ = -err
     return search
+
+
+def _paired_gain(old, new):
+    """Whether ``new``'s exact LOO squared errors are lower than ``old``'s by more than one standard error of
+    the per-row differences (O(m n) each, from the fitted factorisations).
+
+    The lowest point of a curve of hundreds of sizes is an optimistic estimate: on Boston (five splits of
+    380 rows) the grown model beat the search's by 2.6-4.9 standard errors on four splits, and tested
+    better on all four; on the fifth the curve's minimum (58 points against 195) was 0.08 standard errors
+    lower and tested 8 % worse.
+    """
+    r_old = np.asarray(old.loo_residuals(), dtype=float)
+    r_new = np.asarray(new.loo_residuals(), dtype=float)
+    m = r_old.shape[0]
+    diff = (r_new.reshape(m, -1) ** 2 - r_old.reshape(m, -1) ** 2).mean(axis=1)
+    if m < 2 or not np.all(np.isfinite(diff)):
+        return bool(np.all(np.isfinite(r_new))) and not np.all(np.isfinite(r_old))
+    return bool(diff.mean() < -diff.std(ddof=1) / np.sqrt(m))
 
 
 def check_auto_basis_search(search, X, y, sample_weight=None):
