@@ -51,6 +51,7 @@ from scipy.linalg import blas, lapack
 from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
+from .fold_kernel import FoldKernelPath, fold_kernel_applies
 from .fold_solver import EPS, GUARD_RTOL, solve_fold_path, stable_fold_predictions, warn_inaccurate
 
 __all__ = ["BASIS_IN_HOLDOUT", "BandPath", "FoldProblem", "HSidePath", "HoldoutEngine", "PATHS", "check_indices",
@@ -194,7 +195,13 @@ class HoldoutEngine:
             F = self.predict(H, alphas, basis_in_holdout)
             F -= Y_H[None]
             return np.einsum("ahv,ahv->av", F, F)
-        sse, est = BandPath.of(FoldProblem(fac, self._rows, H, p, E)).sums(alphas, Y_H)  # overwrites Y_H
+        prob = FoldProblem(fac, self._rows, H, p, E)
+        # with no more remaining rows than directions (every row in the basis), the fold's own kernel:
+        # the primal's centred normal matrix then has a null direction that costs digits at small alphas
+        dual = (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size))
+        path = FoldKernelPath if dual else BandPath
+        sse, est = path.of(prob).sums(alphas, Y_H)  # overwrites Y_H
         bad = ~(est <= GUARD_RTOL)
         if bad.any():
             F = self._guard(np.empty((alphas.size, H.size, Y_H.shape[1])), est, H, p, E, alphas)[bad]
