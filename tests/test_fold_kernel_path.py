@@ -152,3 +152,23 @@ def test_ill_conditioned_fold_kernel_is_caught_by_the_guard(stable_calls, kernel
     rel = np.abs(sse - ref).max(axis=1) / ref.max(axis=1)
     assert warned or rel.max() < 1e-6, rel
     assert rel[tripped.size:].max() < 1e-7, rel
+
+
+def test_predictions_of_many_targets_take_the_kernel_path(stable_calls, monkeypatch):
+    """``HoldoutEngine.predict`` with many alphas x targets, every row in the basis: the fold-kernel
+    route, no SVD refit, the predictions of explicit refits (their residual sums)."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    rng = np.random.default_rng(seed)
+    m, v, gamma = 120, 50, 0.1
+    X, Y = _data(rng, m, v, d=8)
+    est = SparseLSSVR(gamma=gamma, basis=np.arange(m)).fit(X, Y)
+    engine = est._fitted_engine().holdout_engine()
+    calls = []
+    original = FoldKernelPath.predict
+    monkeypatch.setattr(FoldKernelPath, "predict", lambda self, a: calls.append(1) or original(self, a))
+    test = np.sort(rng.choice(m, 24, replace=False))
+    F = engine.predict(test, ALPHAS, "remove")
+    assert calls and not stable_calls, f"seed {seed}"
+    ref = _refit_sse(X, Y, gamma, ALPHAS, test, "remove")
+    np.testing.assert_allclose(((F - Y[test]) ** 2).sum(axis=1), ref, rtol=1e-8, atol=1e-10 * ref.max(),
+                               err_msg=f"seed {seed}")
