@@ -117,7 +117,8 @@ class FoldKernelPath:
         K = Phi_R.T @ Phi_R  # SYRK
         kappa, V = linalg.eigh(K, lower=True, check_finite=False, driver="evd", overwrite_a=True)
         P = (Phi_H.T @ Phi_R) @ V
-        Yc = prob.Y.centered
+        Yc = getattr(prob.Y, "centered", None)  # the engine's TargetRows, or a plain (m, v) array
+        Yc = prob.Y - fac.y_mean if Yc is None else Yc
         v = Yc.shape[1]
         t = np.empty((R.size, v))
         step = max(64, _BLOCK_BYTES // (8 * max(R.size, 1)))
