@@ -29,6 +29,13 @@ The engine solves each fold by one of two paths, one named dataclass each:
   Dask route uses), about 4/3 r^3 once and O(r w^2) per alpha.  Cheapest for
   large hold-out sets or many alphas.
 
+With many alphas x targets and no more remaining rows than basis
+directions (every row in the basis), :meth:`HoldoutEngine.sums` and
+:meth:`HoldoutEngine.predict` solve the fold from its own kernel matrix
+instead (:class:`lssvm.cv.fold_kernel.FoldKernelPath`): the band path's
+centred normal matrix then has a null direction, taken over by the
+intercept, that costs digits at small alphas.
+
 A third, the push-through ("r-side") identity on ``B = [M_H, 1]``, was
 dropped: timed against both (``benchmarks/holdout_paths.py``,
 ``docs/benchmarks.md``) it was the fastest only at ranks of a few tens,
@@ -51,6 +58,7 @@ from scipy.linalg import blas, lapack
 from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
+from .fold_kernel import FoldKernelPath, fold_kernel_applies
 from .fold_solver import EPS, GUARD_RTOL, solve_fold_path, stable_fold_predictions, warn_inaccurate
 
 __all__ = ["BASIS_IN_HOLDOUT", "BandPath", "FoldProblem", "HSidePath", "HoldoutEngine", "PATHS", "check_indices",
@@ -194,7 +202,13 @@ class HoldoutEngine:
             F = self.predict(H, alphas, basis_in_holdout)
             F -= Y_H[None]
             return np.einsum("ahv,ahv->av", F, F)
-        sse, est = BandPath.of(FoldProblem(fac, self._rows, H, p, E)).sums(alphas, Y_H)  # overwrites Y_H
+        prob = FoldProblem(fac, self._rows, H, p, E)
+        # with no more remaining rows than directions (every row in the basis), the fold's own kernel:
+        # the primal's centred normal matrix then has a null direction that costs digits at small alphas
+        dual = (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size))
+        path = FoldKernelPath if dual else BandPath
+        sse, est = path.of(prob).sums(alphas, Y_H)  # overwrites Y_H
         bad = ~(est <= GUARD_RTOL)
         if bad.any():
             F = self._guard(np.empty((alphas.size, H.size, Y_H.shape[1])), est, H, p, E, alphas)[bad]
@@ -260,6 +274,15 @@ class HoldoutEngine:
             out = self._refit(H, p, E, alphas)
             return out[0] if scalar else out
         if _side is None:
+            # many alphas x targets with every row in the basis: the fold's kernel, as in sums() (both other
+            # paths then carry the centred null direction: Lambda_min = 0, or C's); not for small folds,
+            # where its O(|R|^3) per fold would dominate (at most _KERNEL_PATH_FOLDS folds' worth of rows)
+            if (alphas.size * fac.z.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                    and H.size * _KERNEL_PATH_FOLDS >= m - p.size
+                    and fold_kernel_applies(m, p.size, fac.rank, E.size)):
+                out, est = FoldKernelPath.of(FoldProblem(fac, self._rows, H, p, E)).predict(alphas)
+                out = self._guard(out, est, H, p, E, alphas)
+                return out[0] if scalar else out
             _side = cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size)
         elif _side not in PATHS:
             raise ValueError(f"_side must be one of {list(PATHS)} or None; got {_side!r}")
@@ -674,6 +697,11 @@ _EIGEN_COLUMNS_PER_RANK = 4
 #: right-hand side): bounded in v, and wide enough that the GEMMs run near the rate of one large
 #: GEMM (blocks of 345 targets ran 10-15 % slower on one core).
 _SUMS_BLOCK_BYTES = 1 << 25
+
+
+#: ``HoldoutEngine.predict`` takes the fold-kernel route for folds of at least 1 / this share of the
+#: remaining rows (k-fold, grouped), not for folds of a few rows, whose h x h path is far cheaper.
+_KERNEL_PATH_FOLDS = 32
 
 
 #: the paths by the names ``HoldoutEngine.predict(_side=...)`` accepts
