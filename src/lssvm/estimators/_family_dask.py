@@ -58,9 +58,11 @@ class NystromDaskMixin:
         kernel = self._kernel_for(Xg)
         self.gamma_ = resolve_gamma(self.gamma, Xg)
         classes = dask_backend.count_classes(data) if classification else None
-        Z, S = fam.nystrom_columns(data, kernel, self.basis, self.n_basis, self.random_state)
+        given = self._given_points(data.n_features, kernel, stacklevel=6)  # points stay the basis
+        Z, S = given if given is not None else fam.nystrom_columns(data, kernel, self.basis, self.n_basis,
+                                                                   self.random_state)
         rcond = float(self.rcond)
-        projection = nystrom_projection(kernel(Z, Z), self._rank_for(S.size), rcond)
+        projection = nystrom_projection(kernel(Z, Z), self._rank_for(Z.shape[0]), rcond)
         fit = dask_backend.fit_sparse(data, kernel, None, None, None, rcond, classes, basis_rows=(Z, S),
                                       whitener=projection, fold_whitener=partial(nystrom_map, rank=self.rank,
                                                                                  rcond=rcond))
@@ -69,7 +71,7 @@ class NystromDaskMixin:
         self.kernel_ = kernel
         self.basis_vectors_ = Z
         self.basis_indices_ = S
-        self.n_basis_ = int(S.size)
+        self.n_basis_ = int(Z.shape[0])
         self.rank_ = int(projection.shape[1])
         self.factorization_ = None
         self._X_fit = None

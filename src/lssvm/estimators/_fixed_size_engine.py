@@ -20,20 +20,22 @@ from sklearn.utils.validation import check_is_fitted
 from ..cv import MemorySparseEngine, TargetGroupsEngine
 from ..exceptions import NotFittedError
 from ..solvers import factorize_sparse_rls
-from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 
-__all__ = ["SupportEngineMixin", "SupportIntervalMixin"]
+__all__ = ["SupportEngineMixin"]
 
 
 class SupportEngineMixin:
     """``_fitted_engine()`` of a fitted fixed-size estimator (needs ``coef_full_``, ``support_``,
     ``basis_vectors_``, ``basis_indices_``, ``kernel_`` and the fit's ``_X_fit`` / ``_Y_fit``)."""
 
+    #: the support groups of a regressor's outputs hold at every alpha (per_target_alpha runs them all)
+    _groups_at_any_alpha = True
+
     def _support_groups(self):
         """A regressor's outputs grouped by the prototypes their SCDP runs chose, as ``(alpha, outputs)``
         pairs (the groups :func:`lssvm.estimators._base.per_target_alpha` runs the shared methods on, one
-        engine each); None where every output has the same support, and for classifiers (whose error
-        rates need every output's values together)."""
+        engine each, at the fitted alpha or any other); None where every output has the same support, and
+        for classifiers (whose error rates need every output's values together)."""
         W, M = self.coef_full_, self.n_basis_
         if is_classifier(self) or W.shape[1] == 1:
             return None
@@ -75,9 +77,9 @@ class SupportEngineMixin:
         ------
         ValueError
             Where no sparse model is the fitted one: an output without the intercept among its
-            coordinates, no prototype, a regressor's outputs on different prototypes called at another
-            alpha (at the fitted one its methods run group by group), or a fit on Dask collections (the
-            rows are not in memory).  A classifier's outputs on different prototypes get one engine per
+            coordinates, no prototype, or a fit on Dask collections (the rows are not in memory).  A
+            regressor's outputs on different prototypes run their methods group by group
+            (:meth:`_support_groups`), each group on its own engine.  A classifier's outputs on different prototypes get one engine per
             group (:class:`lssvm.cv.TargetGroupsEngine`).
         """
         check_is_fitted(self, "coef_full_")
@@ -107,8 +109,7 @@ class SupportEngineMixin:
             raise ValueError(
                 f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
                 "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
-                "group by output group at the fitted alpha (alpha=None); give alpha=None, fit one output at a "
-                "time, or use solver='direct'")
+                "group by output group; fit one output at a time, or use solver='direct'")
         # a classifier's one-vs-rest outputs on their own supports: one engine per group, assembled
         groups = {}
         for j in range(W.shape[1]):
@@ -131,27 +132,3 @@ class SupportEngineMixin:
         K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
         fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
         return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
-
-
-class SupportIntervalMixin:
-    """``predict_interval`` of :class:`lssvm.FixedSizeLSSVR`: the engine's in memory, the refit CV+ on Dask."""
-
-    def predict_interval(self, X, coverage=0.9, method=None, alpha=None, cv=10, groups=None, basis_in_holdout=None):
-        """Conformal prediction intervals of the model at its support.
-
-        In memory: :meth:`lssvm.SparseLSSVR.predict_interval` of the sparse
-        model on the supported prototypes (``method=None`` is
-        "jackknife+"; "jackknife", "cv+" and "full" as there), exact and
-        without a refit; the prototypes stay fixed (the fold models do not
-        choose their own size).  Fitted on Dask collections (no engine at
-        the support): CV+ by refitting each fold with the family's own fit,
-        size choice included (``method=None`` is "cv+"; ``alpha`` and
-        ``basis_in_holdout`` do not apply).
-        """
-        if getattr(self, "_X_fit", None) is None and getattr(self, "_dask_data", None) is not None:
-            return RefitIntervalMixin.predict_interval(self, X, coverage, "cv+" if method is None else method, cv,
-                                                       groups)
-        return SparseIntervalMixin.predict_interval(self, X, coverage, "jackknife+" if method is None else method,
-                                                    alpha, cv, groups, basis_in_holdout)
-
-

@@ -47,8 +47,8 @@ from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._family_dask import FixedSizeDaskMixin
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
-from ._fixed_size_engine import SupportEngineMixin, SupportIntervalMixin
-from ._intervals import RefitIntervalMixin, SparseIntervalMixin
+from ._fixed_size_engine import SupportEngineMixin
+from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
@@ -206,7 +206,6 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         self.n_features_in_ = data.n_features
         self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
         self._engine, self._alpha_groups = None, None
-        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
             whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
@@ -317,8 +316,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin,
-                     RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -386,8 +384,8 @@ class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, Regr
         return F[:, 0] if self._single_output else F
 
 
-@with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
-                  "the downdated system to the fitted size (no LOO formula holds for SCDP)")
+@with_calibration("the exact leave-one-out values of the model at its support (the sparse model on\n        "
+                  "the prototypes that carry a weight), O(m s) after the fit")
 class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin,
                      _BaseFixedSizeLSSVM):
     __doc__ = (
@@ -437,7 +435,7 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         self
         """
         if is_dask_collection(X) or is_dask_collection(y):  # calibrated on v-fold values from Dask passes
-            return self._fit_dask(X, y, groups, classification=True)._fit_calibration(self._dask_data)
+            return self._fit_dask(X, y, groups, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:
@@ -446,4 +444,4 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
                 "its own size; use scoring='mse'"
             )
         self._codes = codes
-        return self._fit_targets(X, Y, groups, codes)._fit_calibration(X, Y, groups)  # v-fold decision values
+        return self._fit_targets(X, Y, groups, codes)._fit_calibration(groups)  # exact held-out decision values
