@@ -83,6 +83,11 @@ class EngineMethodsMixin:
             if reduce:  # the closed-form LOO, on every engine (Dask's included)
                 return engine.loo_sums(alphas), scalar
             return engine.targets()[None] - engine.loo_residuals(alphas), scalar
+        if isinstance(cv, str) and cv == "loo" and not engine.rows_in_memory:
+            raise ValueError(
+                f"cv='loo' with basis_in_holdout={basis_in_holdout!r} takes each basis point's row out of the "
+                "basis, one refit per such row, which a model fitted on Dask collections does not run; give "
+                "basis_in_holdout='keep' (the closed-form leave-one-out, one pass) or a k-fold cv")
         folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
         if reduce:  # reduced per fold (Dask: in the pass): never all A x m x v outputs at once
             return engine.cv_sums(folds, alphas, basis_in_holdout), scalar
