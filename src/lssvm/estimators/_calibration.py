@@ -340,6 +340,11 @@ class ProbaMixin(ConformalSetMixin):
         try:
             F = None if self.calibration is None else self._calibration_decisions(*args)
         except ValueError as exc:
+            if "would have no basis" in str(exc):  # a fold holds every basis point of the fitted model
+                raise ValueError(
+                    f"calibration_cv={self.calibration_cv!r}: {exc}. The calibration folds take the basis points "
+                    "their rows hold out of the model (basis_in_holdout='remove'); use calibration_cv=None (exact "
+                    "leave-one-out, the basis kept), more folds, or a model with more basis points") from None
             if "splits by group" not in str(exc):
                 raise
             raise ValueError(

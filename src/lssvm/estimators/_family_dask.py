@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import partial
 from numbers import Integral
 
+import numpy as np
 from sklearn.base import is_classifier
 
 from .._params import count_or_fraction
@@ -142,3 +143,20 @@ class FixedSizeDaskMixin:
         if in_memory is None:
             raise ValueError(f"{type(self).__name__} has no engine: it was not fitted on Dask input")
         return in_memory()
+
+    def _dask_group_engine(self, targets):
+        """The engine of a Dask-fitted regressor's outputs ``targets``, which share a support: the sparse
+        model on that support fitted to those outputs (its training pass deferred to its first use, then
+        kept with the fit)."""
+        from ..backends.dask import RowData
+        from ..backends.dask import families as fam
+
+        cache = self.__dict__.setdefault("_group_engines", {})
+        key = (id(self.coef_full_), np.asarray(targets).tobytes())
+        if key not in cache:
+            data = self._dask_data
+            rows = RowData(data.X, data.y[:, targets], data.groups, data.offsets)
+            W = self.coef_full_[:, targets]
+            support = np.flatnonzero(W[:self.n_basis_, 0] != 0)
+            cache[key] = fam.support_engine(rows, self.kernel_, self.basis_vectors_, self.basis_indices_, W, support)
+        return cache[key]

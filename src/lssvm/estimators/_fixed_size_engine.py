@@ -21,7 +21,7 @@ from ..cv import MemorySparseEngine, TargetGroupsEngine
 from ..exceptions import NotFittedError
 from ..solvers import factorize_sparse_rls
 
-__all__ = ["SupportEngineMixin"]
+__all__ = ["InterceptOnlyEngine", "SupportEngineMixin"]
 
 
 class SupportEngineMixin:
@@ -54,7 +54,9 @@ class SupportEngineMixin:
         sub.coef_full_ = self.coef_full_[:, targets]
         sub._coef_2d = sub._intercept_2d = None  # the group's expansion is not needed by the engine's methods
         sub.support_ = np.flatnonzero(sub.coef_full_[:self.n_basis_, 0] != 0)
-        sub._Y_fit = self._Y_fit[:, targets]
+        sub._Y_fit = None if self._Y_fit is None else self._Y_fit[:, targets]
+        if self._Y_fit is None and getattr(self, "_dask_data", None) is not None:  # fitted on Dask
+            sub._dask_engine = (self._dask_group_engine(targets), sub.coef_full_)
         return sub
 
     def _per_target_alpha_call(self, method, args, kwargs):
@@ -101,7 +103,7 @@ class SupportEngineMixin:
                 "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
                 "model has an unpenalised intercept; use a larger max_size or solver='direct'")
         classes = self.classes_ if is_classifier(self) else None
-        if np.all(chosen == chosen[:, :1]):
+        if np.all(chosen == chosen[:, :1]) and (classes is None or chosen[:, 0].any()):
             support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
             self._engine = self._support_engine(X, Y, support, classes)
             return self._engine
@@ -110,7 +112,8 @@ class SupportEngineMixin:
                 f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
                 "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
                 "group by output group; fit one output at a time, or use solver='direct'")
-        # a classifier's one-vs-rest outputs on their own supports: one engine per group, assembled
+        # a classifier's one-vs-rest outputs on their own supports (an output's may be the intercept alone):
+        # one engine per group, assembled
         groups = {}
         for j in range(W.shape[1]):
             groups.setdefault(chosen[:, j].tobytes(), []).append(j)
@@ -121,6 +124,8 @@ class SupportEngineMixin:
 
     def _support_engine(self, X, Y, support, classes):
         """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3)."""
+        if support.size == 0 and is_classifier(self):  # an output that predicts its training mean
+            return InterceptOnlyEngine(Y)
         if support.size == 0:
             raise ValueError(
                 "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
@@ -132,3 +137,55 @@ class SupportEngineMixin:
         K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
         fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
         return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
+
+
+class InterceptOnlyEngine:
+    """The engine of outputs whose SCDP run kept the intercept alone (no prototype): their model is the
+    training rows' mean at every alpha, so a held-out row's value is the mean of the rows trained on
+    (no basis point to remove or keep).  Rows in memory; the per-row methods of the protocol
+    (:class:`lssvm.cv.SparseEngine`) that :class:`lssvm.cv.TargetGroupsEngine` assembles, O(m v) each.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (m, v)
+        The outputs' training targets (coded for classifiers).
+    """
+
+    rows_in_memory = True
+    n_basis = 0
+
+    def __init__(self, Y):
+        self.Y = Y
+
+    @property
+    def n_samples(self):
+        return self.Y.shape[0]
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        return self.Y
+
+    def _per_alpha(self, F, alphas):
+        return np.broadcast_to(F, (np.size(alphas),) + F.shape).copy()
+
+    def _trained_without(self, test):
+        train = np.ones(self.n_samples, dtype=bool)
+        train[test] = False
+        return self.Y[train].mean(axis=0)
+
+    def loo_residuals(self, alphas):
+        m = self.n_samples
+        return self._per_alpha((self.Y - self.Y.mean(axis=0)) * (m / (m - 1.0)), alphas)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        F = np.empty(self.Y.shape)
+        for test in folds:
+            F[test] = self._trained_without(test)
+        return self._per_alpha(F, alphas)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        test = np.asarray(test_indices)
+        test = np.flatnonzero(test) if test.dtype == bool else test
+        return self._per_alpha(np.tile(self._trained_without(test), (test.size, 1)), alphas)

@@ -211,6 +211,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
             whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
                                                self._scoring)
         self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        self._alpha_groups, self._group_engines = self._support_groups(), {}
         # the engine: the sparse model on the support, its training pass deferred to its first use (or why none)
         engine = fam.support_engine(data, kernel, Z, zidx, self.coef_full_, self.support_,
                                     self.classes_ if classification else None)
