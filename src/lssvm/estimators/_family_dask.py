@@ -20,7 +20,6 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import is_classifier
 
 from .._params import count_or_fraction
 from ..kernels import resolve_gamma
@@ -104,18 +103,6 @@ class NystromDaskMixin:
     def _in_memory(self, what):
         if getattr(self, "_dask_fit", None) is not None:
             raise ValueError(f"{what} needs the training rows in memory; this model was fitted on Dask input")
-
-    def _dask_cv(self, cv, alphas, groups, reduce):
-        """Out-of-fold residuals (A, m, v), lazy, or with ``reduce`` the
-        :class:`lssvm.cv.ErrorSums`, of a Dask fit: the engine's, with the
-        held-out columns kept (the CV of the fixed Nyström kernel)."""
-        fit = self._dask_fit
-        if cv == "loo":
-            return fit.loo_sums(alphas) if reduce else fit.loo_residuals(alphas)
-        folds = fit.resolve_cv(cv, groups, is_classifier(self))
-        if reduce:
-            return fit.cv_sums(folds, alphas, "keep")
-        return fit.targets()[None] - fit.cv_outputs(folds, alphas, "keep")
 
 
 class FixedSizeDaskMixin:

@@ -45,7 +45,7 @@ from ..._threads import serial_region
 from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
 from ...cv import ErrorSums, not_in_memory
 from ...cv.fixed_size import SummedRows, block_path_errors
-from ...solvers.fixed_size import GramSums, augmented_rows
+from ...solvers.fixed_size import GramSums
 from ...solvers.row_blocks import (
     SUB_ROWS,
     check_block,
@@ -58,8 +58,7 @@ from .rows import RowData, as_row_data, take_rows
 from .sparse import DaskFolds, draw_basis, fit_sparse, resolve_dask_cv, target_range, total_moments
 
 __all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
-           "held_out_decisions", "fold_decisions_pass", "support_engine", "DaskTargetGroups",
-           "RENYI_POOL_FACTOR"]
+           "support_engine", "DaskTargetGroups", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
@@ -234,80 +233,6 @@ def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"
         return path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes)
 
     return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
-
-
-def _codes(Y):
-    """Class index of every row from its coded targets (+1/-1 columns)."""
-    return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else Y.argmax(axis=1)
-
-
-def held_out_decisions(targets, residuals, label="calibration pass"):
-    """Out-of-sample decision values and class index of every row, on the
-    client: ``targets - residuals`` (lazy (m, v) Dask arrays: LOO or k-fold
-    residuals of the coded targets), one pass.
-
-    Returns
-    -------
-    F : ndarray of shape (m, v)
-    codes : ndarray of shape (m,)
-        Index into ``classes`` of every row.
-
-    Notes
-    -----
-    O(m v) floats on the client (8 MB per output at m = 10^6): Platt's fit
-    iterates over all of them and the isotonic fit sorts them (a binned fit
-    would change the numbers).
-    """
-    F, Y = run_pass(label, (targets - residuals, targets))
-    return F, _codes(Y)
-
-
-def _task_fold_decisions(x, y, g, row0, Z, kernel, classes, spec, coefs):
-    with serial_region():
-        v = coefs[0].shape[1]
-        if np.shape(x)[0] == 0:
-            return np.empty((0, v)), np.empty((0, v))
-        X = check_block(x, _Shape(Z.shape[1]), row0)
-        Y = code_targets(y, classes, row0)
-        f = np.asarray(spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
-        F = np.full(Y.shape, np.nan)
-        for lo in range(0, X.shape[0], SUB_ROWS):
-            sl = slice(lo, lo + SUB_ROWS)
-            Ka = augmented_rows(kernel(X[sl], Z))
-            for fold in np.unique(f[sl]):
-                sel = f[sl] == fold
-                F[lo + np.flatnonzero(sel)] = Ka[sel] @ coefs[fold]
-        return F, Y
-
-
-def _stack_decisions(*parts):
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(2))
-
-
-def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pass"):
-    """Out-of-fold decision values of fixed-size fold models: row i's
-    ``[k(x_i, Z) 1] W_{fold(i)}``, and its class index; one pass.
-
-    Parameters
-    ----------
-    folds : DaskFolds
-    Z : ndarray of shape (M, d)
-    kernel : lssvm.kernels.Kernel
-    classes : ndarray
-    coefs : list of ndarray of shape (M + 1, v)
-        Fold f's coefficients (prototypes, then the intercept).
-
-    Returns
-    -------
-    F : ndarray of shape (N, v)
-    codes : ndarray of shape (N,)
-        Both on the client, in row order: O(N v) floats.
-    """
-    z, k, c, s, w = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared(list(coefs))
-    parts = [dask.delayed(_task_fold_decisions, pure=True)(x, y, g, r0, z, k, c, s, w)
-             for x, y, g, r0 in folds.data.blocks()]
-    F, Y = run_pass(label, tree_reduce(parts, _stack_decisions))
-    return F, _codes(Y)
 
 
 def support_engine(data, kernel, Z, indices, coef, support, classes=None):
