@@ -204,7 +204,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         folds = None if self.cv is None else dask_backend.resolve_dask_cv(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
-        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # the engines' rows (output groups too)
         self._engine, self._alpha_groups = None, None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
@@ -371,7 +371,7 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
-        self._X_fit, self._Y_fit = X, Y  # predict_interval refits the folds
+        self._X_fit, self._Y_fit = X, Y  # the engine at the support is built from them
         return self._fit_targets(X, Y, groups, None)
 
     def __sklearn_tags__(self):
@@ -435,7 +435,7 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         -------
         self
         """
-        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on v-fold values from Dask passes
+        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on the engine's values from Dask passes
             return self._fit_dask(X, y, groups, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
