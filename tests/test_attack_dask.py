@@ -98,17 +98,13 @@ def test_fixed_size_search_cv_plus_on_dask_equals_in_memory(cv):
         warnings.simplefilter("ignore", SearchEdgeWarning)
         mem = FixedSizeLSSVRCV(**kw).fit(X, y)
         dsk = FixedSizeLSSVRCV(**kw).fit(da.from_array(X, chunks=(37, 3)), da.from_array(y, chunks=37))
-        got = dsk.predict_interval(Xt, 0.7, cv=5)
-    # a Dask fixed-size fit's intervals: CV+ by refitting the folds, as the in-memory refit route does
-    # (in memory the model's own intervals are those at its support)
-    from lssvm.estimators._intervals import RefitIntervalMixin
-
-    ref = RefitIntervalMixin.predict_interval(mem.best_estimator_, Xt, 0.7, "cv+", cv=5)
+        got = dsk.predict_interval(Xt, 0.7, "cv+", cv=5)
+    # a Dask fixed-size fit's intervals: those of the model at its support, as in memory
+    ref = mem.best_estimator_.predict_interval(Xt, 0.7, "cv+", cv=5)
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10)
     # and both are the intervals of a fresh fixed-size model with the chosen parameters
     fresh = FixedSizeLSSVR(**{**mem.best_estimator_.get_params()}).fit(X, y)
-    np.testing.assert_allclose(RefitIntervalMixin.predict_interval(fresh, Xt, 0.7, "cv+", cv=5), ref, rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(fresh.predict_interval(Xt, 0.7, "cv+", cv=5), ref, rtol=1e-12, atol=1e-12)
 
 
 def test_fixed_size_search_on_dask_with_a_group_splitter():

@@ -1,17 +1,14 @@
 """Intervals and probabilities of the fixed-size and Nyström families fitted
 on Dask against the in-memory ones.
 
-* ``predict_interval``: Nyström's the same methods at the fitted basis in
-  memory and on Dask; fixed size's on Dask CV+ with each fold refitted by the
-  family's own Dask fit on the Dask rows of the fold's training part (the
-  in-memory reference: the same refits, ``RefitIntervalMixin``; in memory the
-  fixed-size model's own intervals are those of its support), the order statistics
-  streamed (:mod:`lssvm.backends.dask.family_intervals`).  Same folds, same
-  draws (pool / columns from the training subset), so the bounds agree to
-  rounding.
-* ``predict_proba``: Nyström's maps fitted on its exact LOO / k-fold values
-  from the Dask CV passes; fixed size's on the v-fold values of fold models
-  solved from downdated Gram sums (:func:`fixed_size_dask_decisions`).
+* ``predict_interval``: the same methods of the model at its fitted basis
+  in memory and on Dask (Nyström: its columns and rank; fixed size: the
+  sparse model at its support, output group by output group where the
+  outputs' supports differ), the order statistics streamed.  Same folds,
+  same draws, so the bounds agree to rounding.
+* ``predict_proba``: both families' maps fitted on the exact LOO / k-fold
+  values of the fitted model from the Dask passes (fixed size with outputs on
+  different supports: one engine per group of outputs).
 
 Tolerance 1e-10 relative (measured 1e-15 ... 3e-14): the Dask fits differ
 from the in-memory ones by rounding (sums merged by block, the Nyström
@@ -48,15 +45,9 @@ TOL = 1e-10
 
 
 def _reference_interval(ref, Xt, coverage, cv=10, groups=None):
-    """The in-memory bounds a Dask fit's intervals equal: fixed size's CV+ by
-    refitting the folds (its Dask route; in memory its own intervals are
-    those of the model at its support), Nyström's own default."""
-    from lssvm.estimators._intervals import RefitIntervalMixin
-
+    """The in-memory CV+ bounds a Dask fit's equal (those of the model at its fitted basis)."""
     best = getattr(ref, "best_estimator_", ref)
-    if isinstance(best, FixedSizeLSSVR):
-        return RefitIntervalMixin.predict_interval(best, Xt, coverage, "cv+", cv=cv, groups=groups)
-    return best.predict_interval(Xt, coverage, cv=cv, groups=groups)
+    return best.predict_interval(Xt, coverage, "cv+", cv=cv, groups=groups)
 
 
 def _problem(rng, m=360, d=3, v=1):
@@ -97,26 +88,25 @@ def test_cv_plus_equals_in_memory_refits(rng, make, v):
     ref, est = make().fit(X, y), make().fit(_dask(rng, X), _dask(rng, y))
     for coverage, cv in [(0.9, 4), (0.7, KFold(3))]:
         got = est.predict_interval(Xt, coverage, "cv+", cv=cv)
-        want = ref.predict_interval(Xt, coverage, "cv+", cv=cv) if make is _nystrom else \
-            _reference_interval(ref, Xt, coverage, cv)
+        want = ref.predict_interval(Xt, coverage, "cv+", cv=cv)
         assert got.shape == want.shape == ((6, 2) if v == 1 else (6, 2, v))
         assert np.all(got[:, 0] < got[:, 1])
         assert rel_err(got, want) < TOL, (coverage, cv)
 
 
 def test_cv_plus_grouped_folds_reach_the_refits(rng):
-    # the fold refits of a fixed-size model choose their size on group folds themselves
+    # group folds on Dask rows: the groups reach the fold rule
     X, y, g = _problem(rng)
     Xt = rng.normal(size=(5, 3))
     make = lambda: _fixed(solver="scdp").set_params(cv=GroupKFold(3))  # noqa: E731
     ref = make().fit(X, y, groups=g)
     est = make().fit(_dask(rng, X), _dask(rng, y), groups=da.from_array(g, chunks=100))
-    got = est.predict_interval(Xt, 0.8, cv=GroupKFold(4), groups=da.from_array(g, chunks=70))
+    got = est.predict_interval(Xt, 0.8, "cv+", cv=GroupKFold(4), groups=da.from_array(g, chunks=70))
     want = _reference_interval(ref, Xt, 0.8, GroupKFold(4), g)
     assert rel_err(got, want) < TOL
     ny_ref, ny = _nystrom().fit(X, y), _nystrom().fit(_dask(rng, X), _dask(rng, y))
-    assert rel_err(ny.predict_interval(Xt, 0.8, cv=GroupKFold(4), groups=g),
-                   ny_ref.predict_interval(Xt, 0.8, cv=GroupKFold(4), groups=g)) < TOL
+    assert rel_err(ny.predict_interval(Xt, 0.8, "cv+", cv=GroupKFold(4), groups=g),
+                   ny_ref.predict_interval(Xt, 0.8, "cv+", cv=GroupKFold(4), groups=g)) < TOL
 
 
 @pytest.mark.parametrize("search", [FixedSizeLSSVRCV, NystromLSSVRCV])
@@ -126,43 +116,32 @@ def test_search_refit_on_dask_gives_the_in_memory_intervals(rng, search):
     kw = dict(gamma=0.7, alphas=[0.03, 1.0], basis="random", n_basis=20, random_state=2, cv=3)
     ref, est = search(**kw).fit(X, y), search(**kw).fit(_dask(rng, X), _dask(rng, y))
     assert est.best_params_ == pytest.approx(ref.best_params_, rel=1e-12)
-    # the refit names its basis by row index: each fold refit re-expresses it among its training rows
+    # the refit names its basis by row index: "remove" takes each fold's basis rows out of its model
     got = est.predict_interval(Xt, 0.9, "cv+", cv=3)
     same = clone(est.best_estimator_).fit(X, y)  # its parameters, in memory
-    assert rel_err(got, _reference_interval(same, Xt, 0.9, 3) if search is FixedSizeLSSVRCV else
-                   same.predict_interval(Xt, 0.9, "cv+", cv=3)) < TOL
-    want = _reference_interval(ref, Xt, 0.9, 3) if search is FixedSizeLSSVRCV else \
-        ref.predict_interval(Xt, 0.9, "cv+", cv=3)  # the in-memory search
-    assert rel_err(got, want) < TOL  # both refit with the int cv
+    assert rel_err(got, _reference_interval(same, Xt, 0.9, 3)) < TOL
+    assert rel_err(got, _reference_interval(ref, Xt, 0.9, 3)) < TOL  # the in-memory search
 
 
-@pytest.mark.parametrize("make", [_fixed], ids=["fixed"])
-def test_basis_row_indices_leave_the_refits_with_their_fold(rng, make):
-    # brute force: each fold refitted with the basis rows of its training part, by hand
-    from lssvm.cv.conformal import interval_from_values
-
-    X, y, _ = _problem(rng, m=240)
+@pytest.mark.parametrize("v", [1, 2])
+def test_fixed_size_basis_row_indices_on_dask_equal_in_memory(rng, v):
+    # basis rows given by index: "remove" (the default) takes each fold's basis rows out of its model;
+    # two outputs: each on its own support (one engine per group)
+    X, y, _ = _problem(rng, m=240, v=v)
     Xt = rng.normal(size=(4, 3))
     idx = np.sort(rng.choice(240, 25, replace=False))
-    scores, fold_of, centres = np.empty(240), np.empty(240, dtype=np.intp), np.empty((4, 3))
-    for f, (train, test) in enumerate(KFold(3).split(X)):
-        model = make(basis=np.searchsorted(train, idx[np.isin(idx, train)])).fit(X[train], y[train])
-        scores[test] = np.abs(y[test] - model.predict(X[test]))
-        fold_of[test] = f
-        centres[:, f] = model.predict(Xt)
-    want = interval_from_values(centres[:, fold_of][:, :, None], scores[:, None], 0.8)[:, :, 0]
-    assert rel_err(_reference_interval(make(basis=idx).fit(X, y), Xt, 0.8, 3), want) < 1e-12
-    assert rel_err(make(basis=idx).fit(_dask(rng, X), _dask(rng, y)).predict_interval(Xt, 0.8, cv=3), want) < TOL
+    ref, est = _fixed(basis=idx).fit(X, y), _fixed(basis=idx).fit(_dask(rng, X), _dask(rng, y))
+    for method in ("jackknife+", "jackknife", "cv+"):
+        assert rel_err(est.predict_interval(Xt, 0.8, method, cv=3), ref.predict_interval(Xt, 0.8, method, cv=3)) < TOL
+    assert rel_err(np.asarray(est.cv_predict(3, [0.1, 1.0])), ref.cv_predict(3, [0.1, 1.0])) < TOL
 
 
 def test_cv_plus_bad_input_is_refused_clearly(rng):
     X, y, g = _problem(rng, m=120)
     Xd, yd = _dask(rng, X), _dask(rng, y)
     for est in (_fixed().fit(Xd, yd), _nystrom().fit(Xd, yd)):
-        name = type(est).__name__
-        if name.startswith("FixedSize"):
-            with pytest.raises(ValueError, match=rf"{name} offers method='cv\+' only .*120 refits"):
-                est.predict_interval(X[:2], method="jackknife+")
+        with pytest.raises(ValueError, match="method='full' needs the training rows in memory"):
+            est.predict_interval(X[:2], method="full")
         with pytest.raises(ValueError, match="m >= 211"):
             est.predict_interval(X[:2], 0.995)
         with pytest.raises(ValueError, match="coverage"):
@@ -248,7 +227,7 @@ def test_empty_chunks_and_folds_inside_one_chunk(rng):
     Xt = rng.normal(size=(5, 3))
     for make in (_fixed, _nystrom):
         ref, est = make().fit(X, y), make().fit(Xd, da.from_array(y, chunks=(chunks,)))
-        assert rel_err(est.predict_interval(Xt, 0.8, cv=3), _reference_interval(ref, Xt, 0.8, 3)) < TOL
+        assert rel_err(est.predict_interval(Xt, 0.8, "cv+", cv=3), _reference_interval(ref, Xt, 0.8, 3)) < TOL
     for make in (_fixed_clf, _nystrom_clf):
         ref = make(calibration="sigmoid", calibration_cv=KFold(3)).fit(X, labels)
         est = make(calibration="sigmoid", calibration_cv=KFold(3)).fit(Xd, da.from_array(labels, chunks=(chunks,)))
@@ -282,7 +261,7 @@ def test_local_cluster_equals_in_memory(rng):
             distributed.Client(cl):
         Xd = _dask(rng, X)
         for make in (_fixed, _nystrom):
-            got = make().fit(Xd, _dask(rng, y)).predict_interval(Xt, 0.8, cv=3)
+            got = make().fit(Xd, _dask(rng, y)).predict_interval(Xt, 0.8, "cv+", cv=3)
             assert rel_err(got, _reference_interval(make().fit(X, y), Xt, 0.8, 3)) < TOL
         for make in (_fixed_clf, _nystrom_clf):
             est = make(cv=3, calibration="sigmoid") if make is _fixed_clf else make(calibration="sigmoid")

@@ -79,12 +79,12 @@ def test_nystrom_loo_kfold_and_holdout_are_refits_on_the_rank_k_features(rng, po
         train = np.setdiff1d(np.arange(m), [i])
         assert abs(loo[i] - (Y[i, 0] - _refit(F, Y, train, pen, F[i:i + 1])[0, 0])) < TOL
     folds = [test for _, test in KFold(4).split(X)]
-    oof = est.cv_predict(4)  # the default: the fitted map kept ("keep")
+    oof = est.cv_predict(4, basis_in_holdout="keep")  # the fitted map kept
     want = np.empty(m)
     for test in folds:
         want[test] = _refit(F, Y, np.setdiff1d(np.arange(m), test), pen, F[test])[:, 0]
     assert rel_err(oof, want) < TOL
-    assert est.cv_error(4) == pytest.approx(np.mean((Y[:, 0] - want) ** 2), rel=1e-10)
+    assert est.cv_error(4, basis_in_holdout="keep") == pytest.approx(np.mean((Y[:, 0] - want) ** 2), rel=1e-10)
     # hold-out that removes basis points: the map re-truncated on the kept columns
     H = np.sort(np.concatenate([basis[:3], [5, 6]])) if not points else np.array([1, 2, 3])
     H = np.unique(H)
@@ -98,9 +98,9 @@ def test_nystrom_loo_kfold_and_holdout_are_refits_on_the_rank_k_features(rng, po
     left_out = H if points else H[~np.isin(H, basis)]
     train_rows = np.setdiff1d(np.arange(m), left_out)
     assert rel_err(est.holdout_predict(H, basis_in_holdout="train"), _refit(F, Y, train_rows, pen, F[H])[:, 0]) < TOL
-    # "remove" k-fold: every fold that holds a column refitted at the kept columns
+    # "remove" k-fold (the default): every fold that holds a column refitted at the kept columns
     if not points:
-        got = est.cv_predict(KFold(4), basis_in_holdout="remove")
+        got = est.cv_predict(KFold(4))
         for test in folds:
             keep = np.flatnonzero(~np.isin(basis, test))
             FL = features(keep)

@@ -23,7 +23,6 @@ from lssvm import (
     SparseLSSVC,
     SparseLSSVCCV,
 )
-from lssvm.estimators._family_calibration import fixed_size_fold_decisions
 from lssvm.io import SavedModel, load_model, save_model
 
 
@@ -54,47 +53,71 @@ def _iso_fold_check(est, F, y):
         np.testing.assert_allclose(cal(T), iso.predict(T), atol=1e-9)
 
 
+def _dense_held_out(Phi, Y, alpha, held, keep=None):
+    """Brute force: an explicit dense LS-SVM on features Phi (m, r) per held-out set, its values there;
+    ``keep(test) -> columns`` the features the fold keeps (default all)."""
+    F = np.empty_like(Y)
+    for test in held:
+        train = np.setdiff1d(np.arange(Phi.shape[0]), test)
+        P = Phi if keep is None else Phi[:, keep(test)]
+        n = train.size
+        A = np.block([[P[train] @ P[train].T + alpha * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), 0.0]])
+        sol = np.linalg.solve(A, np.vstack([Y[train], np.zeros((1, Y.shape[1]))]))
+        F[test] = P[test] @ (P[train].T @ sol[:n]) + sol[n]
+    return F
+
+
+def _coded(est, y):
+    codes = np.searchsorted(est.classes_, y)
+    if est.classes_.size == 2:
+        return np.where(codes == 1, 1.0, -1.0)[:, None]
+    return np.where(codes[:, None] == np.arange(est.classes_.size), 1.0, -1.0)
+
+
 @pytest.mark.parametrize("solver", ["scdp", "direct"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_fixed_size_calibrates_on_explicit_fold_refits(rng, solver, k):
+@pytest.mark.parametrize("calibration_cv", [None, 4])
+def test_fixed_size_calibrates_on_the_held_out_values_at_its_support(rng, solver, k, calibration_cv):
+    # the model at its support is the sparse model on the prototypes with a weight (each one-vs-rest
+    # output on its own); brute force: a dense LS-SVM on their whitened features per held-out set
     X, y = blobs(rng, k=k)
-    folds = list(StratifiedKFold(4, shuffle=True, random_state=1).split(X, y))
-    est = fixed(solver=solver, cv=folds, stop_tol=None, calibration="isotonic").fit(X, y)
-    sizes = np.broadcast_to(np.atleast_1d(est.model_size_), (est.calibrators_.__len__(),))
-    F = np.empty((X.shape[0], len(est.calibrators_)))
-    for train, test in folds:  # brute force: the same pool, size and solver, refitted on the fold's rows
-        for j in range(F.shape[1]):
-            cols = est.classes_ if k > 2 else None
-            yy = y[train] if k == 2 else np.where(y[train] == cols[j], cols[j], "other")
-            f = FixedSizeLSSVC(gamma=0.5, alpha=0.1, basis=est.basis_vectors_, cv=None, solver=solver,
-                               max_size=None if solver == "direct" else int(sizes[j])).fit(X[train], yy)
-            dv = f.decision_function(X[test])
-            if k > 2:  # one-vs-rest column of class j: positive means cols[j]
-                dv = dv if f.classes_[1] == cols[j] else -dv
-            F[test, j] = dv
+    est = fixed(solver=solver, cv=None, max_size=None if solver == "direct" else 10, nu=1e-12,
+                calibration="isotonic", calibration_cv=calibration_cv).fit(X, y)
+    Y = _coded(est, y)
+    held = ([np.array([i]) for i in range(X.shape[0])] if calibration_cv is None else
+            [t for _, t in StratifiedKFold(4).split(X, y)])
+    F = np.empty_like(Y)
+    for j in range(Y.shape[1]):
+        support = np.flatnonzero(est.coef_full_[:est.n_basis_, j] != 0)
+        for test in held:  # a k-fold removes the prototypes its held-out rows are (basis_in_holdout="remove")
+            kept = support if calibration_cv is None else support[~np.isin(est.basis_indices_[support], test)]
+            Z = est.basis_vectors_[kept]
+            s, U = np.linalg.eigh(est.kernel_(Z, Z))
+            Phi = est.kernel_(X, Z) @ (U / np.sqrt(s))
+            F[test, j:j + 1] = _dense_held_out(Phi, Y[:, j:j + 1], 0.1, [test])[test]
     _iso_fold_check(est, F, y)
-    # the helper itself, on the same folds
-    Y = np.where(np.searchsorted(est.classes_, y)[:, None] == (np.arange(F.shape[1]) + (k == 2)), 1.0, -1.0)
-    np.testing.assert_allclose(fixed_size_fold_decisions(est, X, Y, [t for _, t in folds]), F, atol=1e-8)
 
 
 @pytest.mark.parametrize("calibration_cv", [None, 4])
 def test_nystrom_calibrates_on_its_exact_cv(rng, calibration_cv):
     X, y = blobs(rng, k=3)
     est = nystrom(rank=10, calibration="isotonic", calibration_cv=calibration_cv).fit(X, y)
-    codes = np.searchsorted(est.classes_, y)
-    Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
-    # brute force: the Nyström features of the fitted model, an explicit dense LS-SVM per held-out set
-    Phi = est.kernel_(X, est.basis_vectors_) @ est.factorization_.whitener
+    Y = _coded(est, y)
+    # brute force: the Nyström features, an explicit dense LS-SVM per held-out set; leave-one-out keeps the
+    # fitted map, a k-fold removes the fold's sampled columns (the rank-k map of the kept ones)
+    Z, S = est.basis_vectors_, est.basis_indices_
     held = ([np.array([i]) for i in range(X.shape[0])] if calibration_cv is None else
-            [t for _, t in StratifiedKFold(4).split(X, codes)])
-    F = np.empty_like(Y)
-    for test in held:
-        train = np.setdiff1d(np.arange(X.shape[0]), test)
-        n = train.size
-        A = np.block([[Phi[train] @ Phi[train].T + 0.1 * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), 0.0]])
-        sol = np.linalg.solve(A, np.vstack([Y[train], np.zeros((1, 3))]))
-        F[test] = Phi[test] @ (Phi[train].T @ sol[:n]) + sol[n]
+            [t for _, t in StratifiedKFold(4).split(X, y)])
+    if calibration_cv is None:
+        F = _dense_held_out(est.kernel_(X, Z) @ est.factorization_.whitener, Y, 0.1, held)
+    else:
+        F = np.empty_like(Y)
+        for test in held:
+            kept = ~np.isin(S, test)
+            s, U = np.linalg.eigh(est.kernel_(Z[kept], Z[kept]))
+            top = np.argsort(s)[::-1][:min(10, kept.sum())]
+            Phi = est.kernel_(X, Z[kept]) @ (U[:, top] / np.sqrt(s[top]))
+            F[test] = _dense_held_out(Phi, Y, 0.1, [test])[test]
     _iso_fold_check(est, F, y)
 
 

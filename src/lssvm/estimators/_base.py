@@ -338,7 +338,9 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
 
 def per_target_alpha(method):
     """Run ``method`` of a model fitted with one alpha per target group by group of equal alphas (each
-    at its own alpha), when its ``alpha`` argument is None or it has none; as is otherwise."""
+    at its own alpha), when its ``alpha`` argument is None or it has none; as is otherwise.  A model
+    whose target groups hold for every alpha (``_groups_at_any_alpha``: a fixed-size regressor's outputs
+    on different supports) runs group by group whatever the alpha."""
     signature = inspect.signature(method)
     takes_alpha = "alpha" in signature.parameters
 
@@ -346,7 +348,8 @@ def per_target_alpha(method):
     def run(self, *args, **kwargs):
         if getattr(self, "_alpha_groups", None) is None:
             return method(self, *args, **kwargs)
-        if takes_alpha and signature.bind(self, *args, **kwargs).arguments.get("alpha") is not None:
+        if takes_alpha and not getattr(self, "_groups_at_any_alpha", False) and \
+                signature.bind(self, *args, **kwargs).arguments.get("alpha") is not None:
             return method(self, *args, **kwargs)
         return self._per_target_alpha_call(method, args, kwargs)
 

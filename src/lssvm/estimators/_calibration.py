@@ -9,6 +9,7 @@ isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 
 import numpy as np
 from scipy.special import expit
@@ -244,6 +245,18 @@ class CalibrationMap:
         return np.interp(f, self.params[0], self.params[1])
 
 
+@contextmanager
+def _group_folds_message():
+    """The Dask fold rule's "needs groups" as the in-memory "splits by group"
+    error, which :meth:`ProbaMixin._fit_calibration` turns into its advice."""
+    try:
+        yield
+    except ValueError as exc:
+        if "needs groups" not in str(exc):
+            raise
+        raise ValueError(f"{exc}: the splitter splits by group") from None
+
+
 def _calibrated(est):
     if getattr(est, "calibration", None) is None:
         # available_if turns this into its generic AttributeError, chained to this one (hasattr stays False)
@@ -294,29 +307,44 @@ class ProbaMixin(ConformalSetMixin):
     ``_decision_2d`` and :meth:`_calibration_decisions`, whose default is
     the sparse model's)."""
 
-    def _calibration_decisions(self):
-        """Out-of-sample decision values (m, v) of the fitted alpha.  Sparse
-        model: exact LOO (``calibration_cv=None``, O(m r) after the fit) or
-        the exact k-fold ``cv_decision_function(calibration_cv)``.  Fitted on
-        Dask: a pair (values, class index of every row), computed in one more
-        pass (two for k-fold) and held on the client: O(m v) floats, since
-        Platt's fit iterates over all of them and the isotonic fit sorts them."""
-        if not self._engine.rows_in_memory:
-            F = self.loo_decision_function() if self.calibration_cv is None else \
-                self.cv_decision_function(self.calibration_cv)
-            from ..backends.dask import run_pass
+    def _calibration_engine(self):
+        """The engine whose held-out values calibrate (:class:`lssvm.cv.SparseEngine`): the fitted model's."""
+        return self._fitted_engine()
 
-            F, Y = run_pass("calibration pass", (F, self._targets_2d()))
-            return F, (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else Y.argmax(axis=1)
+    def _calibration_decisions(self, groups=None):
+        """Out-of-sample decision values (m, v) of the fitted model at the fitted alpha, from its engine
+        (every family: the model at its fitted basis, the Nyström model with its rank-k map, the fixed-size
+        model at its support): exact LOO with the basis kept (``calibration_cv=None``, O(m r) after the
+        fit), or the exact out-of-fold values of ``calibration_cv`` at the default ``basis_in_holdout``
+        ("remove"), the numbers of :meth:`cv_decision_function`; ``groups`` reach a group splitter.
+        Fitted on Dask: a pair (values, class index of every row), computed in one more pass (two for
+        k-fold) and held on the client: O(m v) floats, since Platt's fit iterates over all of them and the
+        isotonic fit sorts them."""
+        engine = self._calibration_engine()
+        alphas = np.array([float(self.alpha)])
         if self.calibration_cv is None:
-            return self.loo_decision_function()
-        return self.cv_decision_function(self.calibration_cv)
+            F = engine.targets() - engine.loo_residuals(alphas)[0]
+        else:
+            with _group_folds_message():
+                folds = engine.resolve_cv(self.calibration_cv, groups, classifier=True)
+            F = engine.cv_outputs(folds, alphas, self._holdout_mode(None))[0]
+        if engine.rows_in_memory:
+            return F
+        from ..backends.dask import run_pass
+
+        F, Y = run_pass("calibration pass", (F, engine.targets()))
+        return F, (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else Y.argmax(axis=1)
 
     def _fit_calibration(self, *args):
         """Calibrators on :meth:`_calibration_decisions` (``args`` passed on); no refit.  Returns self."""
         try:
             F = None if self.calibration is None else self._calibration_decisions(*args)
         except ValueError as exc:
+            if "would have no basis" in str(exc):  # a fold holds every basis point of the fitted model
+                raise ValueError(
+                    f"calibration_cv={self.calibration_cv!r}: {exc}. The calibration folds take the basis points "
+                    "their rows hold out of the model (basis_in_holdout='remove'); use calibration_cv=None (exact "
+                    "leave-one-out, the basis kept), more folds, or a model with more basis points") from None
             if "splits by group" not in str(exc):
                 raise
             raise ValueError(

@@ -62,10 +62,9 @@ class EngineMethodsMixin:
         return self._fitted_engine().in_memory("the hold-out engine").holdout_engine()
 
     def _holdout_mode(self, basis_in_holdout):
-        """``basis_in_holdout`` with None as the family's ``_default_basis_in_holdout``: "remove" where
-        deleting a basis point's column is the model without it (sparse, fixed size), "keep" where the
-        basis carries a fitted map (Nyström's rank k)."""
-        return getattr(self, "_default_basis_in_holdout", "remove") if basis_in_holdout is None else basis_in_holdout
+        """``basis_in_holdout`` with None as the one default of every family, "remove": the fold model
+        is the model its training rows give (for Nyström, the rank-k map of the kept columns)."""
+        return "remove" if basis_in_holdout is None else basis_in_holdout
 
     @uses_threads
     def _holdout_3d(self, test_indices, alpha, basis_in_holdout):
@@ -84,6 +83,11 @@ class EngineMethodsMixin:
             if reduce:  # the closed-form LOO, on every engine (Dask's included)
                 return engine.loo_sums(alphas), scalar
             return engine.targets()[None] - engine.loo_residuals(alphas), scalar
+        if isinstance(cv, str) and cv == "loo" and not engine.rows_in_memory:
+            raise ValueError(
+                f"cv='loo' with basis_in_holdout={basis_in_holdout!r} takes each basis point's row out of the "
+                "basis, one refit per such row, which a model fitted on Dask collections does not run; give "
+                "basis_in_holdout='keep' (the closed-form leave-one-out, one pass) or a k-fold cv")
         folds = engine.resolve_cv(cv, groups, classifier=is_classifier(self))
         if reduce:  # reduced per fold (Dask: in the pass): never all A x m x v outputs at once
             return engine.cv_sums(folds, alphas, basis_in_holdout), scalar
@@ -144,10 +148,8 @@ class RegressorCVMixin(EngineMethodsMixin):
         alpha : float or array-like of shape (A,), optional
             Default the fitted ``alpha``.
         basis_in_holdout : {"remove", "keep", "train"} or None, default=None
-            Treatment of held-out rows that are basis points; None: "keep"
-            for the Nyström models (their rank-k map of the sampled columns
-            is the model's kernel, which "keep" holds fixed, as their
-            k-fold methods always have), "remove" for the others.  "remove" takes
+            Treatment of held-out rows that are basis points; None: "remove"
+            (every family).  "remove" takes
             them out of the basis, as if the model had never seen them;
             a training row holds a basis point when it is the point's row
             index or equals the point value for value (so a basis given as

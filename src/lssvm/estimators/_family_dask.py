@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import partial
 from numbers import Integral
 
-from sklearn.base import is_classifier
+import numpy as np
 
 from .._params import count_or_fraction
 from ..kernels import resolve_gamma
@@ -58,9 +58,11 @@ class NystromDaskMixin:
         kernel = self._kernel_for(Xg)
         self.gamma_ = resolve_gamma(self.gamma, Xg)
         classes = dask_backend.count_classes(data) if classification else None
-        Z, S = fam.nystrom_columns(data, kernel, self.basis, self.n_basis, self.random_state)
+        given = self._given_points(data.n_features, kernel, stacklevel=6)  # points stay the basis
+        Z, S = given if given is not None else fam.nystrom_columns(data, kernel, self.basis, self.n_basis,
+                                                                   self.random_state)
         rcond = float(self.rcond)
-        projection = nystrom_projection(kernel(Z, Z), self._rank_for(S.size), rcond)
+        projection = nystrom_projection(kernel(Z, Z), self._rank_for(Z.shape[0]), rcond)
         fit = dask_backend.fit_sparse(data, kernel, None, None, None, rcond, classes, basis_rows=(Z, S),
                                       whitener=projection, fold_whitener=partial(nystrom_map, rank=self.rank,
                                                                                  rcond=rcond))
@@ -69,7 +71,7 @@ class NystromDaskMixin:
         self.kernel_ = kernel
         self.basis_vectors_ = Z
         self.basis_indices_ = S
-        self.n_basis_ = int(S.size)
+        self.n_basis_ = int(Z.shape[0])
         self.rank_ = int(projection.shape[1])
         self.factorization_ = None
         self._X_fit = None
@@ -102,18 +104,6 @@ class NystromDaskMixin:
         if getattr(self, "_dask_fit", None) is not None:
             raise ValueError(f"{what} needs the training rows in memory; this model was fitted on Dask input")
 
-    def _dask_cv(self, cv, alphas, groups, reduce):
-        """Out-of-fold residuals (A, m, v), lazy, or with ``reduce`` the
-        :class:`lssvm.cv.ErrorSums`, of a Dask fit: the engine's, with the
-        held-out columns kept (the CV of the fixed Nyström kernel)."""
-        fit = self._dask_fit
-        if cv == "loo":
-            return fit.loo_sums(alphas) if reduce else fit.loo_residuals(alphas)
-        folds = fit.resolve_cv(cv, groups, is_classifier(self))
-        if reduce:
-            return fit.cv_sums(folds, alphas, "keep")
-        return fit.targets()[None] - fit.cv_outputs(folds, alphas, "keep")
-
 
 class FixedSizeDaskMixin:
     """The engine of a Dask fit of the fixed-size models (their ``_fit_dask``
@@ -140,3 +130,20 @@ class FixedSizeDaskMixin:
         if in_memory is None:
             raise ValueError(f"{type(self).__name__} has no engine: it was not fitted on Dask input")
         return in_memory()
+
+    def _dask_group_engine(self, targets):
+        """The engine of a Dask-fitted regressor's outputs ``targets``, which share a support: the sparse
+        model on that support fitted to those outputs (its training pass deferred to its first use, then
+        kept with the fit)."""
+        from ..backends.dask import RowData
+        from ..backends.dask import families as fam
+
+        cache = self.__dict__.setdefault("_group_engines", {})
+        key = (id(self.coef_full_), np.asarray(targets).tobytes())
+        if key not in cache:
+            data = self._dask_data
+            rows = RowData(data.X, data.y[:, targets], data.groups, data.offsets)
+            W = self.coef_full_[:, targets]
+            support = np.flatnonzero(W[:self.n_basis_, 0] != 0)
+            cache[key] = fam.support_engine(rows, self.kernel_, self.basis_vectors_, self.basis_indices_, W, support)
+        return cache[key]

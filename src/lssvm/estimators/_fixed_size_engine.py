@@ -20,20 +20,22 @@ from sklearn.utils.validation import check_is_fitted
 from ..cv import MemorySparseEngine, TargetGroupsEngine
 from ..exceptions import NotFittedError
 from ..solvers import factorize_sparse_rls
-from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 
-__all__ = ["SupportEngineMixin", "SupportIntervalMixin"]
+__all__ = ["InterceptOnlyEngine", "SupportEngineMixin"]
 
 
 class SupportEngineMixin:
     """``_fitted_engine()`` of a fitted fixed-size estimator (needs ``coef_full_``, ``support_``,
     ``basis_vectors_``, ``basis_indices_``, ``kernel_`` and the fit's ``_X_fit`` / ``_Y_fit``)."""
 
+    #: the support groups of a regressor's outputs hold at every alpha (per_target_alpha runs them all)
+    _groups_at_any_alpha = True
+
     def _support_groups(self):
         """A regressor's outputs grouped by the prototypes their SCDP runs chose, as ``(alpha, outputs)``
         pairs (the groups :func:`lssvm.estimators._base.per_target_alpha` runs the shared methods on, one
-        engine each); None where every output has the same support, and for classifiers (whose error
-        rates need every output's values together)."""
+        engine each, at the fitted alpha or any other); None where every output has the same support, and
+        for classifiers (whose error rates need every output's values together)."""
         W, M = self.coef_full_, self.n_basis_
         if is_classifier(self) or W.shape[1] == 1:
             return None
@@ -52,7 +54,9 @@ class SupportEngineMixin:
         sub.coef_full_ = self.coef_full_[:, targets]
         sub._coef_2d = sub._intercept_2d = None  # the group's expansion is not needed by the engine's methods
         sub.support_ = np.flatnonzero(sub.coef_full_[:self.n_basis_, 0] != 0)
-        sub._Y_fit = self._Y_fit[:, targets]
+        sub._Y_fit = None if self._Y_fit is None else self._Y_fit[:, targets]
+        if self._Y_fit is None and getattr(self, "_dask_data", None) is not None:  # fitted on Dask
+            sub._dask_engine = (self._dask_group_engine(targets), sub.coef_full_)
         return sub
 
     def _per_target_alpha_call(self, method, args, kwargs):
@@ -75,9 +79,9 @@ class SupportEngineMixin:
         ------
         ValueError
             Where no sparse model is the fitted one: an output without the intercept among its
-            coordinates, no prototype, a regressor's outputs on different prototypes called at another
-            alpha (at the fitted one its methods run group by group), or a fit on Dask collections (the
-            rows are not in memory).  A classifier's outputs on different prototypes get one engine per
+            coordinates, no prototype, or a fit on Dask collections (the rows are not in memory).  A
+            regressor's outputs on different prototypes run their methods group by group
+            (:meth:`_support_groups`), each group on its own engine.  A classifier's outputs on different prototypes get one engine per
             group (:class:`lssvm.cv.TargetGroupsEngine`).
         """
         check_is_fitted(self, "coef_full_")
@@ -99,7 +103,7 @@ class SupportEngineMixin:
                 "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
                 "model has an unpenalised intercept; use a larger max_size or solver='direct'")
         classes = self.classes_ if is_classifier(self) else None
-        if np.all(chosen == chosen[:, :1]):
+        if np.all(chosen == chosen[:, :1]) and (classes is None or chosen[:, 0].any()):
             support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
             self._engine = self._support_engine(X, Y, support, classes)
             return self._engine
@@ -107,9 +111,9 @@ class SupportEngineMixin:
             raise ValueError(
                 f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
                 "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
-                "group by output group at the fitted alpha (alpha=None); give alpha=None, fit one output at a "
-                "time, or use solver='direct'")
-        # a classifier's one-vs-rest outputs on their own supports: one engine per group, assembled
+                "group by output group; fit one output at a time, or use solver='direct'")
+        # a classifier's one-vs-rest outputs on their own supports (an output's may be the intercept alone):
+        # one engine per group, assembled
         groups = {}
         for j in range(W.shape[1]):
             groups.setdefault(chosen[:, j].tobytes(), []).append(j)
@@ -120,6 +124,8 @@ class SupportEngineMixin:
 
     def _support_engine(self, X, Y, support, classes):
         """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3)."""
+        if support.size == 0 and is_classifier(self):  # an output that predicts its training mean
+            return InterceptOnlyEngine(Y)
         if support.size == 0:
             raise ValueError(
                 "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
@@ -133,25 +139,53 @@ class SupportEngineMixin:
         return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
 
 
-class SupportIntervalMixin:
-    """``predict_interval`` of :class:`lssvm.FixedSizeLSSVR`: the engine's in memory, the refit CV+ on Dask."""
+class InterceptOnlyEngine:
+    """The engine of outputs whose SCDP run kept the intercept alone (no prototype): their model is the
+    training rows' mean at every alpha, so a held-out row's value is the mean of the rows trained on
+    (no basis point to remove or keep).  Rows in memory; the per-row methods of the protocol
+    (:class:`lssvm.cv.SparseEngine`) that :class:`lssvm.cv.TargetGroupsEngine` assembles, O(m v) each.
 
-    def predict_interval(self, X, coverage=0.9, method=None, alpha=None, cv=10, groups=None, basis_in_holdout=None):
-        """Conformal prediction intervals of the model at its support.
+    Parameters
+    ----------
+    Y : ndarray of shape (m, v)
+        The outputs' training targets (coded for classifiers).
+    """
 
-        In memory: :meth:`lssvm.SparseLSSVR.predict_interval` of the sparse
-        model on the supported prototypes (``method=None`` is
-        "jackknife+"; "jackknife", "cv+" and "full" as there), exact and
-        without a refit; the prototypes stay fixed (the fold models do not
-        choose their own size).  Fitted on Dask collections (no engine at
-        the support): CV+ by refitting each fold with the family's own fit,
-        size choice included (``method=None`` is "cv+"; ``alpha`` and
-        ``basis_in_holdout`` do not apply).
-        """
-        if getattr(self, "_X_fit", None) is None and getattr(self, "_dask_data", None) is not None:
-            return RefitIntervalMixin.predict_interval(self, X, coverage, "cv+" if method is None else method, cv,
-                                                       groups)
-        return SparseIntervalMixin.predict_interval(self, X, coverage, "jackknife+" if method is None else method,
-                                                    alpha, cv, groups, basis_in_holdout)
+    rows_in_memory = True
+    n_basis = 0
 
+    def __init__(self, Y):
+        self.Y = Y
 
+    @property
+    def n_samples(self):
+        return self.Y.shape[0]
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        return self.Y
+
+    def _per_alpha(self, F, alphas):
+        return np.broadcast_to(F, (np.size(alphas),) + F.shape).copy()
+
+    def _trained_without(self, test):
+        train = np.ones(self.n_samples, dtype=bool)
+        train[test] = False
+        return self.Y[train].mean(axis=0)
+
+    def loo_residuals(self, alphas):
+        m = self.n_samples
+        return self._per_alpha((self.Y - self.Y.mean(axis=0)) * (m / (m - 1.0)), alphas)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        F = np.empty(self.Y.shape)
+        for test in folds:
+            F[test] = self._trained_without(test)
+        return self._per_alpha(F, alphas)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        test = np.asarray(test_indices)
+        test = np.flatnonzero(test) if test.dtype == bool else test
+        return self._per_alpha(np.tile(self._trained_without(test), (test.size, 1)), alphas)

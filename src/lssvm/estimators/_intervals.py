@@ -9,7 +9,6 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from .._threads import single_threaded_blas
-from ..cv import resolve_folds
 from ..cv.conformal import (
     INTERVAL_METHODS,
     SortedFoldScores,
@@ -24,13 +23,12 @@ from ..cv.conformal import (
 )
 from ..cv.fold_models import block_cv_plus, fold_threads
 from ..cv.folds import contiguous_folds
-from ..exceptions import NotFittedError
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
 from ._base import BaseSparseLSSVM, per_target_alpha
 from ._validation import validate_input
 
-__all__ = ["RefitIntervalMixin", "SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
+__all__ = ["SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
 
 #: test rows per block are chosen so a block's (t, m, v) values stay near this many floats
 _BLOCK_FLOATS = 1 << 22
@@ -300,154 +298,3 @@ class SearchIntervalMixin:
     def predict_std(self, X, noise=True, basis_residual=True):
         """Posterior predictive standard deviation of ``best_estimator_`` (see its ``predict_std``)."""
         return self._best().predict_std(X, noise=noise, basis_residual=basis_residual)
-
-
-class RefitIntervalMixin:
-    """``predict_interval(method="cv+")`` by refitting the k folds with the
-    estimator's own fit (size choice included): the route of a fixed-size
-    regressor fitted on Dask collections, which has no engine at its support
-    (in memory its intervals are :class:`SparseIntervalMixin`'s, of the model
-    at its support).  Needs ``_interval_data()``.
-    """
-
-    def _interval_data(self):
-        """The training inputs and 2-D targets the folds are refitted on."""
-        X = getattr(self, "_X_fit", None)
-        Y = getattr(self, "_Y_fit", None)
-        if Y is None:
-            Y = getattr(getattr(self, "factorization_", None), "Y", None)
-        if X is None or Y is None:
-            raise NotFittedError(
-                "this model keeps no training data (it was loaded from a file); fit it on the training data "
-                "(in memory or on Dask collections) to get prediction intervals"
-            )
-        return X, Y
-
-    def _dask_training_rows(self):
-        """The :class:`lssvm.backends.dask.RowData` of a Dask fit, or None
-        (fitted in memory, or loaded from a file)."""
-        if getattr(self, "_X_fit", None) is not None:
-            return None
-        fit = getattr(self, "_dask_fit", None)
-        return fit.data if fit is not None else getattr(self, "_dask_data", None)
-
-    def _dask_refit_interval(self, data, X, coverage, cv, groups, takes_groups):
-        """CV+ of a model fitted on Dask rows: each fold refitted by the
-        family's own Dask fit on its training rows, the order statistics
-        streamed (:func:`lssvm.backends.dask.family_intervals.refit_cv_plus`:
-        one light pass of fold sizes, the k refits' passes, then a sample
-        and usually two full passes per 1024 test points; nothing of size m
-        on the client)."""
-        from sklearn.base import clone
-
-        from ..backends.dask import RowData, as_row_data, resolve_dask_cv
-        from ..backends.dask.family_intervals import refit_cv_plus
-
-        data = RowData(data.X, data.y, None, data.offsets) if groups is None else \
-            as_row_data(data.X, data.y, groups)
-        folds = resolve_dask_cv(cv, data, classifier=False)
-
-        def refit(X_train, y_train, g_train, to_train):
-            kw = {"groups": g_train} if g_train is not None and takes_groups else {}
-            return clone(self).set_params(**self._fold_params(to_train)).fit(X_train, y_train, **kw)
-
-        out, _ = refit_cv_plus(folds, refit, X, coverage)
-        return out[:, :, 0] if self._single_output else out
-
-    def _fold_params(self, to_train):
-        """Parameters of a fold's refit that name training rows, re-expressed
-        among the fold's training rows (``to_train(rows) -> (kept,
-        positions)``): basis row indices (a search refits its best model on
-        the rows it scored) lose the rows in the fold's test set, as the
-        sparse family's ``basis_in_holdout="remove"``; explicit (train, test)
-        pairs as ``cv`` (the in-memory fixed-size search's) are restricted to
-        the training rows."""
-        params = {}
-        basis = getattr(self, "basis", None)
-        if basis is not None and not isinstance(basis, str) and np.ndim(basis) == 1:
-            params["basis"] = to_train(np.asarray(basis))[1]
-        cv = getattr(self, "cv", None)
-        if isinstance(cv, (list, tuple)):
-            pairs = []
-            for tr, te in cv:
-                te_pos = to_train(np.asarray(te))[1]
-                if te_pos.size:
-                    pairs.append((to_train(np.asarray(tr))[1], te_pos))
-            params["cv"] = pairs
-        return params
-
-    def predict_interval(self, X, coverage=0.9, method="cv+", cv=10, groups=None):
-        """CV+ prediction intervals (Barber et al. 2021) from k refitted folds,
-        or full conformal sets in closed form.
-
-        Parameters
-        ----------
-        X : array-like of shape (t, d)
-        coverage : float in (0, 1), default=0.9
-        method : {"cv+", "full"}
-            "cv+": see the class notes.  "full": the full (transductive)
-            conformal set of the model refitted with the test point added
-            (Lei et al. 2018, JASA 113, Algorithm 1, absolute residual
-            scores) at the fitted basis (and, fixed-size, the fitted
-            prototypes), exact and in closed form
-            (:mod:`lssvm.cv.conformal.full`); the Nystrom family needs
-            ``predictor="low-rank"``.  Where the set is not an interval,
-            the bounds are its convex hull; infinite where it is unbounded.
-        cv : int, scikit-learn splitter or iterable of (train, test), default=10
-        groups : array-like of shape (m,), optional
-            Group labels for a group splitter (also handed to the refits
-            of estimators whose ``fit`` takes them).
-
-        Returns
-        -------
-        ndarray of shape (t, 2) or (t, 2, v)
-
-        Notes
-        -----
-        "full": one factorisation of the model's (p x p) normal matrix, then
-        O(m p + m log m) per test point (no refit).  "cv+":
-        k trainings on (k - 1)/k of the rows, plus their predictions; the
-        bounds are the CV+ order statistics of ``f_{-k(i)}(x) -+ |R_i|``,
-        read from the folds' sorted residuals
-        (:mod:`lssvm.cv.conformal.shifted_blocks`: O(t k log m), memory O(t k)).
-        Fitted on Dask collections: each fold is refitted by the family's own
-        Dask fit on the Dask rows of its training part (drawn as the
-        in-memory refit draws them), and the order statistics are streamed
-        in passes (:mod:`lssvm.backends.dask.family_intervals`); the same
-        bounds, nothing of size m on the client.
-        """
-        from sklearn.base import clone
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self)
-        data = self._dask_training_rows()
-        if data is None:
-            X_fit, Y = self._interval_data()
-            m, v = Y.shape
-        else:
-            m = data.n_samples
-        if method != "cv+":
-            raise ValueError(
-                f"{type(self).__name__} offers method='cv+' only when fitted on Dask collections (refitting the "
-                f"folds; jackknife variants would need {m} refits, and 'full' needs the training rows in "
-                f"memory); got {method!r}"
-            )
-        coverage = check_interval_request(coverage, method, m)
-        X = validate_input(self, X, reset=False, dtype=np.float64)
-        takes_groups = "groups" in __import__("inspect").signature(type(self).fit).parameters
-        if data is not None:  # fitted on Dask: the folds refitted on Dask rows, bounds streamed
-            return self._dask_refit_interval(data, X, coverage, cv, groups, takes_groups)
-        folds = resolve_folds(cv, m, groups=groups)
-        scores = np.empty((m, v))
-        values = np.empty((X.shape[0], len(folds), v))  # (t, K, v): never the (t, m, v) candidates
-        target = Y[:, 0] if self._single_output else Y
-        for k, H in enumerate(folds):
-            train = np.setdiff1d(np.arange(m), H)
-            kw = {"groups": np.asarray(groups)[train]} if groups is not None and takes_groups else {}
-            model = clone(self).set_params(**self._fold_params(
-                lambda rows, H=H, train=train: (~np.isin(rows, H), np.searchsorted(train, rows[~np.isin(rows, H)]))
-            )).fit(X_fit[train], target[train], **kw)
-            scores[H] = np.abs(Y[H] - model.predict(X_fit[H]).reshape(H.size, v))
-            values[:, k] = model.predict(X).reshape(X.shape[0], v)
-        out = SortedFoldScores(scores, folds).bounds(values, conformal_ranks(coverage, m))
-        return out[:, :, 0] if self._single_output else out

@@ -47,8 +47,8 @@ from ._family_calibration import FixedSizeProbaMixin, with_calibration
 from ._family_dask import FixedSizeDaskMixin
 from ._fixed_size_docs import FIXED_SIZE_ATTRS_DOC as _ATTRS_DOC
 from ._fixed_size_docs import FIXED_SIZE_PARAMS_DOC as _PARAMS_DOC
-from ._fixed_size_engine import SupportEngineMixin, SupportIntervalMixin
-from ._intervals import RefitIntervalMixin, SparseIntervalMixin
+from ._fixed_size_engine import SupportEngineMixin
+from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
@@ -204,14 +204,14 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         folds = None if self.cv is None else dask_backend.resolve_dask_cv(self.cv, data, classification)
         rows = fam.summed_rows(data, Z, kernel, self.classes_ if classification else None, folds)
         self.n_features_in_ = data.n_features
-        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # predict_interval refits on Dask rows
+        self._X_fit, self._Y_fit, self._dask_data = None, None, data  # the engines' rows (output groups too)
         self._engine, self._alpha_groups = None, None
-        self._dask_sums = (folds, rows) if getattr(self, "calibration", None) and folds is not None else None
         whole_pool_cv = None
         if folds is not None and zidx is not None:
             whole_pool_cv = dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
                                                self._scoring)
         self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        self._alpha_groups, self._group_engines = self._support_groups(), {}
         # the engine: the sparse model on the support, its training pass deferred to its first use (or why none)
         engine = fam.support_engine(data, kernel, Z, zidx, self.coef_full_, self.support_,
                                     self.classes_ if classification else None)
@@ -317,8 +317,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RefitIntervalMixin,
-                     RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -372,7 +371,7 @@ class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, Regr
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
-        self._X_fit, self._Y_fit = X, Y  # predict_interval refits the folds
+        self._X_fit, self._Y_fit = X, Y  # the engine at the support is built from them
         return self._fit_targets(X, Y, groups, None)
 
     def __sklearn_tags__(self):
@@ -386,8 +385,8 @@ class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, Regr
         return F[:, 0] if self._single_output else F
 
 
-@with_calibration("the v-fold values on ``cv``'s folds (10 if None): per fold, SCDP grows\n        "
-                  "the downdated system to the fitted size (no LOO formula holds for SCDP)")
+@with_calibration("the exact leave-one-out values of the model at its support (the sparse model on\n        "
+                  "the prototypes that carry a weight), O(m s) after the fit")
 class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin,
                      _BaseFixedSizeLSSVM):
     __doc__ = (
@@ -436,8 +435,8 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         -------
         self
         """
-        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on v-fold values from Dask passes
-            return self._fit_dask(X, y, groups, classification=True)._fit_calibration(self._dask_data)
+        if is_dask_collection(X) or is_dask_collection(y):  # calibrated on the engine's values from Dask passes
+            return self._fit_dask(X, y, groups, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
         if self.scoring == "error_rate" and self.classes_.size > 2:
@@ -446,4 +445,4 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
                 "its own size; use scoring='mse'"
             )
         self._codes = codes
-        return self._fit_targets(X, Y, groups, codes)._fit_calibration(X, Y, groups)  # v-fold decision values
+        return self._fit_targets(X, Y, groups, codes)._fit_calibration(groups)  # exact held-out decision values

@@ -129,12 +129,13 @@ _DOC = """
     -----
     Fit: O(n c d) kernel columns, O(c^3) eigh of W, O(n c k + n k^2) for the
     features and their Gram matrix; memory O(n c).  Each further alpha (LOO
-    path, k-fold) costs O(n k).  ``basis_in_holdout=None`` (the default of
-    the hold-out and k-fold methods) is "keep" for this family: the fitted
-    rank-k map stays the model's kernel and only the rows leave; "remove"
-    refits each fold that holds a sampled column on the kept columns (the
-    map is a truncation, so removing a column is not a deletion),
-    O(n c k + c^3) per such fold.
+    path, k-fold) costs O(n k).  ``basis_in_holdout`` defaults to "remove",
+    as for every family: a fold that holds a sampled column is the Nyström
+    model of its training rows on the kept columns, at the fit's rank rule
+    (the map is a truncation, so removing a column is not a deletion of
+    features), O(n c k + c^3) per such fold, in memory and on Dask; "keep"
+    holds the fitted rank-k map as the model's kernel and drops only the
+    held-out rows, O(n k) per alpha for the whole k-fold.
 
 """ + PARAMETER_NAMES_NOTE + """"""
 
@@ -194,25 +195,30 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             )
         return count_or_fraction("rank", self.rank, 0.5, c)  # FVS may stop before c points
 
-    #: the hold-out and k-fold methods keep the fitted rank-k map unless told otherwise
-    _default_basis_in_holdout = "keep"
-
     def _map_rule(self):
         """The rank rule and floor of the feature map (:class:`lssvm.solvers.nystrom.NystromMap`)."""
         return NystromMap(self.rank, float(self.rcond))
 
+    def _given_points(self, n_features, kernel, stacklevel=8):
+        """The basis given as points (c, d), checked, near-duplicates dropped, with None for their rows;
+        None where ``basis`` is a rule or row indices.  In memory and on Dask alike."""
+        basis = self.basis
+        if isinstance(basis, str) or np.ndim(basis) != 2:
+            return None
+        Z = np.asarray(basis, dtype=np.float64)
+        if Z.shape[1] != n_features or Z.shape[0] == 0:
+            raise ValueError(f"basis points must be an array of shape (c, {n_features}) with c >= 1 (the "
+                             f"training rows' width); got shape {Z.shape}")
+        if not np.all(np.isfinite(Z)):
+            raise ValueError("basis points contain NaN or infinity")
+        return drop_near_duplicates(Z, kernel, None, what="Nystrom column", stacklevel=stacklevel)
+
     def _columns(self, X, kernel):
         """The basis points (c, d) and their training rows (c,), or None for points given."""
-        basis = self.basis
-        if not isinstance(basis, str) and np.ndim(basis) == 2:
-            Z = np.asarray(basis, dtype=np.float64)
-            if Z.shape[1] != X.shape[1] or Z.shape[0] == 0:
-                raise ValueError(f"basis points must be an array of shape (c, {X.shape[1]}) with c >= 1 (the "
-                                 f"training rows' width); got shape {Z.shape}")
-            if not np.all(np.isfinite(Z)):
-                raise ValueError("basis points contain NaN or infinity")
-            return drop_near_duplicates(Z, kernel, None, what="Nystrom column", stacklevel=5)
-        S = nystrom_columns(X, kernel, basis, self.n_basis, check_random_state(self.random_state))
+        given = self._given_points(X.shape[1], kernel)
+        if given is not None:
+            return given
+        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
         return X[S], S
 
     @uses_threads

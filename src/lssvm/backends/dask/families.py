@@ -39,23 +39,26 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..._params import count_or_fraction
+from ..._sums import warn_if_overflow
 from ..._targets import warn_constant_targets
 from ..._threads import serial_region
 from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
+from ...cv import ErrorSums, not_in_memory
 from ...cv.fixed_size import SummedRows, block_path_errors
-from ...solvers.fixed_size import GramSums, augmented_rows
+from ...solvers.fixed_size import GramSums
 from ...solvers.row_blocks import (
     SUB_ROWS,
     check_block,
     code_targets,
     merge_moments,
+    misclassified,
 )
 from .passes import run_pass, shared, tree_reduce
-from .rows import take_rows
-from .sparse import draw_basis, fit_sparse, target_range, total_moments
+from .rows import RowData, as_row_data, take_rows
+from .sparse import DaskFolds, draw_basis, fit_sparse, resolve_dask_cv, target_range, total_moments
 
 __all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
-           "held_out_decisions", "fold_decisions_pass", "support_engine", "RENYI_POOL_FACTOR"]
+           "support_engine", "DaskTargetGroups", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
 RENYI_POOL_FACTOR = 20
@@ -232,80 +235,6 @@ def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"
     return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
 
 
-def _codes(Y):
-    """Class index of every row from its coded targets (+1/-1 columns)."""
-    return (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else Y.argmax(axis=1)
-
-
-def held_out_decisions(targets, residuals, label="calibration pass"):
-    """Out-of-sample decision values and class index of every row, on the
-    client: ``targets - residuals`` (lazy (m, v) Dask arrays: LOO or k-fold
-    residuals of the coded targets), one pass.
-
-    Returns
-    -------
-    F : ndarray of shape (m, v)
-    codes : ndarray of shape (m,)
-        Index into ``classes`` of every row.
-
-    Notes
-    -----
-    O(m v) floats on the client (8 MB per output at m = 10^6): Platt's fit
-    iterates over all of them and the isotonic fit sorts them (a binned fit
-    would change the numbers).
-    """
-    F, Y = run_pass(label, (targets - residuals, targets))
-    return F, _codes(Y)
-
-
-def _task_fold_decisions(x, y, g, row0, Z, kernel, classes, spec, coefs):
-    with serial_region():
-        v = coefs[0].shape[1]
-        if np.shape(x)[0] == 0:
-            return np.empty((0, v)), np.empty((0, v))
-        X = check_block(x, _Shape(Z.shape[1]), row0)
-        Y = code_targets(y, classes, row0)
-        f = np.asarray(spec.block_folds(row0, X.shape[0], g), dtype=np.int64).ravel()
-        F = np.full(Y.shape, np.nan)
-        for lo in range(0, X.shape[0], SUB_ROWS):
-            sl = slice(lo, lo + SUB_ROWS)
-            Ka = augmented_rows(kernel(X[sl], Z))
-            for fold in np.unique(f[sl]):
-                sel = f[sl] == fold
-                F[lo + np.flatnonzero(sel)] = Ka[sel] @ coefs[fold]
-        return F, Y
-
-
-def _stack_decisions(*parts):
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(2))
-
-
-def fold_decisions_pass(folds, Z, kernel, classes, coefs, label="calibration pass"):
-    """Out-of-fold decision values of fixed-size fold models: row i's
-    ``[k(x_i, Z) 1] W_{fold(i)}``, and its class index; one pass.
-
-    Parameters
-    ----------
-    folds : DaskFolds
-    Z : ndarray of shape (M, d)
-    kernel : lssvm.kernels.Kernel
-    classes : ndarray
-    coefs : list of ndarray of shape (M + 1, v)
-        Fold f's coefficients (prototypes, then the intercept).
-
-    Returns
-    -------
-    F : ndarray of shape (N, v)
-    codes : ndarray of shape (N,)
-        Both on the client, in row order: O(N v) floats.
-    """
-    z, k, c, s, w = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared(list(coefs))
-    parts = [dask.delayed(_task_fold_decisions, pure=True)(x, y, g, r0, z, k, c, s, w)
-             for x, y, g, r0 in folds.data.blocks()]
-    F, Y = run_pass(label, tree_reduce(parts, _stack_decisions))
-    return F, _codes(Y)
-
-
 def support_engine(data, kernel, Z, indices, coef, support, classes=None):
     """The engine of a fixed-size model fitted on Dask rows: the sparse model
     on the prototypes that carry a weight, at the same alpha (the
@@ -340,9 +269,11 @@ def support_engine(data, kernel, Z, indices, coef, support, classes=None):
     M = Z.shape[0]
     chosen = coef[:M] != 0
     if not np.all(chosen == chosen[:, :1]):
-        return (f"the {coef.shape[1]} outputs of this fixed-size model use different prototypes (each output's SCDP "
-                "run chooses its own), so no one sparse model is the fitted one; fit one output at a time, or use "
-                "solver='direct'")
+        if classes is None:  # a regressor runs its methods output group by output group
+            return (f"the {coef.shape[1]} outputs of this fixed-size model use different prototypes (each output's "
+                    "SCDP run chooses its own), so no one sparse model is the fitted one; its methods run output "
+                    "group by output group")
+        return DaskTargetGroups.of_supports(data, kernel, Z, indices, coef, classes)
     if np.any(coef[M] == 0):
         return ("SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's model "
                 "has an unpenalised intercept; use a larger max_size or solver='direct'")
@@ -353,3 +284,112 @@ def support_engine(data, kernel, Z, indices, coef, support, classes=None):
     rows = None if indices is None else indices[support]
     return fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z[support], rows), deferred=True)
 
+
+
+class DaskTargetGroups:
+    """The engine of a classifier fitted on Dask rows whose one-vs-rest outputs sit on different
+    supports (each grown by its own SCDP run): one :class:`~lssvm.backends.dask.DaskSparseFit` per
+    group of outputs with the same support, each the sparse model on its prototypes fitted to its
+    outputs' +1/-1 codes, assembled along the output axis (the Dask counterpart of
+    :class:`lssvm.cv.TargetGroupsEngine`).  Folds are resolved once on the class labels and run by
+    every group; error sums are reduced from the assembled outputs in one pass, so that a row's
+    misclassification sees every output.
+
+    Parameters
+    ----------
+    data : RowData
+        The training rows, labels as ``y``.
+    engines : list of DaskSparseFit
+        One per group, fitted on ``data`` with the group's coded outputs as numeric targets.
+    groups : list of ndarray
+        The outputs of each engine: a partition of ``range(v)``.
+    classes : ndarray
+    """
+
+    rows_in_memory = False
+
+    def __init__(self, data, engines, groups, classes):
+        self.data, self.engines, self.groups, self.classes = data, list(engines), list(groups), classes
+        self._order = np.argsort(np.concatenate(self.groups))
+
+    @classmethod
+    def of_supports(cls, data, kernel, Z, indices, coef, classes):
+        """The groups of ``coef``'s outputs by support, each a deferred sparse fit (its training pass
+        runs at first use); or the reason, a str, where one group has no engine."""
+        M = Z.shape[0]
+        chosen = coef[:M] != 0
+        keys = {}
+        for j in range(coef.shape[1]):
+            keys.setdefault(chosen[:, j].tobytes(), []).append(j)
+        groups = [np.array(cols) for cols in keys.values()]
+        coded = _coded_targets(data, classes)
+        engines = []
+        for cols in groups:
+            rows = RowData(data.X, coded[:, cols], data.groups, data.offsets)
+            engine = support_engine(rows, kernel, Z, indices, coef[:, cols], np.flatnonzero(chosen[:, cols[0]]))
+            if isinstance(engine, str):
+                return engine
+            engines.append(engine)
+        return cls(data, engines, groups, classes)
+
+    @property
+    def n_samples(self):
+        return self.data.n_samples
+
+    @property
+    def n_basis(self):
+        return max(e.n_basis for e in self.engines)
+
+    def in_memory(self, what, hint=""):
+        raise not_in_memory(what, hint)
+
+    def targets(self):
+        """The +1/-1 codes of every output, a Dask array (m, v)."""
+        return _coded_targets(self.data, self.classes)
+
+    def resolve_cv(self, cv, groups=None, classifier=False):
+        """The :class:`DaskFolds` of ``cv`` on the class labels (stratified folds read them)."""
+        data = self.data if groups is None else as_row_data(self.data.X, self.data.y, groups, numeric_y=False)
+        return resolve_dask_cv(cv, data, classifier)
+
+    def _assemble(self, call):
+        return da.concatenate([call(e, cols) for e, cols in zip(self.engines, self.groups, strict=True)],
+                              axis=-1)[..., self._order]
+
+    def _group_folds(self, folds, cols):
+        rows = folds.data
+        return DaskFolds(folds.spec, RowData(rows.X, _coded_targets(self.data, self.classes)[:, cols], rows.groups,
+                                             rows.offsets))
+
+    def _sums(self, F, label):
+        """:class:`lssvm.cv.ErrorSums` of assembled outputs F (A, m, v), one pass."""
+        Y = self.targets()
+        F = F.rechunk({0: -1, 1: Y.chunks[0], 2: -1})
+        sse = ((F - Y[None]) ** 2).sum(axis=1)
+        wrong = da.map_blocks(lambda f, y: misclassified(f, y[0]).reshape(-1, 1, 1), F, Y[None], dtype=np.int64,
+                              chunks=(F.chunks[0], (1,) * len(F.chunks[1]), (1,)))
+        sse, wrong = run_pass(label, (sse, wrong.sum(axis=(1, 2))))
+        warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=5)
+        return ErrorSums(np.asarray(sse), np.asarray(wrong), self.n_samples)
+
+    def loo_residuals(self, alphas):
+        return self._assemble(lambda e, cols: e.loo_residuals(alphas))
+
+    def loo_sums(self, alphas):
+        return self._sums(self.targets()[None] - self.loo_residuals(alphas), "leave-one-out pass")
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e, cols: e.cv_outputs(self._group_folds(folds, cols), alphas, basis_in_holdout))
+
+    def cv_sums(self, folds, alphas, basis_in_holdout="remove"):
+        return self._sums(self.cv_outputs(folds, alphas, basis_in_holdout), "cross-validation pass")
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        return self._assemble(lambda e, cols: e.holdout_outputs(test_indices, alphas, basis_in_holdout))
+
+
+def _coded_targets(data, classes):
+    """The +1/-1 codes of labels ``data.y`` against ``classes``, a Dask array (m, v)."""
+    v = 1 if classes.size == 2 else classes.size
+    y = data.y if data.y.ndim == 1 else data.y[:, 0]
+    return y.map_blocks(code_targets, classes, dtype=float, chunks=(y.chunks[0], (v,)), new_axis=1)
