@@ -31,7 +31,12 @@ from lssvm.selection import CVPath, grid_search, nelder_mead_search
 
 # ------------------------------------------------------------ check_estimator
 # SparseLSSVR() and SparseLSSVC() are checked in test_estimators.py
-@parametrize_with_checks([FixedSizeLSSVR(), FixedSizeLSSVC(), NystromLSSVR(), NystromLSSVC()])
+# classifiers calibrate by default: predict follows the calibrated probabilities, so near the boundary it
+# may differ from the sign of decision_function
+@parametrize_with_checks([FixedSizeLSSVR(), FixedSizeLSSVC(), NystromLSSVR(), NystromLSSVC()],
+                         expected_failed_checks=lambda est: {"check_classifiers_train": "predict follows the "
+                                                             "calibrated probabilities"} if hasattr(est, "calibration")
+                         else {})
 def test_default_constructed_estimators_pass_check_estimator(estimator, check):
     check(estimator)
 
