@@ -12,7 +12,6 @@ from lssvm.exceptions import NotFittedError
 from _reference import dense_solve
 from conftest import rel_err
 
-
 #: classifiers calibrate by default: predict follows the calibrated probabilities, so near the boundary it may
 #: differ from the sign of decision_function, and the held-out values calibrated on leave a weighted row out
 #: whole, a repeated row one copy at a time
