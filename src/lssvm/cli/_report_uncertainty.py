@@ -218,7 +218,7 @@ _THIRDS = {"low": ("#0072B2", "lowest third of predictions"), "middle": ("#009E7
 
 
 #: colours and markers of the interval methods beside the jackknife rule
-_METHODS = {"jackknife+": ("#0072B2", "s", "jackknife+"), "full": ("#D55E00", "D", "full conformal")}
+_METHODS = {"jackknife+": ("#CC79A7", "s", "jackknife+"), "full": ("#D55E00", "D", "full conformal")}
 
 
 def _plot_intervals(plt, table, kind, path, methods=None):
@@ -240,7 +240,8 @@ def _plot_intervals(plt, table, kind, path, methods=None):
     colors = plt.get_cmap("tab10").colors
     for j, (output, t) in enumerate(table[table["group"] == "all"].groupby("output", sort=False)):
         right.plot(t["width"], t["coverage"], "o-", color=colors[j % len(colors)], lw=2, ms=5,
-                   label=f"output {output}" if several else "all rows")
+                   label=(f"output {output}" if several else "all rows")
+                   + (", jackknife rule" if methods is not None and len(methods) else ""))
         for _, r in t.iterrows():
             if r["nominal"] in (0.5, 0.8, 0.9, 0.95, 0.99):
                 right.annotate(f"{r['nominal']:g}", (r["width"], r["coverage"]), textcoords="offset points",
