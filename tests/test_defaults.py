@@ -44,7 +44,11 @@ def test_default_constructed_estimators_pass_check_estimator(estimator, check):
 # the searches' defaults evaluate 13 widths x 21 alphas per fit: minutes over all checks
 @pytest.mark.slow
 @parametrize_with_checks([SparseLSSVRCV(), SparseLSSVCCV(), FixedSizeLSSVRCV(), FixedSizeLSSVCCV(), NystromLSSVRCV(),
-                          NystromLSSVCCV()])
+                          NystromLSSVCCV()],
+                         expected_failed_checks=lambda est: {
+                             "check_classifiers_train": "predict follows the calibrated probabilities",
+                             "check_sample_weight_equivalence_on_dense_data": "held-out calibration: a weight is "
+                             "not a repetition"} if hasattr(est, "calibration") else {})
 def test_default_constructed_searches_pass_check_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchEdgeWarning)  # the checks' tiny data sets sit on edges
