@@ -347,7 +347,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
-                      **({} if test_values is None else {"test_metrics": dict(test_values)})}
+                      # a metric undefined on the test rows (AUC of one class) is stored as null
+                      **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
+                                                                          for k, v in test_values}})}
     relevance = getattr(est, "feature_relevance_", None)
     if relevance is not None:
         top_inputs = np.argsort(relevance)[::-1][:10]
