@@ -8,9 +8,7 @@ isotonic map is scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`.
 
 from __future__ import annotations
 
-import functools
 import inspect
-import types
 
 import numpy as np
 from scipy.special import expit
@@ -265,13 +263,13 @@ class _if_calibrated:
 
     def __init__(self, fn):
         self.fn = fn
-        functools.update_wrapper(self, fn)
+        self.__doc__, self.__name__, self.__wrapped__ = fn.__doc__, fn.__name__, fn
 
     def __get__(self, obj, owner=None):
         if obj is None:
             return self.fn
         _calibrated(obj)
-        return types.MethodType(self.fn, obj)
+        return self.fn.__get__(obj, owner)
 
 
 def calibration_maps(method, F, codes, n_classes, weights=None):
