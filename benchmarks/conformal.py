@@ -3,6 +3,7 @@
     python benchmarks/conformal.py [--splits 20] [--sets friedman1,boston,puma32H,elevators,ailerons,pol]
                                    [--max-train 4000] [--n-basis 300]
     python benchmarks/conformal.py --scale [--sizes 2000:200,20000:500]
+    python benchmarks/conformal.py --figure-only   (the figure from benchmarks/out/conformal.csv)
 
 Per data set, ``--splits`` random 80/20 splits (the training part capped at
 ``--max-train`` rows, drawn at random); inputs standardised on the training
@@ -16,7 +17,9 @@ the other half.  Friedman #1: ``make_friedman1`` (noise 1), 2,500 rows.
 Prints mean empirical coverage, mean width, the interval call's seconds (the
 fit excluded; split conformal: its whole fit and calibration) and the
 ratios full / jackknife+ of width and time, interleaved per split so the
-machine's drift hits every method alike; then the load average.
+machine's drift hits every method alike; then the load average.  Writes the
+coverage-versus-width figure of the documentation (``--figure``, default
+``docs/site/_static/conformal_coverage_width.png``).
 """
 
 from __future__ import annotations
@@ -109,6 +112,56 @@ def main(args):
     print("\nPer-split ratios, full conformal over jackknife+ (mean over splits)")
     print(md(ratio))
     print(loadavg())
+    figure(df, args.figure)
+
+
+#: marker and colour (Okabe-Ito, colour-blind safe) of each method in the figure
+_STYLE = {"full": ("o", "#D55E00", "full conformal"), "jackknife+": ("s", "#0072B2", "jackknife+"),
+          "cv+": ("^", "#009E73", "CV+ (10 folds)"), "split": ("D", "#777777", "split conformal")}
+
+
+def figure(df, path):
+    """Coverage against width, one panel per data set: each method's mean
+    coverage over the splits (bars: +- one standard error over the splits)
+    against its mean width relative to jackknife+'s on the same data set."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(df["data"]))
+    cols = 3
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(9.6, 3.1 * rows), squeeze=False)
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        d = df[df["data"] == name]
+        ref_width = d[d["method"] == "jackknife+"]["width"].mean()
+        ax.axhline(COVERAGE, ls="--", color="#999999", lw=1)
+        for method, (marker, color, label) in _STYLE.items():
+            g = d[d["method"] == method]
+            if not len(g):
+                continue
+            se = g["coverage"].std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else 0.0
+            ax.errorbar(g["width"].mean() / ref_width, g["coverage"].mean(), yerr=se, fmt=marker, color=color, ms=7,
+                        elinewidth=1, capsize=3, label=label)
+        ax.set_title(f"{name} (m = {int(d['m'].iloc[0])})", fontsize=10)
+        ax.grid(alpha=0.3)
+    for ax in axes.ravel()[len(names):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("empirical coverage")
+    for ax in axes[-1]:
+        ax.set_xlabel("width / jackknife+ width")
+    splits = int(df.groupby("data")["split"].nunique().min())
+    fig.suptitle(f"{COVERAGE:.0%} intervals of one sparse LS-SVM: mean over {splits} random splits "
+                 "(bars: one standard error); dashed: nominal", fontsize=10)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    print(f"figure: {path}")
 
 
 def scale(args):
@@ -147,5 +200,11 @@ if __name__ == "__main__":
     ap.add_argument("--n-basis", type=int, default=300)
     ap.add_argument("--scale", action="store_true", help="interval time for t = m rows against the fit's")
     ap.add_argument("--sizes", type=lambda s: s.split(","), default=["2000:200", "20000:500"])
+    ap.add_argument("--figure", default=str(Path(__file__).resolve().parents[1] / "docs" / "site" / "_static"
+                                            / "conformal_coverage_width.png"))
+    ap.add_argument("--figure-only", action="store_true", help="redraw the figure from benchmarks/out/conformal.csv")
     parsed = ap.parse_args()
-    scale(parsed) if parsed.scale else main(parsed)
+    if parsed.figure_only:
+        figure(pd.read_csv(Path(__file__).resolve().parent / "out" / "conformal.csv"), parsed.figure)
+    else:
+        scale(parsed) if parsed.scale else main(parsed)

@@ -105,8 +105,8 @@ def test_select_end_to_end_on_bundled_data(runner, tmp_path):
     assert res.exit_code == 0, res.output
     assert "best       gamma=" in res.output and "model saved" in res.output
     assert sorted(p.name for p in rep.iterdir()) == ["basis.png", "curve.png", "cv_alpha.png", "cv_width.png",
-                                                    "index.html", "intervals.png", "out_of_fold.png",
-                                                    "uncertainty.csv"]
+                                                    "index.html", "interval_methods.csv", "intervals.png",
+                                                    "out_of_fold.png", "uncertainty.csv"]
     assert "Best candidates" in (rep / "index.html").read_text()
     # the same search from Python: same best parameters, same predictions from the saved model
     X, y = load_motorcycle(return_X_y=True)

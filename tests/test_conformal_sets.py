@@ -162,7 +162,7 @@ def test_search_and_refusals(rng):
     search = SparseLSSVCCV(gamma=0.5, alphas=[0.1, 1.0], basis="random", n_basis=10, random_state=0,
                            calibration="sigmoid").fit(X, y)
     np.testing.assert_array_equal(search.predict_set(Xt, 0.8), search.best_estimator_.predict_set(Xt, 0.8))
-    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0).fit(X, y)
+    est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0, calibration=None).fit(X, y)
     with pytest.raises(ValueError, match="calibration=None"):
         est.predict_set(Xt)
     est = SparseLSSVC(gamma=0.5, basis="random", n_basis=10, random_state=0, calibration="sigmoid").fit(X, y)

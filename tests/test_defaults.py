@@ -31,7 +31,12 @@ from lssvm.selection import CVPath, grid_search, nelder_mead_search
 
 # ------------------------------------------------------------ check_estimator
 # SparseLSSVR() and SparseLSSVC() are checked in test_estimators.py
-@parametrize_with_checks([FixedSizeLSSVR(), FixedSizeLSSVC(), NystromLSSVR(), NystromLSSVC()])
+# classifiers calibrate by default: predict follows the calibrated probabilities, so near the boundary it
+# may differ from the sign of decision_function
+@parametrize_with_checks([FixedSizeLSSVR(), FixedSizeLSSVC(), NystromLSSVR(), NystromLSSVC()],
+                         expected_failed_checks=lambda est: {"check_classifiers_train": "predict follows the "
+                                                             "calibrated probabilities"} if hasattr(est, "calibration")
+                         else {})
 def test_default_constructed_estimators_pass_check_estimator(estimator, check):
     check(estimator)
 
@@ -39,7 +44,11 @@ def test_default_constructed_estimators_pass_check_estimator(estimator, check):
 # the searches' defaults evaluate 13 widths x 21 alphas per fit: minutes over all checks
 @pytest.mark.slow
 @parametrize_with_checks([SparseLSSVRCV(), SparseLSSVCCV(), FixedSizeLSSVRCV(), FixedSizeLSSVCCV(), NystromLSSVRCV(),
-                          NystromLSSVCCV()])
+                          NystromLSSVCCV()],
+                         expected_failed_checks=lambda est: {
+                             "check_classifiers_train": "predict follows the calibrated probabilities",
+                             "check_sample_weight_equivalence_on_dense_data": "held-out calibration: a weight is "
+                             "not a repetition"} if hasattr(est, "calibration") else {})
 def test_default_constructed_searches_pass_check_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchEdgeWarning)  # the checks' tiny data sets sit on edges

@@ -12,10 +12,20 @@ from lssvm.exceptions import NotFittedError
 from _reference import dense_solve
 from conftest import rel_err
 
+#: classifiers calibrate by default: predict follows the calibrated probabilities, so near the boundary it may
+#: differ from the sign of decision_function, and the held-out values calibrated on leave a weighted row out
+#: whole, a repeated row one copy at a time
+CALIBRATED_CHECKS = {
+    "check_classifiers_train": "predict follows the calibrated probabilities, not the sign of decision_function",
+    "check_sample_weight_equivalence_on_dense_data": "held-out calibration: a weight is not a repetition",
+    "check_sample_weight_equivalence_on_sparse_data": "held-out calibration: a weight is not a repetition",
+}
+
 
 @parametrize_with_checks(
     [SparseLSSVR(), SparseLSSVC(), SparseLSSVR(basis="random"), SparseLSSVC(kernel="poly", degree=2),
-     SparseLSSVR(kernel="linear", basis="greedy", n_basis=5)]
+     SparseLSSVR(kernel="linear", basis="greedy", n_basis=5)],
+    expected_failed_checks=lambda est: CALIBRATED_CHECKS if hasattr(est, "calibration") else {},
 )
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)

@@ -105,7 +105,7 @@ def test_bad_calibration_is_refused(rng):
 def test_no_predict_proba_without_calibration(rng):
     X, y = blobs(rng)
     est = clf(calibration=None).fit(X, y)
-    assert not hasattr(est, "predict_proba") and not hasattr(SparseLSSVC(), "predict_log_proba")
+    assert not hasattr(est, "predict_proba") and not hasattr(SparseLSSVC(calibration=None), "predict_log_proba")
     assert est.calibrators_ is None
 
 

@@ -132,7 +132,7 @@ def test_select_report_shows_the_uncertainty_figure(tmp_path):
     runner = CliRunner()
     cases = [(["boston", "--target", "medv"], "intervals.png"),
              (["ripley", "--calibration", "sigmoid"], "reliability.png"),
-             (["ripley"], None)]  # no calibration map: no reliability diagram
+             (["ripley", "--calibration", "none"], None)]  # no calibration map: no reliability diagram
     for k, (args, figure) in enumerate(cases):
         rep = tmp_path / f"rep{k}"
         res = runner.invoke(cli, ["select", *args, "--gammas", "0.1,1", "--alphas", "1e-3:10:5", "--basis", "random",

@@ -8,7 +8,11 @@ out-of-sample decision values, with a histogram of those probabilities.
 
 Both are honest about the model because every residual and decision value
 comes from a model that did not train on its row; the figure's numbers are
-also written to ``uncertainty.csv`` beside the PNG.
+also written to ``uncertainty.csv`` beside the PNG.  Beside the jackknife
+rule, the regression figure shows jackknife+ and full conformal intervals of
+a sample of the training rows, each built from the other rows
+(:func:`lssvm.cv.conformal.training_row_intervals`; numbers in
+``interval_methods.csv``).
 """
 
 from __future__ import annotations
@@ -16,13 +20,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..cv.conformal import conformal_ranks
+from ..cv.conformal import conformal_ranks, training_row_intervals
 
-__all__ = ["NOMINAL_LEVELS", "UNCERTAINTY_CAPTIONS", "interval_calibration", "reliability_table",
-           "uncertainty_figure"]
+__all__ = ["METHOD_ROWS", "NOMINAL_LEVELS", "UNCERTAINTY_CAPTIONS", "interval_calibration", "interval_methods",
+           "reliability_table", "uncertainty_figure"]
 
 #: nominal coverage levels of the regression figure
 NOMINAL_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
+
+#: training rows (drawn at random, seed 0) given jackknife+ and full conformal intervals in the report
+METHOD_ROWS = 300
 
 UNCERTAINTY_CAPTIONS = {
     "intervals.png": (
@@ -35,7 +42,10 @@ UNCERTAINTY_CAPTIONS = {
         "intervals too narrow for those rows (their errors are larger: the noise varies with the target), "
         "above it too wide. The intervals have one width everywhere, so such gaps are theirs to show, not to "
         "fix. Bottom: the price of coverage in target units; a steep rise at the top means a few rows with "
-        "large errors. Numbers: uncertainty.csv."
+        "large errors. Beside it, jackknife+ ('lssvm predict --interval') and full conformal intervals of up to "
+        "300 training rows drawn at random, each built from the other rows exactly (no refit): full conformal is "
+        "usually the narrower at the same coverage; a line left of another means narrower intervals for the "
+        "same share of rows covered. Numbers: uncertainty.csv and interval_methods.csv."
     ),
     "reliability.png": (
         "Reliability of the class probabilities ('lssvm predict --proba'): the calibration map applied to the "
@@ -113,6 +123,47 @@ def interval_calibration(residuals, predictions=None, levels=NOMINAL_LEVELS):
     return pd.DataFrame(rows, columns=["group", "nominal", "coverage", "width", "rows"])
 
 
+def interval_methods(fac, alpha, levels=NOMINAL_LEVELS, n_rows=METHOD_ROWS, seed=0):
+    """Coverage and mean width of jackknife+ and full conformal intervals of
+    training rows, each built from the other m - 1 rows.
+
+    Parameters
+    ----------
+    fac : SparseRLSFactorization
+        The fitted model's factorisation, rows in memory.
+    alpha : float
+    levels : sequence of float in (0, 1)
+    n_rows : int
+        Rows scored, drawn at random without replacement (all if fewer).
+    seed : int
+
+    Returns
+    -------
+    DataFrame
+        One row per method, output and level: ``method`` ("jackknife+",
+        "full"), ``output``, ``nominal``, ``coverage`` (share of the scored
+        rows inside their interval), ``width`` (mean width) and ``rows``
+        (rows scored; rows of leverage ~ 1 and levels needing more rows
+        are left out).  O(s m r + s L m) for s rows and L levels
+        (:func:`lssvm.cv.conformal.training_row_intervals`).
+    """
+    m = fac.n_samples
+    rows = np.arange(m) if m <= n_rows else np.sort(np.random.default_rng(seed).choice(m, n_rows, replace=False))
+    bounds, Y = training_row_intervals(fac, alpha, rows, levels)
+    out = []
+    for method, B in bounds.items():
+        for level_index, level in enumerate(levels):
+            lo, hi = B[level_index, :, 0], B[level_index, :, 1]  # (s, v)
+            for j in range(Y.shape[1]):
+                ok = np.isfinite(lo[:, j]) & np.isfinite(hi[:, j])
+                if not ok.any():
+                    continue
+                inside = (Y[ok, j] >= lo[ok, j]) & (Y[ok, j] <= hi[ok, j])
+                out.append({"method": method, "output": j, "nominal": float(level), "coverage": float(inside.mean()),
+                            "width": float(np.mean(hi[ok, j] - lo[ok, j])), "rows": int(ok.sum())})
+    return pd.DataFrame(out, columns=["method", "output", "nominal", "coverage", "width", "rows"])
+
+
 def reliability_table(codes, decisions, calibrators, bins=10):
     """Reliability-diagram numbers of calibrated out-of-sample probabilities.
 
@@ -166,7 +217,11 @@ _THIRDS = {"low": ("#0072B2", "lowest third of predictions"), "middle": ("#009E7
            "high": ("#D55E00", "highest third of predictions")}
 
 
-def _plot_intervals(plt, table, kind, path):
+#: colours and markers of the interval methods beside the jackknife rule
+_METHODS = {"jackknife+": ("#CC79A7", "s", "jackknife+"), "full": ("#D55E00", "D", "full conformal")}
+
+
+def _plot_intervals(plt, table, kind, path, methods=None):
     fig, (left, right) = plt.subplots(2, 1, figsize=(6.4, 8.6))
     first = table[table["output"] == table["output"].iloc[0]]
     left.plot([0.45, 1.0], [0.45, 1.0], "--", color="#777777", lw=1, label="nominal")
@@ -185,11 +240,19 @@ def _plot_intervals(plt, table, kind, path):
     colors = plt.get_cmap("tab10").colors
     for j, (output, t) in enumerate(table[table["group"] == "all"].groupby("output", sort=False)):
         right.plot(t["width"], t["coverage"], "o-", color=colors[j % len(colors)], lw=2, ms=5,
-                   label=f"output {output}" if several else "all rows")
+                   label=(f"output {output}" if several else "all rows")
+                   + (", jackknife rule" if methods is not None and len(methods) else ""))
         for _, r in t.iterrows():
             if r["nominal"] in (0.5, 0.8, 0.9, 0.95, 0.99):
                 right.annotate(f"{r['nominal']:g}", (r["width"], r["coverage"]), textcoords="offset points",
                                xytext=(6, -10), fontsize=8, color="#333333")
+    if methods is not None and len(methods):
+        first = methods[methods["output"] == methods["output"].iloc[0]]
+        for method, (color, marker, label) in _METHODS.items():
+            t = first[first["method"] == method]
+            if len(t):
+                right.plot(t["width"], t["coverage"], marker + "--", color=color, lw=1.3, ms=4,
+                           label=f"{label}, {int(t['rows'].max())} rows" + (" (output 0)" if several else ""))
     right.set_xlabel("mean interval width (target units)")
     right.set_ylabel("share of rows inside their interval")
     right.set_title("Coverage against width (labels: nominal)")
@@ -257,9 +320,18 @@ def uncertainty_figure(plt, search, folder, oof):
         if table.empty:  # too few rows for any level
             return []
         table.to_csv(folder / "uncertainty.csv", index=False)
-        _plot_intervals(plt, table, kind, folder / "intervals.png")
+        methods = _interval_methods_of(search)
+        if methods is not None:
+            methods.to_csv(folder / "interval_methods.csv", index=False)
+        _plot_intervals(plt, table, kind, folder / "intervals.png", methods)
         at = table[(table["output"] == 0) & (table["group"] == "all") & np.isclose(table["nominal"], 0.9)]
         note = f": mean width {at['width'].iloc[0]:.4g} at nominal 0.9" if len(at) else ""
+        if note and methods is not None:
+            at = methods[(methods["output"] == 0) & np.isclose(methods["nominal"], 0.9)].set_index("method")
+            if {"jackknife+", "full"} <= set(at.index):
+                note += (f"; on {int(at.loc['full', 'rows'])} training rows: jackknife+ {at.loc['jackknife+', 'width']:.4g}"
+                         f" (coverage {at.loc['jackknife+', 'coverage']:.3f}), full conformal "
+                         f"{at.loc['full', 'width']:.4g} (coverage {at.loc['full', 'coverage']:.3f})")
         return [(f"Prediction intervals{note}", "intervals.png")]
     cals = getattr(search.best_estimator_, "calibrators_", None)
     if not cals:
@@ -272,3 +344,13 @@ def uncertainty_figure(plt, search, folder, oof):
     gap = np.abs(table["mean_predicted"] - table["observed"]).to_numpy()
     ece = float(np.sum(np.where(n > 0, gap, 0.0) * n) / max(n.sum(), 1))
     return [(f"Probability calibration: {kind} expected calibration error {ece:.3f}", "reliability.png")]
+
+
+def _interval_methods_of(search):
+    """:func:`interval_methods` of the selected model (unweighted, as ``lssvm
+    select`` fits it), or None where its rows are not in memory (Dask)."""
+    fac = getattr(search.best_estimator_, "factorization_", None)
+    if getattr(fac, "M", None) is None or not hasattr(fac, "hat_diag"):
+        return None
+    methods = interval_methods(fac, float(search.alpha_))
+    return methods if len(methods) else None

@@ -106,9 +106,10 @@ def _results_table(search, top):
 @click.option("--alphas", default="1e-6:1e4:21", show_default=True, help="Alpha path scored at every width.")
 @click.option("--scoring", type=click.Choice(["mse", "error_rate"]), default=None,
               help="Criterion; default error_rate for classification, mse for regression.")
-@click.option("--calibration", type=click.Choice(["sigmoid", "isotonic"]), default=None,
-              help="Classification: calibrate class probabilities on the best model's exact out-of-sample "
-                   "decision values (no extra training), so that the saved model serves 'lssvm predict --proba'.")
+@click.option("--calibration", type=click.Choice(["sigmoid", "isotonic", "none"]), default=None,
+              help="Classification: the map that calibrates class probabilities on the best model's exact "
+                   "out-of-sample decision values (no extra training), so that the saved model serves 'lssvm "
+                   "predict --proba'; default sigmoid, 'none' switches class probabilities off.")
 @click.option("--max-evaluations", type=int, default=None,
               help="Criterion calls of nelder-mead (and of each csa stage), default 30; gradient: per L-BFGS-B "
                    "start, default max(60, 3 (inputs + 1)).")
@@ -220,7 +221,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         if time_budget is not None:
             params["time_budget"] = time_budget
         if calibration is not None:
-            params["calibration"] = calibration  # the refit calibrates: saved for 'lssvm predict --proba'
+            params["calibration"] = None if calibration == "none" else calibration  # saved for 'predict --proba'
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
         n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
@@ -346,7 +347,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
-                      **({} if test_values is None else {"test_metrics": dict(test_values)})}
+                      # a metric undefined on the test rows (AUC of one class) is stored as null
+                      **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
+                                                                          for k, v in test_values}})}
     relevance = getattr(est, "feature_relevance_", None)
     if relevance is not None:
         top_inputs = np.argsort(relevance)[::-1][:10]

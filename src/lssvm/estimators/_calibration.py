@@ -15,7 +15,6 @@ import numpy as np
 from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import warn_numerical
@@ -56,26 +55,27 @@ def signature_with(init, **extra):
 
 
 def calibrated_init(base_init):
-    """``base_init`` plus the keyword-only ``calibration=None`` and
+    """``base_init`` plus the keyword-only ``calibration="sigmoid"`` and
     ``calibration_cv=None``, with the signature scikit-learn reads
     (:func:`signature_with`)."""
 
-    def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
+    def __init__(self, *args, calibration="sigmoid", calibration_cv=None, **kwargs):
         base_init(self, *args, **kwargs)
         self.calibration = calibration
         self.calibration_cv = calibration_cv
 
-    __init__.__signature__ = signature_with(base_init, calibration=None, calibration_cv=None)
+    __init__.__signature__ = signature_with(base_init, calibration="sigmoid", calibration_cv=None)
     return __init__
 
 
 #: The two parameters in a numpydoc Parameters section.
-CALIBRATION_DOC = """    calibration : {None, "sigmoid", "isotonic"}, default=None
+CALIBRATION_DOC = """    calibration : {"sigmoid", "isotonic", None}, default="sigmoid"
         Map from decision value to probability for ``predict_proba``:
-        Platt's sigmoid or isotonic regression (scikit-learn's), one per
-        one-vs-rest output, fitted on the model's own out-of-sample decision
-        values.  None: no ``predict_proba`` (as
-        ``SVC(probability=False)``).  With a map, ``predict`` returns the
+        Platt's sigmoid (the default) or isotonic regression
+        (scikit-learn's), one per one-vs-rest output, fitted on the model's
+        own out-of-sample decision values.  None: no ``predict_proba`` and
+        no ``predict_set`` (as ``SVC(probability=False)``), and ``predict``
+        is the sign (argmax) of the decision values.  With a map, ``predict`` returns the
         class of largest calibrated probability (never disagreeing with
         ``predict_proba``; near the boundary it may differ from the sign of
         ``decision_function``).
@@ -100,7 +100,7 @@ def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
         if attribute:
             classes = "    classes_ : ndarray of shape (n_classes,)\n"
             doc = doc.replace(classes, classes + "    calibrators_ : list or None\n        One calibration map per "
-                              "one-vs-rest output (one for two classes); None without ``calibration``.\n", 1)
+                              "one-vs-rest output (one for two classes); None with ``calibration=None``.\n", 1)
         cls.__doc__ = doc
         return cls
 
@@ -259,12 +259,30 @@ def _group_folds_message():
 
 def _calibrated(est):
     if getattr(est, "calibration", None) is None:
-        # available_if turns this into its generic AttributeError, chained to this one (hasattr stays False)
         raise AttributeError(
-            f"class probabilities need a calibrated classifier: this {type(est).__name__} has calibration=None; "
-            "fit it with calibration='sigmoid' or 'isotonic', or use decision_function"
+            f"{type(est).__name__} was built with calibration=None, which switches class probabilities off "
+            "(predict_proba, predict_log_proba and predict_set); leave calibration at its default 'sigmoid' "
+            "(or set 'isotonic') and refit, or use decision_function"
         )
     return True
+
+
+class _if_calibrated:
+    """A method present only with ``calibration`` set: on an instance with
+    ``calibration=None`` the attribute lookup raises :func:`_calibrated`'s
+    ``AttributeError``, whose message says why (``hasattr`` stays False, as
+    scikit-learn's ``available_if``, whose message would only say that the
+    attribute is missing); on the class, the function (for documentation)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__, self.__name__, self.__wrapped__ = fn.__doc__, fn.__name__, fn
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        _calibrated(obj)
+        return self.fn.__get__(obj, owner)
 
 
 def calibration_maps(method, F, codes, n_classes, weights=None):
@@ -386,7 +404,7 @@ class ProbaMixin(ConformalSetMixin):
         """``classes_[argmax]`` of the calibrated probabilities of decision values F (t, v)."""
         return self.classes_[np.argmax(self._proba_from_decisions(np.asarray(F, dtype=float)), axis=1)]
 
-    @available_if(_calibrated)
+    @_if_calibrated
     def predict_proba(self, X):
         """Class probabilities calibrated on out-of-sample decision values.
 
@@ -439,7 +457,7 @@ class ProbaMixin(ConformalSetMixin):
         total[zero] = P.shape[1]
         return P / total
 
-    @available_if(_calibrated)
+    @_if_calibrated
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, shape (t, n_classes)."""
         with np.errstate(divide="ignore"):
@@ -456,12 +474,12 @@ class SearchProbaMixin:
     def _model_params(self):
         return {**super()._model_params(), "calibration": self.calibration, "calibration_cv": self.calibration_cv}
 
-    @available_if(_calibrated)
+    @_if_calibrated
     def predict_proba(self, X):
         """``best_estimator_.predict_proba(X)``: shape (t, n_classes), rows sum to 1."""
         return self._best().predict_proba(X)
 
-    @available_if(_calibrated)
+    @_if_calibrated
     def predict_log_proba(self, X):
         """``best_estimator_.predict_log_proba(X)``, shape (t, n_classes)."""
         return self._best().predict_log_proba(X)

@@ -91,8 +91,9 @@ class ConformalSetMixin:
             raise ValueError(f"mondrian must be True or False; got {mondrian!r}")
         if getattr(self, "calibration", None) is None:
             raise ValueError(
-                f"prediction sets need class probabilities: this {type(self).__name__} has calibration=None; "
-                "fit it with calibration='sigmoid' or 'isotonic'"
+                f"prediction sets need class probabilities: this {type(self).__name__} was built with "
+                "calibration=None, which switches them off; leave calibration at its default 'sigmoid' (or set "
+                "'isotonic') and refit"
             )
         if getattr(self, "_fit_weights", None) is not None:
             raise ValueError("prediction sets are not available for a model fitted with sample_weight (the "

@@ -31,12 +31,14 @@ class SparseLSSVC(ProbaMixin, ClassifierCVMixin, CodedClassifierMixin, Classifie
     basis_tol, pivot_tol, n_candidates, rcond, block_size, normalize_kernel,
     n_jobs
         As for :class:`lssvm.SparseLSSVR`.
-    calibration : {None, "sigmoid", "isotonic"}, default=None
+    calibration : {"sigmoid", "isotonic", None}, default="sigmoid"
         Map from decision value to probability for :meth:`predict_proba`:
-        Platt's sigmoid or isotonic regression, fitted on out-of-sample
-        decision values.  None: no ``predict_proba`` (as
-        ``SVC(probability=False)``; calibrated probabilities may disagree
-        with :meth:`predict` near the boundary).
+        Platt's sigmoid (the default) or isotonic regression, fitted on the
+        exact out-of-sample decision values below (no refit; a few per cent
+        of the fit).  With a map, :meth:`predict` is the class of largest
+        calibrated probability.  None: no ``predict_proba`` and
+        ``predict_set`` (as ``SVC(probability=False)``), and :meth:`predict`
+        is the sign (argmax) of the decision values.
     calibration_cv : None, int or scikit-learn splitter, default=None
         Where those decision values come from: None the exact leave-one-out
         ones, else the exact out-of-fold ones of
@@ -53,7 +55,7 @@ class SparseLSSVC(ProbaMixin, ClassifierCVMixin, CodedClassifierMixin, Classifie
     intercept_ : float or ndarray of shape (n_classes,)
     calibrators_ : list or None
         One calibration map per one-vs-rest output (one for two classes);
-        None without ``calibration``.
+        None with ``calibration=None``.
 
     Examples
     --------
@@ -71,12 +73,12 @@ class SparseLSSVC(ProbaMixin, ClassifierCVMixin, CodedClassifierMixin, Classifie
         "calibration_cv": ["cv_object"],
     }
 
-    def __init__(self, *args, calibration=None, calibration_cv=None, **kwargs):
+    def __init__(self, *args, calibration="sigmoid", calibration_cv=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.calibration = calibration
         self.calibration_cv = calibration_cv
 
-    __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration=None, calibration_cv=None)
+    __init__.__signature__ = signature_with(BaseSparseLSSVM.__init__, calibration="sigmoid", calibration_cv=None)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):

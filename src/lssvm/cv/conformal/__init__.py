@@ -12,7 +12,9 @@
 - :mod:`.full`: full (transductive) conformal sets of a ridge model in
   closed form (the ridge regression confidence machine);
 - :mod:`.sets`: classification sets (LAC, APS, Mondrian) from held-out
-  class probabilities.
+  class probabilities;
+- :mod:`.training_rows`: jackknife+ and full conformal intervals of the
+  training rows, each from the other m - 1 rows (the report's check).
 """
 
 from .cv_plus import cv_plus_folds, fold_models
@@ -29,6 +31,7 @@ from .ranks import (
 from .screened import MonotoneValues, screened_kth
 from .sets import SET_METHODS, calibration_scores, class_scores, set_membership, set_thresholds
 from .shifted_blocks import CountGrid, ShiftedBlocks, SortedFoldScores, kth_of_shifted_blocks
+from .training_rows import training_row_intervals
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -58,4 +61,5 @@ __all__ = [
     "sparse_full_conformal",
     "sparse_jackknife",
     "sparse_jackknife_plus",
+    "training_row_intervals",
 ]
