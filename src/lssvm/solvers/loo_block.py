@@ -40,6 +40,8 @@ BATCH_BYTES_CAP = 1 << 29
 BLOCK_BYTES = 1 << 25
 #: m-sized buffers per target in a batch (fitted values, their squares, the guard's temporaries).
 _BUFFERS_PER_TARGET = 4
+#: Bytes of each m x a array of the hat diagonal over a chunk of a alphas in :func:`loo_sums_by_targets`.
+_ALPHA_CHUNK_BYTES = 1 << 20
 
 
 def available_memory():
@@ -121,52 +123,60 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     Cost: ``2 m r v`` flops per alpha (one GEMM per batch of targets: the
     floor of exact LOO sums, since each row's weight ``(1 - h_i)^-2`` changes
     with alpha), ``m r`` per alpha for the hat diagonal, and three passes over
-    an m x |T| buffer per alpha and batch (at most 32 MiB with "auto").  Memory: that buffer, m x A arrays for the hat diagonal, r x A and
-    A x |T| arrays: nothing of size m x v.
+    an m x |T| buffer per alpha and batch (at most 32 MiB with "auto").  Memory: that buffer, m x a
+    arrays for the hat diagonal of a chunk of alphas (each at most ``_ALPHA_CHUNK_BYTES``), r x A and
+    A x |T| arrays: nothing of size m x v or m x A.
     """
     M, z, Yc = fac.M, fac.z, fac.y_centered
     m, r = M.shape
     v = z.shape[1]
     A = alphas.size
-    D = 1.0 / (fac.eigenvalues[:, None] + alphas[None, :])  # (r, A)
-    D2, d_max = D * D, D.max(axis=0, initial=0.0)
     M2 = M * M
-    # 1 - h_i for every row and alpha: O(m r A) once, m x A (never m x v)
-    denoms = (1.0 - 1.0 / m) - M2 @ D
-    weights = np.empty_like(denoms)
-    with np.errstate(divide="ignore", over="ignore"):
-        np.divide(1.0, denoms * denoms, out=weights)
-    near_one = denoms <= LEVERAGE_TOL
-    unreliable = near_one.any(axis=1)
-    bad_alphas = near_one.any(axis=0)
     scale = _EPS * max(float(fac.eigenvalues.max(initial=0.0)), 0.0)  # eigenvalue rounding, eps lambda_max
-    H = np.maximum(1.0 - 1.0 / m - denoms, 0.0) * d_max  # (m, A), >= sum_j M_ij^2 D_j^2
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        h_ratio = np.nanmax(scale * H / np.abs(denoms), axis=0, initial=0.0)  # (A,)
-        sqrt_h_ratio = np.nanmax(scale * np.sqrt(H) / np.abs(denoms), axis=0, initial=0.0)
     sse = np.empty((A, v))
+    unreliable = np.zeros(m, dtype=bool)
+    bad_alphas = np.zeros(A, dtype=bool)
     batch = targets_batch_size(n_targets_batch, m, v, bounded=True)
     E = np.empty((m, batch))
-    for lo in range(0, v, batch):
-        hi = min(lo + batch, v)
-        zb, Yb, Eb = z[:, lo:hi], Yc[:, lo:hi], E[:, : hi - lo]
-        y_scale = np.sqrt(np.einsum("ij,ij->j", Yb, Yb) / m)  # each target's RMS, no m x |T| temporary
+    # the m x A arrays of the hat diagonal go in chunks of alphas (each array at most _ALPHA_CHUNK_BYTES):
+    # a long alpha path of one target then never holds several m x A arrays at once
+    chunk = max(1, _ALPHA_CHUNK_BYTES // (8 * m))
+    for a_lo in range(0, A, chunk):
+        cols = slice(a_lo, min(a_lo + chunk, A))
+        D = 1.0 / (fac.eigenvalues[:, None] + alphas[None, cols])  # (r, a)
+        D2, d_max = D * D, D.max(axis=0, initial=0.0)
+        # 1 - h_i for every row and alpha of the chunk: O(m r a), m x a (never m x v)
+        denoms = (1.0 - 1.0 / m) - M2 @ D
+        weights = np.empty_like(denoms)
+        with np.errstate(divide="ignore", over="ignore"):
+            np.divide(1.0, denoms * denoms, out=weights)
+        near_one = denoms <= LEVERAGE_TOL
+        unreliable |= near_one.any(axis=1)
+        bad_alphas[cols] |= near_one.any(axis=0)
+        H = np.maximum(1.0 - 1.0 / m - denoms, 0.0) * d_max  # (m, a), >= sum_j M_ij^2 D_j^2
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            Sz = D2.T @ (zb * zb)  # (A, |T|)
-            ratio_max = np.nanmax(np.sqrt(Sz) / y_scale, axis=1, initial=0.0)  # (A,)
-        for k in range(A):
-            np.matmul(M, zb * D[:, k : k + 1], out=Eb)
-            np.subtract(Yb, Eb, out=Eb)  # training residuals E = Yc - M D z
-            # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
-            # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
-            if not (h_ratio[k] <= LOO_RTOL / 2 and sqrt_h_ratio[k] * ratio_max[k] <= LOO_RTOL / 2):
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    flagged = _guard(fac, M2, D2[:, k], denoms[:, k], H[:, k], Sz[k], scale, Eb, y_scale, zb)
-                unreliable |= flagged
-                bad_alphas[k] |= bool(np.any(flagged))
-            with np.errstate(over="ignore", invalid="ignore"):
-                np.multiply(Eb, Eb, out=Eb)
-                sse[k, lo:hi] = weights[:, k] @ Eb
+            h_ratio = np.nanmax(scale * H / np.abs(denoms), axis=0, initial=0.0)  # (a,)
+            sqrt_h_ratio = np.nanmax(scale * np.sqrt(H) / np.abs(denoms), axis=0, initial=0.0)
+        for lo in range(0, v, batch):
+            hi = min(lo + batch, v)
+            zb, Yb, Eb = z[:, lo:hi], Yc[:, lo:hi], E[:, : hi - lo]
+            y_scale = np.sqrt(np.einsum("ij,ij->j", Yb, Yb) / m)  # each target's RMS, no m x |T| temporary
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                Sz = D2.T @ (zb * zb)  # (a, |T|)
+                ratio_max = np.nanmax(np.sqrt(Sz) / y_scale, axis=1, initial=0.0)  # (a,)
+            for k in range(D.shape[1]):
+                np.matmul(M, zb * D[:, k : k + 1], out=Eb)
+                np.subtract(Yb, Eb, out=Eb)  # training residuals E = Yc - M D z
+                # rounding guard (as PathSolution.loo_rows).  Cheap test first: both terms of its bound below
+                # LOO_RTOL / 2 of max(|R|, y_scale) for every row and target; else the element-wise bound
+                if not (h_ratio[k] <= LOO_RTOL / 2 and sqrt_h_ratio[k] * ratio_max[k] <= LOO_RTOL / 2):
+                    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                        flagged = _guard(fac, M2, D2[:, k], denoms[:, k], H[:, k], Sz[k], scale, Eb, y_scale, zb)
+                    unreliable |= flagged
+                    bad_alphas[a_lo + k] |= bool(np.any(flagged))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.multiply(Eb, Eb, out=Eb)
+                    sse[a_lo + k, lo:hi] = weights[:, k] @ Eb
     if per_alpha:
         return sse, np.flatnonzero(unreliable), bad_alphas
     return sse, np.flatnonzero(unreliable)
