@@ -141,7 +141,7 @@ class WeightedRLSFactorization(PathSolution):
         return R[0] if scalar else R
 
 
-def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True):
+def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True, whitener=None):
     """Factorise the weighted sparse RLS problem once for all alphas.
 
     Parameters
@@ -154,6 +154,11 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
     rcond : float, default=1e-10
         As for :func:`lssvm.solvers.factorize_sparse_rls`.
     warn : bool, default=True
+    whitener : ndarray of shape (n, k), optional
+        A given feature map in place of the whitening of ``K_BB``, as for
+        :func:`lssvm.solvers.factorize_sparse_rls`: with the rank-k Nyström
+        map (:func:`lssvm.solvers.nystrom.nystrom_projection`) the weighted
+        model is the weighted rank-k Nyström model.
 
     Returns
     -------
@@ -181,7 +186,12 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
     y_mean = w @ Y / total
     Kc = K_mn - mu
     Yc = Y - y_mean
-    W, method = basis_whitener(K_BB, rcond, warn, stacklevel=3)
+    if whitener is None:
+        W, method = basis_whitener(K_BB, rcond, warn, stacklevel=3)
+    else:
+        W, method = np.asarray(whitener, dtype=float), "eigh"
+        if W.ndim != 2 or W.shape[0] != K_BB.shape[0] or W.shape[1] < 1:
+            raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
     Psi = whiten_rows(Kc, W, method, overwrite=True)  # unscaled whitened rows (m, r)
     s = np.sqrt(w)
     Phi = Psi * s[:, None]
