@@ -46,6 +46,7 @@ from ..cv import resolve_folds
 from ..cv.fixed_size import scdp_seed
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ..solvers.weighted_rls import weighted_gram_sums
 from ._calibration import ProbaMixin, with_calibration
 
 __all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_dask_decisions", "fixed_size_fold_decisions",
@@ -55,7 +56,7 @@ __all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "fixed_size_dask_decision
 DEFAULT_CALIBRATION_FOLDS = 10
 
 
-def fixed_size_fold_decisions(est, X, Y, folds):
+def fixed_size_fold_decisions(est, X, Y, folds, weights=None):
     """Out-of-fold decision values of a fitted fixed-size model.
 
     Parameters
@@ -68,6 +69,10 @@ def fixed_size_fold_decisions(est, X, Y, folds):
         The coded targets the model was fitted on.
     folds : list of ndarray
         Test indices of each fold (a partition of the rows).
+    weights : ndarray of shape (N,), optional
+        Row weights of a weighted fit: the fold systems are the weighted
+        ones (:func:`lssvm.solvers.weighted_rls.weighted_gram_sums`), solved
+        with the Gram guard.
 
     Returns
     -------
@@ -87,11 +92,16 @@ def fixed_size_fold_decisions(est, X, Y, folds):
     K = kernel(X, Z)
     zidx = est.basis_indices_
     K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
-    system = FixedSizeSystem.from_kernel(K, K_ZZ, Y)
+    system = FixedSizeSystem.from_kernel(K, K_ZZ, Y) if weights is None else \
+        FixedSizeSystem.from_sums(weighted_gram_sums(K, Y, weights), K_ZZ)
     solve = _fold_solver(est, Y.shape[1])
     F = np.full(Y.shape, np.nan)
 
     def work(test):
+        if weights is not None:
+            F[test] = augmented_rows(K[test]) @ solve(system.without(weighted_gram_sums(K[test], Y[test],
+                                                                                         weights[test])), None)
+            return
         train = np.ones(K.shape[0], dtype=bool)
         train[test] = False
         W = solve(system.without_rows(K[test], Y[test]), (K[train], K_ZZ, Y[train]))
@@ -190,7 +200,7 @@ class FixedSizeProbaMixin(ProbaMixin):
                 folds = resolve_dask_cv(cv, X, classifier=True)
             return fixed_size_dask_decisions(self, X, folds)
         folds = resolve_folds(cv, X.shape[0], y=self._codes, groups=groups, classifier=True)
-        return fixed_size_fold_decisions(self, X, Y, folds)
+        return fixed_size_fold_decisions(self, X, Y, folds, getattr(self, "_fit_weights", None))
 
 
 class NystromProbaMixin(ProbaMixin):
