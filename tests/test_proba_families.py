@@ -260,7 +260,7 @@ def test_a_dask_fit_calibrates_itself(rng, family):
 _ARGMAX = {"check_classifiers_train": "predict follows the calibrated probabilities: near the boundary it may differ from "
            "the sign (argmax) of decision_function"}
 # Nyström columns are drawn from the rows: repeated rows are more rows and another draw
-_HELD_OUT = {"check_sample_weight_equivalence_on_dense_data": "columns drawn: repetition draws other columns"}
+_DRAWN = {"check_sample_weight_equivalence_on_dense_data": "columns drawn: repetition draws other columns"}
 
 
 # the weight checks fit on 4 distinct rows, fewer than n_basis=10 (a clear error)
@@ -271,7 +271,7 @@ _SMALL = {check: "n_basis=10 is more than the check's distinct rows" for check i
 @pytest.mark.slow
 @parametrize_with_checks([FixedSizeLSSVC(calibration="sigmoid", n_basis=10, cv=3),
                           NystromLSSVC(calibration="isotonic", calibration_cv=3)],
-                         expected_failed_checks=lambda est: _ARGMAX | (_SMALL if isinstance(est, FixedSizeLSSVC) else _HELD_OUT))
+                         expected_failed_checks=lambda est: _ARGMAX | (_SMALL if isinstance(est, FixedSizeLSSVC) else _DRAWN))
 def test_calibrated_families_pass_scikit_learn_checks(estimator, check):
     check(estimator)
 

@@ -143,6 +143,28 @@ def test_weighted_fixed_size_zero_weights_are_removed_rows():
     d = FixedSizeLSSVC(calibration="sigmoid", **kw).fit(X[keep], labels[keep], groups=groups[keep],
                                                         sample_weight=w[keep])
     np.testing.assert_allclose(c.predict_proba(X), d.predict_proba(X), atol=1e-8)
+    # the size chosen by the weighted error rate
+    e = FixedSizeLSSVC(scoring="error_rate", stop_tol=None, **kw).fit(X, labels, groups=groups, sample_weight=w)
+    f = FixedSizeLSSVC(scoring="error_rate", stop_tol=None, **kw).fit(X[keep], labels[keep], groups=groups[keep],
+                                                                      sample_weight=w[keep])
+    np.testing.assert_allclose(e.cv_curve_, f.cv_curve_, atol=1e-12)
+    np.testing.assert_allclose(e.decision_function(X), f.decision_function(X), atol=1e-9)
+
+
+def test_weighted_size_choice_error_rate_is_weighted():
+    X, y, w = _data(12)
+    labels = y > 0
+    folds = [t for _, t in KFold(4, shuffle=True, random_state=1).split(X)]
+    cv = [(np.setdiff1d(np.arange(len(y)), t), t) for t in folds]
+    clf = FixedSizeLSSVC(gamma=GAMMA, alpha=0.3, basis=POOL, cv=cv, scoring="error_rate", stop_tol=None).fit(
+        X, labels, sample_weight=w)
+    for size in (3, 7):
+        wrong = 0.0
+        for train, test in cv:
+            fold = FixedSizeLSSVC(gamma=GAMMA, alpha=0.3, basis=X[POOL], cv=None, max_size=size).fit(
+                X[train], labels[train], sample_weight=w[train])
+            wrong += w[test] @ (fold.predict(X[test]) != labels[test])
+        np.testing.assert_allclose(clf.cv_curve_[size - 1], wrong / w.sum(), atol=1e-12)
 
 
 def test_weighted_fixed_size_integer_weights_are_repeated_rows():
@@ -175,8 +197,6 @@ def test_weighted_fixed_size_refuses_what_it_does_not_cover():
     clf = FixedSizeLSSVC(calibration="sigmoid", n_basis=15).fit(X, y > 0, sample_weight=w)
     with pytest.raises(ValueError, match="sample_weight"):
         clf.predict_set(X[:3])
-    with pytest.raises(ValueError, match="error_rate"):
-        FixedSizeLSSVC(scoring="error_rate").fit(X, y > 0, sample_weight=w)
     for bad, match in ((-w, "(?i)negative"), (w[:-1], "sample"), (np.where(w > 1, np.nan, w), "NaN")):
         with pytest.raises(ValueError, match=match):
             FixedSizeLSSVR().fit(X, y, sample_weight=bad)

@@ -144,14 +144,12 @@ def fit_weighted_fixed_size(est, X, Y, weights, groups=None, split_labels=None):
     drawn among the rows of positive weight and is not weighted otherwise:
     it depends on the inputs only.  SCDP's choice of prototypes is weighted:
     each step is greedy on the weighted least-squares objective, and the
-    size is the weighted v-fold CV curve's (``sum w e^2 / sum w`` per fold,
-    from the folds' weighted Gram sums, the downdate a subtraction of them).
+    size is the weighted v-fold CV curve's (``sum w e^2 / sum w``, or the
+    weighted error rate ``sum w [wrong] / sum w``, per fold; the downdate
+    subtracts the fold's weighted Gram sums).
     So a zero weight is a removed row and an integer weight a repeated row.
     Cost as the unweighted fit, O(N M (d + M)) plus the SCDP runs.
     """
-    if est._scoring == "error_rate":
-        raise ValueError("scoring='error_rate' is not available with sample_weight (the size is chosen by the "
-                         "weighted mean squared error of the coded outputs); use scoring='mse' or None")
     check_weighted_classes(est, weights)
     est.__dict__.pop("_kept_factorization", None)  # an unweighted search's factorisation does not apply
     est._X_fit, est._Y_fit, est._engine = X, Y, None  # the engine at the support: built on first use
@@ -213,8 +211,10 @@ class WeightedRowsInMemory:
         return float(self.weights.sum())
 
     def curves(self, system, alphas, **kw):
-        """Weighted validation curves from the folds' weighted sums (``stop_scoring="mse"`` only)."""
-        return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, **kw)
+        """Weighted validation curves: the MSE from the folds' weighted sums, the error rate from the rows."""
+        if kw.get("stop_scoring", "mse") == "mse":
+            return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, **kw)
+        return fixed_size_cv_curves(system, self.K, self.Y, self.folds, alphas, weights=self.weights, **kw)
 
     def solve(self, system, alpha, nu, call):
         return solve_guarded(system.matrix(alpha, nu), system.rhs, self.K, self.K_ZZ, self.Y, alpha, nu, call=call,

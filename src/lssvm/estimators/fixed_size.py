@@ -373,8 +373,7 @@ class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, Regr
             a removed row and an integer weight a repeated row.  The CV
             methods then give the weighted model at its support refitted
             without the held-out rows (:class:`lssvm.cv.WeightedSparseEngine`),
-            their error sums weighted.  ``scoring="error_rate"`` is not
-            available with weights.  """ + NOT_WEIGHTED_NOTE + """
+            their error sums weighted.  """ + NOT_WEIGHTED_NOTE + """
 
         Returns
         -------
