@@ -231,3 +231,19 @@ def test_fixed_size_weights_routed_through_pipeline_and_grid_search():
         grid.fit(X, y, sample_weight=w)
         best = FixedSizeLSSVR(alpha=grid.best_params_["alpha"], random_state=0).fit(X, y, sample_weight=w)
         np.testing.assert_allclose(grid.best_estimator_.predict(X), best.predict(X), atol=1e-9)
+
+
+def test_weighted_multiclass_outputs_on_their_own_prototypes():
+    # each one-vs-rest output grows its own SCDP run: one weighted engine per group of outputs
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(90, 2))
+    y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=90), [-0.5, 0.5])
+    w = rng.uniform(0.0, 2.0, size=90)
+    clf = FixedSizeLSSVC(alpha=0.3, n_basis=20, random_state=0).fit(X, y, sample_weight=w)
+    chosen = clf.coef_full_[:clf.n_basis_] != 0
+    assert not np.all(chosen == chosen[:, :1])
+    pred = clf.classes_[clf.loo_decision_function().argmax(axis=1)]
+    np.testing.assert_allclose(clf.loo_error_rate(), np.sum(w * (pred != y)) / w.sum(), rtol=1e-12)
+    F = clf.cv_decision_function(cv=5)
+    sse = np.sum(w[:, None] * (F - np.where(y[:, None] == clf.classes_, 1.0, -1.0)) ** 2, axis=0)
+    np.testing.assert_allclose(clf.cv_error(cv=5, scoring="press"), sse, rtol=1e-10)

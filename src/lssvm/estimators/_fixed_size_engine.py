@@ -115,7 +115,7 @@ class SupportEngineMixin:
             groups.setdefault(chosen[:, j].tobytes(), []).append(j)
         cols = [np.array(g) for g in groups.values()]
         engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None) for g in cols]
-        self._engine = TargetGroupsEngine(engines, cols, Y, classes)
+        self._engine = TargetGroupsEngine(engines, cols, Y, classes, weights=getattr(self, "_fit_weights", None))
         return self._engine
 
     def _support_engine(self, X, Y, support, classes):
