@@ -30,14 +30,7 @@ from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, normal_solve_e
 from ..solvers.nystrom import nystrom_projection
 from ..solvers.weighted_rls import weighted_gram_sums
 
-__all__ = ["WeightedRowsInMemory", "fit_weighted_fixed_size", "fit_weighted_nystrom", "weighted_kernel", "NOT_WEIGHTED_NOTE"]
-
-#: What a weighted fit does not offer, in the words of every family's ``sample_weight`` entry.
-NOT_WEIGHTED_NOTE = (
-    "Intervals, predict_std, the evidence, gcv and predict_set are not available for weighted fits "
-    "(their conformal and Bayesian conventions are unweighted; a clear error says so)."
-)
-
+__all__ = ["WeightedRowsInMemory", "fit_weighted_fixed_size", "fit_weighted_nystrom", "weighted_kernel"]
 
 def weighted_kernel(est, X, weights):
     """The kernel of ``est``'s validated parameters with ``gamma="scale"`` resolved on the rows

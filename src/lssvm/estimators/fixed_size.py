@@ -53,7 +53,7 @@ from ._intervals import RefitIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
-from ._weights import NOT_WEIGHTED_NOTE, fit_weighted_fixed_size
+from ._weights import fit_weighted_fixed_size
 from ._whole_pool import WHOLE_POOL_RCOND, dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
@@ -373,7 +373,9 @@ class FixedSizeLSSVR(SupportIntervalMixin, SparseIntervalMixin, BayesMixin, Regr
             a removed row and an integer weight a repeated row.  The CV
             methods then give the weighted model at its support refitted
             without the held-out rows (:class:`lssvm.cv.WeightedSparseEngine`),
-            their error sums weighted.  """ + NOT_WEIGHTED_NOTE + """
+            their error sums weighted.  Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------
@@ -452,7 +454,9 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
             :meth:`FixedSizeLSSVR.fit`; the exact CV values and error rates
             are weighted, and so is the calibration (weighted fold systems,
             Platt's and the isotonic fit weigh each held-out value by its
-            row's weight).  """ + NOT_WEIGHTED_NOTE + """
+            row's weight).  Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------

@@ -50,7 +50,7 @@ from ._family_dask import NystromDaskMixin
 from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
-from ._weights import NOT_WEIGHTED_NOTE, fit_weighted_nystrom
+from ._weights import fit_weighted_nystrom
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -454,7 +454,9 @@ class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorM
             CV methods then give the weighted model refitted without the
             held-out rows (:class:`lssvm.cv.WeightedSparseEngine`), their
             error sums weighted (``press`` is ``sum_i w_i r_i^2``).
-            """ + NOT_WEIGHTED_NOTE + """
+            Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------
@@ -505,7 +507,9 @@ class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, C
             :meth:`NystromLSSVR.fit`; the exact CV values and error rates
             are weighted, and so is the calibration (Platt's fit and the
             isotonic fit weigh each held-out value by its row's weight).
-            """ + NOT_WEIGHTED_NOTE + """
+            Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------
