@@ -155,9 +155,11 @@ def robust_reweight(K_mn, K_BB, Y, prior, alpha, function="hampel", parameter=No
     One weighted factorisation per step, O(m n^2 + n^3).
     """
     from .weighted_rls import factorize_weighted_rls
+    from .whitening import whiten_rows
 
     if fac is None:
         fac = factorize_weighted_rls(K_mn, K_BB, Y, prior, rcond=rcond, warn=False, whitener=whitener)
+    whitened = None  # K_mn W, formed at the first refit and shared by the later ones
     v, used, n_iter, scale = np.ones(Y.shape[0]), prior > 0, 0, float("nan")
     for _ in range(max_iter + 1):
         e = fac.residuals(alpha)[:, 0]
@@ -170,7 +172,10 @@ def robust_reweight(K_mn, K_BB, Y, prior, alpha, function="hampel", parameter=No
         if n_iter == max_iter:
             break
         v = v_new
-        fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=rcond, warn=False, whitener=whitener)
+        if whitened is None:
+            whitened = (whiten_rows(np.array(K_mn, dtype=float), fac.whitener, fac.method, overwrite=True),
+                        fac.whitener, fac.method)
+        fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=rcond, warn=False, whitened=whitened)
         n_iter += 1
     return fac, v, scale, n_iter, False
 

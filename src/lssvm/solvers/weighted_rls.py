@@ -142,7 +142,8 @@ class WeightedRLSFactorization(PathSolution):
         return R[0] if scalar else R
 
 
-def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True, whitener=None):
+def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True, whitener=None,
+                           whitened=None):
     """Factorise the weighted sparse RLS problem once for all alphas.
 
     Parameters
@@ -160,6 +161,11 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
         :func:`lssvm.solvers.factorize_sparse_rls`: with the rank-k Nyström
         map (:func:`lssvm.solvers.nystrom.nystrom_projection`) the weighted
         model is the weighted rank-k Nyström model.
+    whitened : tuple (Psi, W, method), optional
+        ``K_mn W`` (uncentred, m x r) with its whitener and method, from an
+        earlier factorisation of the same ``K_mn`` and ``K_BB`` (a reweighting
+        loop): the weighted centring is then the rank-one correction
+        ``Psi - 1 (w^T Psi / sum w)``, sparing the O(m n^2) whitening.
 
     Returns
     -------
@@ -185,15 +191,18 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
     total = float(w.sum())
     mu = w @ K_mn / total
     y_mean = w @ Y / total
-    Kc = K_mn - mu
     Yc = Y - y_mean
-    if whitener is None:
+    if whitened is not None:
+        Psi_raw, W, method = whitened
+        Psi = Psi_raw - (w @ Psi_raw) / total  # (K - 1 mu) W = K W - 1 (mu W)
+    elif whitener is None:
         W, method = basis_whitener(K_BB, rcond, warn, stacklevel=3)
     else:
         W, method = np.asarray(whitener, dtype=float), "eigh"
         if W.ndim != 2 or W.shape[0] != K_BB.shape[0] or W.shape[1] < 1:
             raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
-    Psi = whiten_rows(Kc, W, method, overwrite=True)  # unscaled whitened rows (m, r)
+    if whitened is None:
+        Psi = whiten_rows(K_mn - mu, W, method, overwrite=True)  # unscaled whitened rows (m, r)
     s = np.sqrt(w)
     Phi = Psi * s[:, None]
     G = Phi.T @ Phi
