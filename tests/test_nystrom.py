@@ -169,7 +169,12 @@ def test_estimator_cv_matches_the_factorisation_and_low_rank_predictor(rng):
 
 # the check sets alpha = 0.01, where the exact-kernel predictor amplifies the
 # approximation error (paper 003 Thm. 3 scales as 1/alpha^2): check the low-rank one
+# n_basis=0.5 samples half of the rows: repeated rows are more rows and another draw, so integer weights
+# equal repeated rows only for given columns or all of them (tests/test_sample_weight_nystrom.py)
+_DRAW = {"check_sample_weight_equivalence_on_dense_data": "a fraction of the rows is drawn: repetition draws more"}
+
+
 @parametrize_with_checks([NystromLSSVR(n_basis=0.5, gamma=0.1, predictor="low-rank"),
-                          NystromLSSVC(n_basis=0.5)])
+                          NystromLSSVC(n_basis=0.5)], expected_failed_checks=lambda est: _DRAW)
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)

@@ -275,15 +275,11 @@ def test_search_zero_weights_are_removed_rows():
 
 
 def test_search_refuses_weights_it_cannot_use():
-    from lssvm import NystromLSSVRCV, SparseLSSVRCV
+    from lssvm import SparseLSSVRCV
 
     X, y, w = _data(16)
     with pytest.raises(ValueError, match="gradient"):
         SparseLSSVRCV(search="gradient").fit(X, y, sample_weight=w)
-    if "sample_weight" not in NystromLSSVRCV.fit.__code__.co_varnames:
-        return
-    with pytest.raises(ValueError, match="sample_weight"):
-        NystromLSSVRCV().fit(X, y, sample_weight=w)
 
 
 def test_dask_input_with_weights_refused():

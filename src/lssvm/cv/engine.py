@@ -446,12 +446,16 @@ class TargetGroupsEngine:
         All targets (coded for classifiers).
     classes : ndarray of shape (c,), optional
         Class labels of a classifier.
+    weights : ndarray of shape (m,), optional
+        Row weights of a weighted fit (each engine a
+        :class:`lssvm.cv.WeightedSparseEngine`): the error sums are weighted.
     """
 
     rows_in_memory = True
 
-    def __init__(self, engines, groups, Y, classes=None):
+    def __init__(self, engines, groups, Y, classes=None, weights=None):
         self.engines, self.groups, self.Y, self.classes = list(engines), [np.asarray(g) for g in groups], Y, classes
+        self.weights = weights
 
     @property
     def n_samples(self):
@@ -462,6 +466,8 @@ class TargetGroupsEngine:
         return max(e.n_basis for e in self.engines)
 
     def in_memory(self, what, hint=""):
+        if self.weights is not None:  # the weighted engines say what a weighted fit does not offer
+            return self.engines[0].in_memory(what, hint)
         return self
 
     def targets(self):
@@ -482,6 +488,13 @@ class TargetGroupsEngine:
 
     def _sums(self, F):
         classify = self.classes is not None
+        if self.weights is not None:
+            w = self.weights
+            with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
+                sse = np.einsum("h,ahv->av", w, (F - self.Y[None]) ** 2)
+            warn_if_overflow(sse, "weighted cross-validation sums of squares", stacklevel=5)
+            wrong = (LabelCoder.index_of(F) != LabelCoder.index_of(self.Y)[None]).astype(float) @ w if classify else None
+            return ErrorSums(sse, wrong, float(w.sum()))
         wrong = misclassified(F, self.Y) if classify else None
         with np.errstate(over="ignore", invalid="ignore"):  # said by warn_if_overflow
             sse = sum_squares(F - self.Y[None], axis=1)

@@ -17,6 +17,7 @@ import numpy as np
 from .._threads import parallel_map
 from ..solvers.fixed_size import FixedSizeSystem, GramSums, augmented_rows, normal_solve_error, solve_guarded
 from ..solvers.scdp import SCDPState
+from ..solvers.weighted_rls import weighted_gram_sums
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]
@@ -109,6 +110,7 @@ def fixed_size_cv_curves(
     stop_tol=None,
     stop_scoring="mse",
     fold_sums=None,
+    weights=None,
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
 
@@ -141,6 +143,12 @@ def fixed_size_cv_curves(
         validation SSE is formed from them (``GramSums.sse``); the same
         SCDP runs and stopping rule, "mse" only (a misclassification count
         needs the rows; ``n_wrong`` is then NaN).
+    weights : ndarray of shape (N,), optional
+        Row weights (rows in memory; ``system`` the weighted one,
+        :func:`lssvm.solvers.weighted_rls.weighted_gram_sums`): the fold's
+        downdate is weighted and its SSE and misclassification count are
+        the weighted sums ``sum w e^2`` and ``sum w [wrong]``; the fold sizes
+        its weight sums.
 
     Returns
     -------
@@ -170,9 +178,10 @@ def fixed_size_cv_curves(
         if fold_sums is None:
             test = folds[f]
             Kv, Yv = K[test], Y[test]
-            train_system = system.without_rows(Kv, Yv)
+            wv = None if weights is None else weights[test]
+            train_system = system.without_rows(Kv, Yv) if wv is None else system.without(weighted_gram_sums(Kv, Yv, wv))
             Kva = augmented_rows(Kv)
-            h = Yv.shape[0]
+            h = Yv.shape[0] if wv is None else float(wv.sum())
         else:
             train_system = system.without(fold_sums[f])
             h = fold_sums[f].n_samples
@@ -193,8 +202,12 @@ def fixed_size_cv_curves(
                         y = Yv[:, j]
                         pred = columns.at(state.order) @ state.coef
                         e = y - pred
-                        sse[a, j, f, k - 1] = e @ e
-                        wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
+                        if wv is None:
+                            sse[a, j, f, k - 1] = e @ e
+                            wrong[a, j, f, k - 1] = np.count_nonzero((pred > 0) != (y > 0))
+                        else:
+                            sse[a, j, f, k - 1] = wv @ (e * e)
+                            wrong[a, j, f, k - 1] = wv @ ((pred > 0) != (y > 0))
                     else:
                         # GramSums.sse on the kept block: y^T y - 2 w^T [K 1]^T y + w^T [K 1]^T [K 1] w
                         w, sel = state.coef, state.order
@@ -210,7 +223,10 @@ def fixed_size_cv_curves(
                     wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
 
     parallel_map(work, range(n_folds))
-    sizes = np.array([len(t) for t in folds] if fold_sums is None else [s.n_samples for s in fold_sums], dtype=float)
+    if fold_sums is not None:
+        sizes = np.array([s.n_samples for s in fold_sums], dtype=float)
+    else:
+        sizes = np.array([len(t) if weights is None else weights[t].sum() for t in folds], dtype=float)
     return SizeCurves(sse, wrong, sizes, stopped)
 
 

@@ -60,6 +60,11 @@ class WeightedSparseEngine:
     rcond : float
     classes : ndarray, optional
         Class labels of a classifier.
+    fold_whitener : callable ``K_LL -> W``, optional
+        The feature map of a basis reduced to its kept points (a model whose
+        map is not the whitening of its basis, as Nyström's rank-k map):
+        a hold-out that removes basis points refits the fold on the kept
+        points with this map, as :class:`lssvm.cv.MemorySparseEngine` does.
 
     Notes
     -----
@@ -70,8 +75,10 @@ class WeightedSparseEngine:
 
     rows_in_memory = True
 
-    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None):
+    def __init__(self, fac, X, basis_vectors, basis_indices, kernel, rcond=1e-10, classes=None, n_jobs=None,
+                 fold_whitener=None):
         self.fac = fac
+        self.fold_whitener = fold_whitener
         self.X = X
         self.basis_vectors = basis_vectors
         self.basis_indices = basis_indices
@@ -186,22 +193,26 @@ class WeightedSparseEngine:
         left = fac.weight_sum - fac.weights[H[p]].sum()
         if not left > 1e-12 * fac.weight_sum:
             raise ValueError("the rows left for training have zero total weight: the held-out model is undefined")
-        if E.size and fac.method != "cholesky":
+        if E.size and (fac.method != "cholesky" or self.fold_whitener is not None):
             return self._refit(H, p, E, alphas)
         return _weighted_holdout(fac, self.Y, H, p, E, alphas)
 
     def _refit(self, H, p, E, alphas):
-        """Refit without rows H[p] and basis points E (a numerically singular K_BB: its range changes)."""
-        warn_numerical(
-            "K_BB is numerically singular (the model lives on its range): hold-out with basis points "
-            "removed refits the fold on the remaining basis, O(m n^2) per fold",
-            stacklevel=4,
-        )
+        """Refit without rows H[p] and basis points E: a given feature map (``fold_whitener``) is
+        re-derived on the kept points; a numerically singular K_BB changes its range."""
+        if self.fold_whitener is None:
+            warn_numerical(
+                "K_BB is numerically singular (the model lives on its range): hold-out with basis points "
+                "removed refits the fold on the remaining basis, O(m n^2) per fold",
+                stacklevel=4,
+            )
         train = np.setdiff1d(np.arange(self.n_samples), H[p])
         keep = np.setdiff1d(np.arange(self.n_basis), E)
         Z = self.basis_vectors[keep]
-        refit = factorize_weighted_rls(self.kernel(self.X[train], Z), self.kernel(Z, Z), self.Y[train],
-                                       self.fac.weights[train], rcond=self.rcond, warn=False)
+        K_LL = self.kernel(Z, Z)
+        whitener = None if self.fold_whitener is None else self.fold_whitener(K_LL)
+        refit = factorize_weighted_rls(self.kernel(self.X[train], Z), K_LL, self.Y[train],
+                                       self.fac.weights[train], rcond=self.rcond, warn=False, whitener=whitener)
         A, b = refit.coef(alphas)
         return np.einsum("hn,anv->ahv", self.kernel(self.X[H], Z), A) + b[:, None, :]
 

@@ -1,5 +1,6 @@
 """Estimators (layer 6): scikit-learn style models."""
 
+from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
 from .family_search_cv import (
     FixedSizeLSSVCCV,
@@ -24,6 +25,7 @@ __all__ = [
     "NystromLSSVR",
     "NystromLSSVRCV",
     "RobustLSSVR",
+    "RobustLSSVRCV",
     "SparseLSSVC",
     "SparseLSSVCCV",
     "SparseLSSVR",

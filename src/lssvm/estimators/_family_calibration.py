@@ -50,10 +50,10 @@ class FixedSizeProbaMixin(ProbaMixin):
         if self.calibration_cv is not None:
             folds = resolve_folds(self.calibration_cv, self._X_fit.shape[0], y=self._codes, groups=groups,
                                   classifier=True)
-        return selected_coordinates_held_out(self, self._X_fit, self._Y_fit, folds)
+        return selected_coordinates_held_out(self, self._X_fit, self._Y_fit, folds, getattr(self, "_fit_weights", None))
 
 
-def selected_coordinates_held_out(est, X, Y, folds=None):
+def selected_coordinates_held_out(est, X, Y, folds=None, weights=None):
     """Exact held-out decision values of a fitted fixed-size model on the coordinates each output's
     SCDP run chose (prototypes and, where chosen, the intercept), the intercept's penalty ``nu``
     included: the model ``min ||y - A_S c||^2 + c^T P_S c`` with ``A = [k(X, Z) 1]`` and
@@ -68,6 +68,9 @@ def selected_coordinates_held_out(est, X, Y, folds=None):
         The coded targets of the fit.
     folds : list of ndarray, optional
         Test rows of each fold (a partition); None: leave-one-out.
+    weights : ndarray of shape (m,), optional
+        Row weights of a weighted fit: the model minimises ``sum_i w_i (y_i - A_i c)^2 + c^T P c``, and
+        each held-out model is that one refitted without the held-out rows.
 
     Returns
     -------
@@ -87,24 +90,25 @@ def selected_coordinates_held_out(est, X, Y, folds=None):
     P[:M, :M] = float(est.alpha) * est.kernel_(Z, Z)
     P[M, M] = float(est.nu)
     rows = est.basis_indices_
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     F = np.zeros(Y.shape)
     for j in range(Y.shape[1]):
         sel = np.flatnonzero(W[:, j] != 0)
         if sel.size == 0:
             continue
-        if folds is None:
+        if folds is None:  # h_ii = w_i a_i G^-1 a_i^T; a zero-weight row is its own held-out model
             As = A[:, sel]
-            G = As.T @ As + P[np.ix_(sel, sel)]
-            coef = np.linalg.solve(G, As.T @ Y[:, j])
-            h = np.einsum("ij,ij->i", As, np.linalg.solve(G, As.T).T)
+            G = As.T @ (w[:, None] * As) + P[np.ix_(sel, sel)]
+            coef = np.linalg.solve(G, As.T @ (w * Y[:, j]))
+            h = w * np.einsum("ij,ij->i", As, np.linalg.solve(G, As.T).T)
             F[:, j] = Y[:, j] - (Y[:, j] - As @ coef) / (1.0 - h)
             continue
         for test in folds:
             keep = sel if rows is None else sel[~np.isin(sel, np.flatnonzero(np.isin(rows, test)))]
             train = np.ones(X.shape[0], dtype=bool)
             train[test] = False
-            At = A[np.ix_(train, keep)]
-            coef = np.linalg.solve(At.T @ At + P[np.ix_(keep, keep)], At.T @ Y[train, j])
+            At, wt = A[np.ix_(train, keep)], w[train]
+            coef = np.linalg.solve(At.T @ (wt[:, None] * At) + P[np.ix_(keep, keep)], At.T @ (wt * Y[train, j]))
             F[test, j] = A[np.ix_(test, keep)] @ coef
     return F
 

@@ -17,9 +17,9 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
-from ..cv import MemorySparseEngine, TargetGroupsEngine
+from ..cv import MemorySparseEngine, TargetGroupsEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError
-from ..solvers import factorize_sparse_rls
+from ..solvers import factorize_sparse_rls, factorize_weighted_rls
 
 __all__ = ["InterceptOnlyEngine", "SupportEngineMixin"]
 
@@ -119,7 +119,7 @@ class SupportEngineMixin:
             groups.setdefault(chosen[:, j].tobytes(), []).append(j)
         cols = [np.array(g) for g in groups.values()]
         engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None) for g in cols]
-        self._engine = TargetGroupsEngine(engines, cols, Y, classes)
+        self._engine = TargetGroupsEngine(engines, cols, Y, classes, weights=getattr(self, "_fit_weights", None))
         return self._engine
 
     def _support_engine(self, X, Y, support, classes):
@@ -135,6 +135,10 @@ class SupportEngineMixin:
         rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
         K = self.kernel_(X, Z, block_size=self.block_size)
         K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
+        weights = getattr(self, "_fit_weights", None)
+        if weights is not None:  # the weighted sparse model on the support (a weighted fit)
+            fac = factorize_weighted_rls(K, K_SS, Y, weights)
+            return WeightedSparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
         fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
         return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
 

@@ -1,4 +1,4 @@
-"""``sample_weight`` for the sparse ``*CV`` searches: the fit signature that
+"""``sample_weight`` for the ``*CV`` searches: the fit signature that
 declares it (so scikit-learn's metadata routing sees it) and its checks."""
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ class WeightedSearchMixin:
             Row weights (rows in memory; grid, Nelder-Mead or CSA search):
             every candidate is scored by the weighted mean of its exact
             weighted out-of-fold errors (the weighted model refitted without
-            the held-out rows, :class:`lssvm.cv.WeightedSparseEngine`), and
-            the best is refitted with the weights (:meth:`lssvm.SparseLSSVR.fit`).
+            the held-out rows, :class:`lssvm.cv.WeightedSparseEngine`; the
+            fixed-size search with ``size_search="refit"`` only, its size then
+            by the refit's weighted v-fold CV), and the best is refitted with
+            the weights (the family's ``fit``, e.g. :meth:`lssvm.SparseLSSVR.fit`).
 
         Returns
         -------

@@ -23,6 +23,7 @@ from ..backends import is_dask_collection
 from ..basis import prototype_pool
 from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
 from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV
+from ..selection.weighted_criteria import WeightedNystromCV
 from ._basis_size import AUTO_BASIS_DOC, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SPARSE_SEARCH_PARAMS
@@ -224,6 +225,10 @@ class FixedSizeFamily(SearchFamily):
         s = self.search
         if self.full_pool_search():
             return self._full_pool_criterion(X, y, scoring, **kw)
+        if kw.get("sample_weight") is not None:
+            raise ValueError("sample_weight is taken by the fixed-size search with size_search='refit' (the "
+                             "default; the size then by the refit's weighted v-fold CV), not with "
+                             "size_search='candidates' or basis='renyi'")
         size = dict(basis=s.basis, n_basis=s.n_basis, solver=s.solver, max_size=s.max_size,
                     n_candidates=s.n_candidates, nu=s.nu, stop_window=s.stop_window, stop_tol=s.stop_tol,
                     size_rule=s.size_rule, size_scoring=scoring)
@@ -251,9 +256,13 @@ class FixedSizeFamily(SearchFamily):
         elif isinstance(basis, str) and basis != "pchol" or np.ndim(basis) == 2:
             # the pool of the fixed-size model, drawn once (at the "scale" width if the width is searched)
             params = {k: v for k, v in kw["kernel_params"].items() if not (k == "gamma" and v is None)}
-            params.setdefault("gamma", gamma_scale(X))
+            weights = kw.get("sample_weight")
+            params.setdefault("gamma", gamma_scale(X, weights))
             kern = make_kernel(kw["kernel"], **params)
-            basis = prototype_pool(np.asarray(X, dtype=float), kern, basis, n_basis, rng)[1]
+            # a method draws among the positive-weight rows (a zero weight is a removed row)
+            pool = np.arange(len(X)) if weights is None or np.ndim(basis) == 2 else np.flatnonzero(weights > 0)
+            basis = prototype_pool(np.asarray(X, dtype=float)[pool], kern, basis, n_basis, rng)[1]
+            basis = None if basis is None else pool[basis]
             if basis is None:
                 raise ValueError("the basis (prototype pool) must come from the training rows: a method name or "
                                  "row indices (a search scores every candidate on its own rows)")
@@ -303,7 +312,7 @@ class FixedSizeFamily(SearchFamily):
                              "output picks its own size); use scoring='mse'")
 
 
-class _FixedSizeSearchCV(FamilySearchCV):
+class _FixedSizeSearchCV(WeightedSearchMixin, FamilySearchCV):
     _family = FixedSizeFamily
     _parameter_constraints = {
         **SEARCH_PARAMS,
@@ -383,10 +392,12 @@ class NystromFamily(SearchFamily):
             from ..backends.dask.family_cv import DaskNystromCV
 
             return DaskNystromCV(X, y, **columns, **kw)
+        if kw.get("sample_weight") is not None:  # the weighted model's exact weighted CV
+            return WeightedNystromCV(X, y, **columns, **kw)
         return NystromCV(X, y, **columns, **kw)
 
 
-class _NystromSearchCV(FamilySearchCV):
+class _NystromSearchCV(WeightedSearchMixin, FamilySearchCV):
     _family = NystromFamily
     _parameter_constraints = {
         **SEARCH_PARAMS,

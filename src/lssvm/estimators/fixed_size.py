@@ -38,6 +38,7 @@ from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..solvers.fixed_size import FS_GUARD_RTOL
 from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ._base import check_sample_weight
 from ._bayes import BayesMixin
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
@@ -52,6 +53,7 @@ from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._validation import validate_input
+from ._weights import fit_weighted_fixed_size
 from ._whole_pool import WHOLE_POOL_RCOND, dask_whole_pool_cv, whole_pool_fold_scores, whole_pool_outputs
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
@@ -153,7 +155,9 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         return D if self.max_size is None else int(self.max_size)
 
     @uses_threads
-    def _fit_targets(self, X, Y, groups, split_labels):
+    def _fit_targets(self, X, Y, groups, split_labels, weights=None):
+        if weights is not None:  # SCDP on the weighted normal equations, the size by weighted v-fold CV
+            return fit_weighted_fixed_size(self, X, Y, weights, groups, split_labels)
         self._X_fit, self._Y_fit, self._engine = X, Y, None  # the engine at the support: built on first use
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
@@ -351,7 +355,7 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
         return self._y_1d
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, sample_weight=None):
         """Fit; ``groups`` go to a group splitter passed as ``cv``.
 
         Parameters
@@ -359,12 +363,25 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
         X : array-like of shape (N, d)
         y : array-like of shape (N,) or (N, n_outputs)
         groups : array-like of shape (N,), optional
+        sample_weight : array-like of shape (N,) or float, optional
+            Row weights ``w_i >= 0`` (rows in memory): the model minimises
+            ``sum_i w_i (y_i - f(x_i))^2 + alpha w^T K_ZZ w + nu b0^2``.
+            The prototype pool is drawn among the positive-weight rows and
+            is otherwise unweighted; SCDP's steps and the size's v-fold CV
+            are weighted (mean ``sum w e^2 / sum w``), so a zero weight is
+            a removed row and an integer weight a repeated row.  The CV
+            methods then give the weighted model at its support refitted
+            without the held-out rows (:class:`lssvm.cv.WeightedSparseEngine`),
+            their error sums weighted.  Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------
         self
         """
         if is_dask_collection(X) or is_dask_collection(y):
+            self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # weights: a clear error
             return self._fit_dask(X, y, groups, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
@@ -372,7 +389,8 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
         self._y_1d = y.ndim == 1
         Y = y[:, None] if y.ndim == 1 else y
         self._X_fit, self._Y_fit = X, Y  # the engine at the support is built from them
-        return self._fit_targets(X, Y, groups, None)
+        self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the support engine is weighted
+        return self._fit_targets(X, Y, groups, None, self._fit_weights)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -422,7 +440,7 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, sample_weight=None):
         """Fit on labels of any type; ``groups`` go to a group splitter passed as ``cv`` or ``calibration_cv``.
 
         Parameters
@@ -430,12 +448,21 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         X : array-like of shape (N, d)
         y : array-like of shape (N,)
         groups : array-like of shape (N,), optional
+        sample_weight : array-like of shape (N,) or float, optional
+            Row weights of the coded targets' squared errors, as for
+            :meth:`FixedSizeLSSVR.fit`; the exact CV values and error rates
+            are weighted, and so is the calibration (weighted fold systems,
+            Platt's and the isotonic fit weigh each held-out value by its
+            row's weight).  Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
 
         Returns
         -------
         self
         """
         if is_dask_collection(X) or is_dask_collection(y):  # calibrated on the engine's values from Dask passes
+            self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # weights: a clear error
             return self._fit_dask(X, y, groups, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes, Y = encode_classes(y, "FixedSizeLSSVC")
@@ -445,4 +472,5 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
                 "its own size; use scoring='mse'"
             )
         self._codes = codes
-        return self._fit_targets(X, Y, groups, codes)._fit_calibration(groups)  # exact held-out decision values
+        self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the calibration weighs by them
+        return self._fit_targets(X, Y, groups, codes, self._fit_weights)._fit_calibration(groups)  # exact held-out values

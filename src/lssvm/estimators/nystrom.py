@@ -28,7 +28,7 @@ from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import SAMPLINGS, drop_near_duplicates, nystrom_columns
-from ..cv import MemorySparseEngine
+from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError, NumericalWarning, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
 from ..solvers import factorize_sparse_rls
@@ -39,6 +39,7 @@ from ..solvers.nystrom import (
     nystrom_kernel_error,
     nystrom_projection,
 )
+from ._base import check_sample_weight
 from ._bayes import BayesMixin
 from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
 from ._docs import PARAMETER_NAMES_NOTE
@@ -49,6 +50,7 @@ from ._family_dask import NystromDaskMixin
 from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._validation import validate_input
+from ._weights import fit_weighted_nystrom
 
 __all__ = ["NystromLSSVC", "NystromLSSVR"]
 
@@ -222,7 +224,9 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         return X[S], S
 
     @uses_threads
-    def _fit_targets(self, X, Y):
+    def _fit_targets(self, X, Y, weights=None):
+        if weights is not None:  # the weighted sparse model on the sampled columns
+            return fit_weighted_nystrom(self, X, Y, weights)
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         Z, S = self._columns(X, kernel)
@@ -265,6 +269,9 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
     def _woodbury_factorization(self):
         """The dual's Woodbury factorisation (:class:`lssvm.solvers.nystrom.NystromFactorization`),
         what the approximation bounds need: formed on first use, O(n c d + n c k + n k^2)."""
+        if isinstance(self._engine, WeightedSparseEngine):
+            raise ValueError("the approximation bounds are not available for a model fitted with sample_weight "
+                             "(they bound the unweighted dual's solution); fit without weights for them")
         if self._woodbury is None:
             X, Z, S = self._X_fit, self.basis_vectors_, self.basis_indices_
             C = self.kernel_(X, Z, block_size=self.block_size)
@@ -436,16 +443,40 @@ class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorM
         return self._y_1d
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on X (n, d) and y (n,) or (n, n_outputs); Dask arrays / DataFrames
-        are trained block by block (low-rank predictor)."""
+        are trained block by block (low-rank predictor).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,) or (n, n_outputs)
+        sample_weight : array-like of shape (n,) or float, optional
+            Row weights ``w_i >= 0`` (rows in memory, low-rank predictor):
+            the model minimises ``sum_i w_i (y_i - f(x_i))^2 + alpha
+            ||beta||^2`` on the rank-k features; a zero weight is a
+            removed row and an integer weight a repeated row (columns
+            drawn by a method come from the positive-weight rows).  The
+            CV methods then give the weighted model refitted without the
+            held-out rows (:class:`lssvm.cv.WeightedSparseEngine`), their
+            error sums weighted (``press`` is ``sum_i w_i r_i^2``).
+            Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
+
+        Returns
+        -------
+        self
+        """
         if is_dask_collection(X) or is_dask_collection(y):
+            check_sample_weight(self, sample_weight, X, y)  # weights with Dask input: a clear error
             return self._fit_dask(X, y, classification=False)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
         y = check_numeric_targets(y)
         warn_constant_targets(y)
         self._y_1d = y.ndim == 1
-        return self._fit_targets(X, y[:, None] if y.ndim == 1 else y)
+        weights = check_sample_weight(self, sample_weight, X, y)
+        return self._fit_targets(X, y[:, None] if y.ndim == 1 else y, weights)
 
     def predict(self, X):
         """Predictions, shape (m,) or (m, n_outputs)."""
@@ -469,11 +500,31 @@ class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, C
         return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on X (n, d) and labels y (n,) of any type; Dask arrays / DataFrames
-        are trained block by block (low-rank predictor)."""
+        are trained block by block (low-rank predictor).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,)
+        sample_weight : array-like of shape (n,) or float, optional
+            Row weights of the coded targets' squared errors, as for
+            :meth:`NystromLSSVR.fit`; the exact CV values and error rates
+            are weighted, and so is the calibration (Platt's fit and the
+            isotonic fit weigh each held-out value by its row's weight).
+            Intervals, predict_std, the evidence, gcv and
+            predict_set are not available for weighted fits (their
+            conformal and Bayesian conventions are unweighted): a clear error says so.
+
+        Returns
+        -------
+        self
+        """
         if is_dask_collection(X) or is_dask_collection(y):  # calibrated on the Dask LOO / k-fold passes
+            self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # weights: a clear error
             return self._fit_dask(X, y, classification=True)._fit_calibration()
         X, y = validate_input(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
-        return self._fit_targets(X, Y)._fit_calibration()  # exact LOO / k-fold decision values
+        self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the calibration weighs by them
+        return self._fit_targets(X, Y, self._fit_weights)._fit_calibration()  # exact LOO / k-fold decision values

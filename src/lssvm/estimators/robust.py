@@ -14,8 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._targets import check_numeric_targets, warn_constant_targets
 from ..backends import is_dask_collection
 from ..cv import WeightedSparseEngine
-from ..solvers import factorize_weighted_rls
-from ..solvers.robust_weights import WEIGHT_FUNCTIONS, robust_scale, robust_weights
+from ..solvers.robust_weights import WEIGHT_FUNCTIONS, robust_reweight, robust_statistic, robust_weights
 from ._base import BaseSparseLSSVM, check_sample_weight
 from ._calibration import signature_with
 from ._constraints import SPARSE_PARAMS
@@ -161,27 +160,13 @@ class RobustLSSVR(SparseLSSVR):
         return self
 
     def _reweight(self, K_mn, K_BB, Y, prior, alpha, fac=None):
-        """The reweighting loop at ``alpha`` from the fit ``fac`` (default: the prior-weighted fit).
+        """The reweighting loop at ``alpha`` from the fit ``fac`` (default: the prior-weighted fit),
+        :func:`lssvm.solvers.robust_weights.robust_reweight`.
 
         Returns the final factorisation, the robust weights, the scale, the
         number of refits and whether the weights settled."""
-        if fac is None:
-            fac = factorize_weighted_rls(K_mn, K_BB, Y, prior, rcond=self.rcond, warn=False)
-        v, used, n_iter, scale = np.ones(Y.shape[0]), prior > 0, 0, float("nan")
-        for _ in range(self.max_iter + 1):
-            e = fac.residuals(alpha)[:, 0]
-            scale = robust_scale(e[used], prior[used])  # weighted medians: integer weights = repeated rows
-            if not scale > 0:  # more than half the rows fitted exactly: nothing to reweight by
-                return fac, v, scale, n_iter, True
-            v_new = robust_weights(e / scale, self.weight_function, self.weight_parameter)
-            if np.max(np.abs(v_new - v)) <= self.tol:
-                return fac, v, scale, n_iter, True
-            if n_iter == self.max_iter:
-                break
-            v = v_new
-            fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=self.rcond, warn=False)
-            n_iter += 1
-        return fac, v, scale, n_iter, False
+        return robust_reweight(K_mn, K_BB, Y, prior, alpha, self.weight_function, self.weight_parameter,
+                               max_iter=self.max_iter, tol=self.tol, rcond=self.rcond, fac=fac)
 
     def robust_cv_error(self, cv="loo", alpha=None, statistic="median", *, groups=None, trim=0.1):
         """A robust CV criterion per alpha: a robust statistic of the absolute
@@ -214,12 +199,8 @@ class RobustLSSVR(SparseLSSVR):
         O(m n^2 + n^3)) and one exact CV pass.
         """
         from ..solvers import check_alphas
-        from ..solvers.robust_weights import weighted_median
 
-        if statistic not in ("median", "trimmed", "mae"):
-            raise ValueError(f"statistic must be 'median', 'trimmed' or 'mae'; got {statistic!r}")
-        if not 0 <= trim < 1:
-            raise ValueError(f"trim must lie in [0, 1); got {trim!r}")
+        robust_statistic(np.zeros(1), None, statistic, trim)  # a clear error for a bad statistic or trim
         alphas, scalar = check_alphas(self.alpha if alpha is None else alpha)
         self._factorization()
         X, Z, rows, kernel = self._X_fit, self.basis_vectors_, self.basis_indices_, self.kernel_
@@ -236,16 +217,7 @@ class RobustLSSVR(SparseLSSVR):
             else:
                 folds = engine.resolve_cv(cv, groups)
                 R = Y[:, 0] - engine.cv_outputs(folds, np.array([a]))[0, :, 0]
-            r, w = np.abs(R[used]), prior[used]
-            if statistic == "median":
-                out[i] = weighted_median(r, w)
-            elif statistic == "mae":
-                out[i] = float(w @ r / w.sum())
-            else:
-                order = np.argsort(r, kind="stable")
-                r, w = r[order], w[order]
-                keep = np.cumsum(w) - w < (1.0 - trim) * w.sum()
-                out[i] = float(w[keep] @ r[keep] / w[keep].sum())
+            out[i] = robust_statistic(R[used], prior[used], statistic, trim)
         return float(out[0]) if scalar else out
 
     def __sklearn_tags__(self):

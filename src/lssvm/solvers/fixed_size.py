@@ -183,7 +183,7 @@ def solve_spd(A, B):
     return Vk @ ((Vk.T @ B) / (lam[keep][:, None] if np.ndim(B) == 2 else lam[keep]))
 
 
-def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", gram=None):
+def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", gram=None, weights=None):
     """Solve the fixed-size normal equations ``A W = B`` unless they are too
     ill-conditioned, then the least-squares problem they come from by QR.
 
@@ -205,6 +205,9 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
         estimate is then formed from it, and past the threshold the normal
         equations' solution is kept with a ``NumericalWarning``: the QR
         re-solve needs the rows.
+    weights : ndarray of shape (N,), optional
+        Row weights of ``K_rows`` (A and B are then the weighted sums): the
+        guard and the QR re-solve use the rows scaled by ``sqrt(w)``.
 
     Returns
     -------
@@ -232,11 +235,12 @@ def solve_guarded(A, B, K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", 
     try:
         c = cho_factor(A, lower=True, check_finite=False)
         W = cho_solve(c, B, check_finite=False)
-        if normal_solve_error(A, augmented_rows(K_rows), W, c[0]) <= FS_GUARD_RTOL:
+        Ka = augmented_rows(K_rows) if weights is None else np.sqrt(weights)[:, None] * augmented_rows(K_rows)
+        if normal_solve_error(A, Ka, W, c[0]) <= FS_GUARD_RTOL:
             return W
     except LinAlgError:
         pass
-    W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call=call)
+    W, err = solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call=call, weights=weights)
     if not err <= FS_GUARD_RTOL:
         warn_numerical(f"{call}: the fixed-size system is so ill-conditioned that even its QR solve has an estimated "
             f"relative error of {err:.1e} (alpha={alpha:g}); increase alpha, use fewer or better-spread "
@@ -271,8 +275,9 @@ def normal_solve_error(A, Ka, W, chol=None, gram=None):
     return float(np.max(_EPS / rcond * ka_norm * np.linalg.norm(W, axis=0) / fit))
 
 
-def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
-    """Minimise ``||Y - K w - 1 b||^2 + alpha w^T K_ZZ w + nu b^2`` by a
+def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR", weights=None):
+    """Minimise ``||Y - K w - 1 b||^2 + alpha w^T K_ZZ w + nu b^2`` (with
+    ``weights``, ``sum_i w_i ||y_i - k_i w - b||^2 + ...``: the rows scaled by ``sqrt(w_i)``) by a
     column-pivoted Householder QR of the augmented matrix (columns scaled to
     unit norm)
 
@@ -314,6 +319,9 @@ def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
     G = np.zeros((N + M + 1, M + 1))
     G[:N, :M] = K_rows
     G[:N, M] = 1.0
+    root_w = None if weights is None else np.sqrt(np.asarray(weights, dtype=float))
+    if root_w is not None:
+        G[:N] *= root_w[:, None]
     G[N : N + M, :M] = np.sqrt(alpha) * R.T
     G[N + M, M] = np.sqrt(nu)
     scale = np.linalg.norm(G, axis=0)
@@ -335,7 +343,7 @@ def solve_by_qr(K_rows, K_ZZ, Y_rows, alpha, nu, call="FixedSizeLSSVR"):
             stacklevel=3,
         )
     rhs = np.zeros((N + M + 1, Y_rows.shape[1]))
-    rhs[:N] = Y_rows
+    rhs[:N] = Y_rows if root_w is None else root_w[:, None] * Y_rows
     Ws = np.zeros((M + 1, Y_rows.shape[1]))
     if rank:
         Ws[piv[:rank]] = linalg.solve_triangular(Rq[:rank, :rank], (Q.T @ rhs)[:rank], check_finite=False)

@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["WEIGHT_FUNCTIONS", "robust_scale", "robust_weights", "weighted_median"]
+__all__ = ["ROBUST_STATISTICS", "WEIGHT_FUNCTIONS", "robust_reweight", "robust_scale", "robust_statistic",
+           "robust_weights", "weighted_median"]
+
+#: Robust statistics of absolute held-out residuals (:func:`robust_statistic`).
+ROBUST_STATISTICS = ("median", "trimmed", "mae")
 
 #: LS-SVMlab's constant: ``1.483 MAD`` estimates the standard deviation of Gaussian errors.
 MAD_FACTOR = 1.483
@@ -105,3 +109,98 @@ def robust_weights(r, function="huber", parameter=None):
     if name not in WEIGHT_FUNCTIONS:
         raise ValueError(f"weight_function must be one of {sorted(WEIGHT_FUNCTIONS)}; got {function!r}")
     return WEIGHT_FUNCTIONS[name](np.asarray(r, dtype=float), parameter)
+
+
+def robust_reweight(K_mn, K_BB, Y, prior, alpha, function="hampel", parameter=None, *, max_iter=50, tol=1e-4,
+                    rcond=1e-10, fac=None, whitener=None):
+    """Iteratively reweighted sparse LS-SVM at one alpha (LS-SVMlab's ``robustlssvm``).
+
+    Step: residuals ``e`` of the current weighted fit, scale ``s = 1.483 MAD``
+    (medians weighted by ``prior``: an integer prior weight is a repeated row),
+    weights ``v = f(e / s)``, refit with row weights ``prior * v``; stop when
+    no weight moves by more than ``tol``.
+
+    Parameters
+    ----------
+    K_mn : ndarray of shape (m, n)
+    K_BB : ndarray of shape (n, n)
+    Y : ndarray of shape (m, 1)
+    prior : ndarray of shape (m,)
+        Prior row weights (``sample_weight``; ones without).
+    alpha : float
+    function, parameter
+        As for :func:`robust_weights`.
+    max_iter : int
+        Weighted refits at most.
+    tol : float
+    rcond : float
+    fac : WeightedRLSFactorization, optional
+        The prior-weighted fit, if already factorised (shared by every alpha).
+    whitener : ndarray, optional
+        A given feature map (:func:`lssvm.solvers.factorize_weighted_rls`).
+
+    Returns
+    -------
+    fac : WeightedRLSFactorization
+        The final weighted fit.
+    v : ndarray of shape (m,)
+        The robust weights (fit weights ``prior * v``).
+    scale : float
+    n_iter : int
+        Weighted refits made after the prior-weighted fit.
+    converged : bool
+
+    Notes
+    -----
+    One weighted factorisation per step, O(m n^2 + n^3).
+    """
+    from .weighted_rls import factorize_weighted_rls
+    from .whitening import whiten_rows
+
+    if fac is None:
+        fac = factorize_weighted_rls(K_mn, K_BB, Y, prior, rcond=rcond, warn=False, whitener=whitener)
+    whitened = None  # K_mn W, formed at the first refit and shared by the later ones
+    v, used, n_iter, scale = np.ones(Y.shape[0]), prior > 0, 0, float("nan")
+    for _ in range(max_iter + 1):
+        e = fac.residuals(alpha)[:, 0]
+        scale = robust_scale(e[used], prior[used])
+        if not scale > 0:  # more than half the rows fitted exactly: nothing to reweight by
+            return fac, v, scale, n_iter, True
+        v_new = robust_weights(e / scale, function, parameter)
+        if np.max(np.abs(v_new - v)) <= tol:
+            return fac, v, scale, n_iter, True
+        if n_iter == max_iter:
+            break
+        v = v_new
+        if whitened is None:
+            whitened = (whiten_rows(np.array(K_mn, dtype=float), fac.whitener, fac.method, overwrite=True),
+                        fac.whitener, fac.method)
+        fac = factorize_weighted_rls(K_mn, K_BB, Y, prior * v, rcond=rcond, warn=False, whitened=whitened)
+        n_iter += 1
+    return fac, v, scale, n_iter, False
+
+
+def robust_statistic(r, weights=None, statistic="median", trim=0.1):
+    """A robust location of absolute residuals ``r`` (m,): the weighted median,
+    the weighted mean without the largest ``trim`` share of the weight
+    ("trimmed"), or the weighted mean ("mae").  O(m log m).
+
+    Raises
+    ------
+    ValueError
+        For an unknown statistic or ``trim`` outside [0, 1).
+    """
+    if statistic not in ROBUST_STATISTICS:
+        raise ValueError(f"statistic must be one of {ROBUST_STATISTICS}; got {statistic!r}")
+    if not 0 <= trim < 1:
+        raise ValueError(f"trim must lie in [0, 1); got {trim!r}")
+    r = np.abs(np.asarray(r, dtype=float))
+    w = np.ones(r.size) if weights is None else np.asarray(weights, dtype=float)
+    if statistic == "median":
+        return weighted_median(r, w)
+    if statistic == "mae":
+        return float(w @ r / w.sum())
+    order = np.argsort(r, kind="stable")
+    r, w = r[order], w[order]
+    keep = np.cumsum(w) - w < (1.0 - trim) * w.sum()
+    return float(w[keep] @ r[keep] / w[keep].sum())

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import linalg
 
 from .._threads import eigh_threads
+from .fixed_size import GramSums, augmented_rows
 from .sparse_rls import (
     LEVERAGE_TOL,
     PathSolution,
@@ -42,7 +43,7 @@ from .sparse_rls import (
 )
 from .whitening import whiten_rows
 
-__all__ = ["WeightedRLSFactorization", "factorize_weighted_rls", "check_row_weights"]
+__all__ = ["WeightedRLSFactorization", "factorize_weighted_rls", "check_row_weights", "weighted_gram_sums"]
 
 
 def check_row_weights(weights, n_samples):
@@ -141,7 +142,8 @@ class WeightedRLSFactorization(PathSolution):
         return R[0] if scalar else R
 
 
-def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True):
+def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn: bool = True, whitener=None,
+                           whitened=None):
     """Factorise the weighted sparse RLS problem once for all alphas.
 
     Parameters
@@ -154,6 +156,16 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
     rcond : float, default=1e-10
         As for :func:`lssvm.solvers.factorize_sparse_rls`.
     warn : bool, default=True
+    whitener : ndarray of shape (n, k), optional
+        A given feature map in place of the whitening of ``K_BB``, as for
+        :func:`lssvm.solvers.factorize_sparse_rls`: with the rank-k Nyström
+        map (:func:`lssvm.solvers.nystrom.nystrom_projection`) the weighted
+        model is the weighted rank-k Nyström model.
+    whitened : tuple (Psi, W, method), optional
+        ``K_mn W`` (uncentred, m x r) with its whitener and method, from an
+        earlier factorisation of the same ``K_mn`` and ``K_BB`` (a reweighting
+        loop): the weighted centring is then the rank-one correction
+        ``Psi - 1 (w^T Psi / sum w)``, sparing the O(m n^2) whitening.
 
     Returns
     -------
@@ -179,10 +191,18 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
     total = float(w.sum())
     mu = w @ K_mn / total
     y_mean = w @ Y / total
-    Kc = K_mn - mu
     Yc = Y - y_mean
-    W, method = basis_whitener(K_BB, rcond, warn, stacklevel=3)
-    Psi = whiten_rows(Kc, W, method, overwrite=True)  # unscaled whitened rows (m, r)
+    if whitened is not None:
+        Psi_raw, W, method = whitened
+        Psi = Psi_raw - (w @ Psi_raw) / total  # (K - 1 mu) W = K W - 1 (mu W)
+    elif whitener is None:
+        W, method = basis_whitener(K_BB, rcond, warn, stacklevel=3)
+    else:
+        W, method = np.asarray(whitener, dtype=float), "eigh"
+        if W.ndim != 2 or W.shape[0] != K_BB.shape[0] or W.shape[1] < 1:
+            raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
+    if whitened is None:
+        Psi = whiten_rows(K_mn - mu, W, method, overwrite=True)  # unscaled whitened rows (m, r)
     s = np.sqrt(w)
     Phi = Psi * s[:, None]
     G = Phi.T @ Phi
@@ -194,3 +214,27 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
         V=V, whitener=W, eigenvalues=np.maximum(lam, 0.0), z=z, y_mean=y_mean, kernel_mean=mu, method=method,
         n_samples=K_mn.shape[0], M=M, y_centered=Yc, weights=w, weight_sum=total,
     )
+
+
+def weighted_gram_sums(K, Y, weights):
+    """The fixed-size model's row sums with row weights: ``[K 1]^T W [K 1]``,
+    ``[K 1]^T W Y``, ``sum_i w_i y_i^2`` and ``n_samples = sum w``, so that
+    the normal equations built on them (:class:`lssvm.solvers.fixed_size.FixedSizeSystem`)
+    are those of ``sum_i w_i (y_i - f(x_i))^2 + alpha w^T K_ZZ w + nu b^2``
+    and a validation SSE from them (``GramSums.sse``) is the weighted one.
+
+    Parameters
+    ----------
+    K : ndarray of shape (b, M)
+    Y : ndarray of shape (b, v)
+    weights : ndarray of shape (b,)
+
+    Returns
+    -------
+    lssvm.solvers.fixed_size.GramSums
+        O(b M^2).  A zero weight adds nothing: the row is removed.
+    """
+    Ka = augmented_rows(K)
+    w = np.asarray(weights, dtype=float)
+    WKa = w[:, None] * Ka
+    return GramSums(Ka.T @ WKa, WKa.T @ Y, np.einsum("i,ij,ij->j", w, Y, Y), float(w.sum()))
