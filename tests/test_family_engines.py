@@ -98,9 +98,9 @@ def test_nystrom_loo_kfold_and_holdout_are_refits_on_the_rank_k_features(rng, po
     left_out = H if points else H[~np.isin(H, basis)]
     train_rows = np.setdiff1d(np.arange(m), left_out)
     assert rel_err(est.holdout_predict(H, basis_in_holdout="train"), _refit(F, Y, train_rows, pen, F[H])[:, 0]) < TOL
-    # "remove" k-fold (the default): every fold that holds a column refitted at the kept columns
+    # "remove" k-fold: every fold that holds a column refitted at the kept columns
     if not points:
-        got = est.cv_predict(KFold(4))
+        got = est.cv_predict(KFold(4), basis_in_holdout="remove")
         for test in folds:
             keep = np.flatnonzero(~np.isin(basis, test))
             FL = features(keep)

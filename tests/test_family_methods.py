@@ -56,7 +56,8 @@ FAMILIES = ("sparse", "nystrom", "fixed_size")
 BASES = ("points", "rows", "default")
 MODES = ("remove", "keep", "train")
 #: one default per parameter name across families: the CV methods' and k-fold calibration's mode
-DEFAULT_BASIS_IN_HOLDOUT = "remove"
+#: The documented default of ``basis_in_holdout`` per family: Nyström keeps its fitted rank-k map
+DEFAULT_BASIS_IN_HOLDOUT = {"sparse": "remove", "nystrom": "keep", "fixed_size": "remove"}
 RULES = ("loo", "int", "kfold", "group")
 ESTIMATORS = {
     ("sparse", "regressor"): SparseLSSVR,
@@ -323,7 +324,7 @@ def test_regressor_predict_interval(family, basis, method):
         return
     if method == "cv+/group":  # GroupKFold with groups, at the default mode
         cv, g, folds = _folds("group", "regressor", y, groups)
-        mode = DEFAULT_BASIS_IN_HOLDOUT
+        mode = DEFAULT_BASIS_IN_HOLDOUT[family]
         got = est.predict_interval(X_new, coverage=COVERAGE, method="cv+", cv=cv, groups=g)
     elif method.startswith("cv+"):
         mode = method.split("/")[1]
@@ -474,7 +475,7 @@ def test_classifier_predict_proba(family, basis, calibration, calibration_cv):
         folds, mode = [np.array([i]) for i in range(len(y))], "keep"
     else:
         folds = [test for _, test in StratifiedKFold(calibration_cv).split(X, y)]
-        mode = DEFAULT_BASIS_IN_HOLDOUT
+        mode = DEFAULT_BASIS_IN_HOLDOUT[family]
     F, cond = ref.cv_outputs(model, X, t, folds, ALPHA, mode)
     f_new = model.fit(X, t, ALPHA).predict(X_new)[:, 0]
     if calibration == "sigmoid":
@@ -489,7 +490,7 @@ def test_classifier_predict_proba(family, basis, calibration, calibration_cv):
 @pytest.mark.parametrize("task", ("regressor", "classifier"))
 @pytest.mark.parametrize("family", FAMILIES)
 def test_default_basis_in_holdout(family, task):
-    """The CV and hold-out methods called without ``basis_in_holdout`` use the one default."""
+    """The CV and hold-out methods called without ``basis_in_holdout`` use the family's documented default."""
     seed = _seed("default-mode", family, task)
     est, _ = _fitted(family, task, "rows", seed)
     H = _holdout_set(est, seed)
@@ -497,8 +498,8 @@ def test_default_basis_in_holdout(family, task):
         cv, holdout = est.cv_predict, est.holdout_predict
     else:
         cv, holdout = est.cv_decision_function, est.holdout_decision_function
-    _assert_close(cv(5), cv(5, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of the CV")
-    _assert_close(holdout(H), holdout(H, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT), 1.0, "default mode of hold-out")
+    _assert_close(cv(5), cv(5, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT[family]), 1.0, "default mode of the CV")
+    _assert_close(holdout(H), holdout(H, basis_in_holdout=DEFAULT_BASIS_IN_HOLDOUT[family]), 1.0, "default mode of hold-out")
     assert np.abs(cv(5, basis_in_holdout="keep") - cv(5, basis_in_holdout="remove")).max() > 1e-6, \
         "precondition: the modes differ on this problem"
 

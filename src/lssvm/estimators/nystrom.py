@@ -131,18 +131,23 @@ _DOC = """
     -----
     Fit: O(n c d) kernel columns, O(c^3) eigh of W, O(n c k + n k^2) for the
     features and their Gram matrix; memory O(n c).  Each further alpha (LOO
-    path, k-fold) costs O(n k).  ``basis_in_holdout`` defaults to "remove",
-    as for every family: a fold that holds a sampled column is the Nyström
-    model of its training rows on the kept columns, at the fit's rank rule
-    (the map is a truncation, so removing a column is not a deletion of
-    features), O(n c k + c^3) per such fold, in memory and on Dask; "keep"
-    holds the fitted rank-k map as the model's kernel and drops only the
-    held-out rows, O(n k) per alpha for the whole k-fold.
+    path, k-fold) costs O(n k).  ``basis_in_holdout`` defaults to "keep" for
+    this family: the fitted rank-k map stays the model's kernel and only the
+    held-out rows drop, O(n k) per alpha for the whole k-fold, the criterion
+    of paper 003 and of the Nyström searches.  "remove" makes a fold that
+    holds a sampled column the Nyström model of its training rows on the
+    kept columns, at the fit's rank rule (the map is a truncation, so
+    removing a column is not a deletion of features), O(n c k + c^3) per
+    such fold, in memory and on Dask: 10-18x the cost of "keep" at
+    m = 5,000, c = 500 (``benchmarks/nystrom_default_mode.py``).
 
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
 class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+    #: the CV and hold-out methods keep the fitted rank-k map by default (``_holdout_mode``)
+    _default_basis_in_holdout = "keep"
+
     def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="random", n_basis=None, random_state=None, *,
                  rank=None, predictor="low-rank", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
