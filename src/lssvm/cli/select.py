@@ -217,6 +217,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         if (n_basis == "auto" or time_budget is not None) and model_kind != "sparse":
             raise ValueError("--n-basis auto and --time-budget are for --model sparse")
+        if search == "gradient" and model_kind != "sparse":
+            raise ValueError("--search gradient is for --model sparse (L-BFGS-B on the sparse model's exact CV "
+                             "error); use --search grid, nelder-mead or csa")
         if time_budget is not None:
             params["time_budget"] = time_budget
         if calibration is not None:
