@@ -5,6 +5,7 @@ and test metrics."""
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 import click
@@ -17,7 +18,18 @@ from ..io import infer_task, read_table, split_xy
 from ..io.tables import stray_text_in_target
 from ..io.tabular import TabularEncoding, categorical_columns, make_tabular_preprocessor
 
-__all__ = ["load_frame", "prepare_table", "prepare_xy", "scaling", "split_test", "evaluate", "format_metrics"]
+__all__ = ["expand_data", "load_frame", "prepare_table", "prepare_xy", "scaling", "split_test", "evaluate", "format_metrics"]
+
+
+def expand_data(items):
+    """The DATA arguments with quoted glob patterns expanded (sorted); a
+    file that exists, a bundled data set name or a pattern that matches
+    nothing stays as given (:func:`load_frame` then names what is wrong)."""
+    out = []
+    for item in items:
+        found = [] if Path(item).exists() or item in DATASETS or not glob.has_magic(item) else sorted(glob.glob(item))
+        out.extend(found or [item])
+    return out
 
 
 def load_frame(data: str):

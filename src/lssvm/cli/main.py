@@ -89,7 +89,8 @@ def fit(data, target, drop, task, categorical, impute, min_frequency, scale, ker
             stop = f", stopped: {est.basis_stop_reason_}" if est.basis_stop_reason_ else ""
             basis_text = f"{est.basis}: {est.n_basis_} points (rank {est.rank_}{stop})"
             if alpha is None:  # refit at the best alpha on the same basis points: the model the table scored
-                est = clone(est).set_params(alpha=float(best["alpha"]), basis=est.basis_vectors_).fit(
+                # n_basis=None: the points are the basis ("auto" would grow a new one and refuse given points)
+                est = clone(est).set_params(alpha=float(best["alpha"]), basis=est.basis_vectors_, n_basis=None).fit(
                     Xs, y.to_numpy())
                 table["fitted"] = np.where(np.isclose(table["alpha"], est.alpha, rtol=1e-12, atol=0.0), "*", "")
     except ValueError as exc:

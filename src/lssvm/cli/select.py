@@ -34,7 +34,7 @@ from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
-from ._inputs import evaluate, format_metrics, load_frame, prepare_table, split_test
+from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, parse_log_values, table_options, verbose_option
 from ._outputs import check_outputs as _check_outputs
@@ -218,6 +218,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         if (n_basis == "auto" or time_budget is not None) and model_kind != "sparse":
             raise ValueError("--n-basis auto and --time-budget are for --model sparse")
+        if search == "gradient" and model_kind != "sparse":
+            raise ValueError("--search gradient is for --model sparse (L-BFGS-B on the sparse model's exact CV "
+                             "error); use --search grid, nelder-mead or csa")
         if time_budget is not None:
             params["time_budget"] = time_budget
         if calibration is not None:
@@ -391,6 +394,7 @@ def _fmt(v):
 
 def _load_frames(data):
     """One table, or several files of the same columns stacked; (frame, name)."""
+    data = expand_data(data)  # quoted glob patterns, as with --chunk-rows
     frames = [load_frame(d) for d in data]
     if len(frames) == 1:
         return frames[0]

@@ -2,7 +2,7 @@
 (format version 3): the leave-one-out data of jackknife+ for regressors,
 the calibration maps for classifiers.
 
-Regressor (sparse, in-memory fit): the LOO model at a new point is
+Regressor (sparse, Nyström or fixed-size, in-memory fit): the LOO model at a new point is
 ``f_{-i}(x) = f(x) - u_i(x) R_i`` with ``u_i(x) = 1/m + (k(x, Z) - mu)^T
 G_i`` (see :mod:`lssvm.cv.conformal`), so the file keeps
 
@@ -33,8 +33,10 @@ def uncertainty_arrays(est):
             if why:
                 raise ValueError(f"cannot save the model's {cal.method} calibration: {why}")
         return {f"calibration_{k}": cal.params for k, cal in enumerate(cals)}
-    fac = getattr(est, "factorization_", None)
-    if fac is None or getattr(fac, "M", None) is None or not hasattr(est, "predict_interval"):
+    if not hasattr(est, "predict_interval"):
+        return {}
+    fac = _loo_factorization(est)
+    if fac is None:
         return {}
     if est.kernel_expansion().centres.shape[0] != fac.kernel_mean.size:  # predicts on other centres (an
         return {}  # exact-kernel predictor): the factorisation's LOO models are not the saved model's
@@ -47,6 +49,36 @@ def uncertainty_arrays(est):
     if not np.all(np.isfinite(R)):  # leverage ~ 1 (warned about): no intervals from the file
         return {}
     return {"loo_weights": fac.Q @ (d[:, None] * fac.M.T), "loo_residuals": R, "kernel_mean": fac.kernel_mean}
+
+
+def _loo_factorization(est):
+    """The training factorisation whose LOO models are ``est``'s, or None.
+
+    A sparse or Nyström fit keeps it as ``factorization_``; a fixed-size fit
+    is the sparse model on its supported prototypes, whose factorisation is
+    its exact-CV engine's (``_fitted_engine()``, the estimators' shared
+    contract), so that its file serves the same jackknife+ intervals as the
+    fitted estimator's ``predict_interval``.  None where no one sparse model
+    in memory is the fitted one (Dask fits, outputs on different supports,
+    a model without the intercept or without prototypes)."""
+    fac = getattr(est, "factorization_", None)
+    if fac is not None:
+        return fac if getattr(fac, "M", None) is not None else None
+    engine_of = getattr(est, "_fitted_engine", None)
+    if engine_of is None:
+        return None
+    try:
+        engine = engine_of()
+    except (ValueError, AttributeError):  # NotFittedError is both: no engine, so no stored intervals
+        return None
+    fac = getattr(engine, "solution", None)
+    basis = getattr(engine, "basis_vectors", None)
+    if fac is None or getattr(fac, "M", None) is None or basis is None:
+        return None
+    centres = est.kernel_expansion().centres
+    if basis.shape != centres.shape or not np.array_equal(np.asarray(basis), np.asarray(centres)):
+        return None  # the engine's basis is not the saved expansion's: its LOO models are another model's
+    return fac
 
 
 def stored_uncertainty(cls, calibration, shape, arrays, error):

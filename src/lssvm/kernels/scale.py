@@ -74,7 +74,32 @@ def gamma_scale(X, weights=None) -> float:
     var = float(var)
     if not np.isfinite(var):
         raise ValueError("gamma='scale' needs finite inputs: the variance of X is not finite")
-    return 1.0 / (d * var) if var > 0 else 1.0
+    if var > 0:
+        with np.errstate(over="ignore"):
+            gamma = 1.0 / (d * var)
+        if np.isfinite(gamma):
+            return float(gamma)
+    elif not _varies(X if weights is None else X[np.asarray(weights) > 0]):
+        return 1.0
+    # inputs that vary, but with a variance that rounds to 0 or below float64's range for 1 / (d var)
+    raise ValueError(f"gamma='scale': the inputs vary, but their variance ({var:.3g}) is too small for a finite "
+                     "kernel width 1 / (n_features x variance) in float64; rescale the inputs (e.g. "
+                     "StandardScaler) or give gamma as a number")
+
+
+def _varies(X):
+    """Whether an in-memory ``X`` holds two different values (Dask input: assumed so, not computed)."""
+    if sp.issparse(X):
+        data = X.data
+        if data.size == 0:
+            return False
+        if data.size < X.shape[0] * X.shape[1]:  # implicit zeros besides the stored values
+            return bool(np.any(data != 0))
+        return bool(np.ptp(data) > 0)
+    if hasattr(X, "dask"):
+        return True
+    X = np.asarray(X)
+    return bool(X.size) and bool(np.ptp(X) > 0)
 
 
 def resolve_gamma(gamma, X=None, weights=None) -> float | object:
