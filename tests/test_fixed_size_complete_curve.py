@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, StratifiedKFold
 
 from lssvm import FixedSizeLSSVR
 from lssvm.cv.fixed_size import select_model_size
@@ -113,3 +113,32 @@ def test_fit_picks_the_size_rule_of_the_complete_curve(n_basis):
     brute = select_model_size(np.append(est.cv_curve_, per_fold.mean()),
                               np.append(est.cv_curve_std_, per_fold.std(ddof=1)), est.size_rule)
     assert est.model_size_ == (D if brute == K + 1 else brute)
+
+
+@pytest.mark.parametrize("classify", [False, True])
+def test_dask_whole_pool_scores_and_spread_equal_in_memory(classify):
+    da = pytest.importorskip("dask.array")
+    from lssvm.backends.dask import as_row_data, resolve_dask_cv
+    from lssvm.estimators._whole_pool import dask_whole_pool_cv
+
+    X, y = _data(240, seed=6)
+    rows = np.arange(0, 240, 6)
+    kernel = make_kernel("rbf", gamma=0.05)
+    labels = np.where(y > np.median(y), "b", "a")
+    target = labels if classify else y
+    data = as_row_data(da.from_array(X, chunks=(70, -1)), da.from_array(target, chunks=70), numeric_y=not classify)
+    folds = resolve_dask_cv(6, data, classify)
+    scoring = "error_rate" if classify else "mse"
+    classes = np.array(["a", "b"]) if classify else None
+    score, W, spread = dask_whole_pool_cv(data, X[rows], rows, kernel, folds, classes, scoring)(0.01)
+    codes = np.where(labels == "b", 1.0, -1.0) if classify else y
+    cv = StratifiedKFold(6) if classify else KFold(6)
+    mem_folds = [te for _, te in cv.split(X, codes)]
+    K = kernel(X, X[rows])
+    ref_score, ref_W, ref_spread = whole_pool_fold_scores(X, codes[:, None], K, rows, mem_folds, kernel, 0.01, scoring,
+                                                          fold_spread=True)
+    np.testing.assert_allclose(score, ref_score, rtol=1e-7)
+    np.testing.assert_allclose(spread, ref_spread, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(W, ref_W, rtol=1e-6, atol=1e-8 * np.abs(ref_W).max())
+    per_fold = _explicit_fold_scores(X, codes, rows, mem_folds, 0.05, 0.01, classify)
+    np.testing.assert_allclose(spread, per_fold.std(ddof=1), rtol=1e-5, atol=1e-12)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cv.fixed_size import select_model_size
-from ..solvers.row_blocks import misclassified
+from ..solvers.row_blocks import code_targets, misclassified
 
 __all__ = ["WHOLE_POOL_RCOND", "complete_curve_sizes", "dask_whole_pool_cv", "whole_pool_fold_scores", "whole_pool_outputs"]
 
@@ -196,20 +196,77 @@ def whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, scoring, fac=Non
 
 
 def dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, scoring):
-    """``alpha -> (scores (v,), W (M + 1, v))`` of the model on the whole pool of Dask rows: the sparse
-    LS-SVM on the prototypes (:func:`lssvm.backends.dask.fit_sparse`, one pass; whitened by ``K_ZZ``, so
-    not squaring the kernel's conditioning as the fixed-size sums' normal equations do) and its exact
-    hold-outs on ``folds`` with the prototypes kept (two passes)."""
+    """``alpha -> (scores (v,), W (M + 1, v), spread (v,))`` of the model on the whole pool of Dask rows:
+    the sparse LS-SVM on the prototypes (:func:`lssvm.backends.dask.fit_sparse`, one pass; whitened by
+    ``K_ZZ``, so not squaring the kernel's conditioning as the fixed-size sums' normal equations do), its
+    exact hold-outs on ``folds`` with the prototypes kept (two passes: the fold models, then each fold's
+    errors, :func:`_per_fold_errors`) and the spread of its fold scores, as in memory."""
     from ..backends import dask as dask_backend
 
     def score(alpha):
         fit = dask_backend.fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z, zidx))
         if fit.ctx.basis.shape[0] != Z.shape[0]:
             return np.full(1, np.inf), None
-        sums = fit.cv_sums(folds, [alpha], "keep")
+        outputs = fit.cv_outputs(folds, [alpha], "keep")  # (1, m, v), lazy: the fold models are solved now
+        sse, wrong, count = _per_fold_errors(outputs, folds, classes)
         a, b = fit.solution.coef(float(alpha))
-        m = data.n_samples
-        scores = np.full(a.shape[1], sums.wrong[0] / m) if scoring == "error_rate" else sums.sse[0] / m
-        return scores, np.vstack([a, np.reshape(b, (1, -1))])
+        keep = count > 0
+        per_fold = (np.repeat(wrong[:, None], sse.shape[1], axis=1) if scoring == "error_rate" else sse)[keep]
+        per_fold = per_fold / count[keep, None]
+        total = wrong.sum() if scoring == "error_rate" else sse.sum(axis=0)
+        scores = np.broadcast_to(total / count.sum(), (a.shape[1],)).copy()
+        spread = per_fold.std(axis=0, ddof=1) if keep.sum() > 1 else np.zeros(a.shape[1])
+        return scores, np.vstack([a, np.reshape(b, (1, -1))]), np.broadcast_to(spread, (a.shape[1],)).copy()
 
     return score
+
+
+def _per_fold_errors(outputs, folds, classes):
+    """Per fold: the squared errors (n_folds, v), misclassified rows (n_folds,) and rows (n_folds,) of
+    the out-of-fold ``outputs`` (a Dask array (1, m, v) chunked as the rows): one pass."""
+    import dask
+
+    from ..backends import dask as dask_backend
+
+    spec = dask_backend.shared(folds.spec)
+    blocks = list(folds.data.blocks())
+    out_blocks = outputs.to_delayed(optimize_graph=False).ravel()
+    parts = [dask.delayed(_block_fold_errors, pure=True)(F, y, g, r0, spec, classes)
+             for F, (_, y, g, r0) in zip(out_blocks, blocks, strict=True)]
+    merged = dask_backend.run_pass("whole-pool fold errors", dask_backend.tree_reduce(parts, _merge_fold_errors))
+    n_folds = 1 + max(merged)
+    v = next(iter(merged.values()))[0].size
+    sse, wrong, count = np.zeros((n_folds, v)), np.zeros(n_folds), np.zeros(n_folds)
+    for f, (e, w, c) in merged.items():
+        sse[f], wrong[f], count[f] = e, w, c
+    return sse, wrong, count
+
+
+def _block_fold_errors(F, y, g, row0, spec, classes):
+    """One row block's per-fold errors: {fold: (squared errors (v,), misclassified, rows)}."""
+    F = np.asarray(F)
+    fold_of = np.asarray(spec.block_folds(row0, F.shape[1], g), dtype=np.int64).ravel()
+    Y = code_targets(y, classes, row0)
+    out = {}
+    for f in np.unique(fold_of):
+        rows = np.flatnonzero(fold_of == f)
+        Ff = F[:, rows]
+        if not np.all(np.isfinite(Ff)):  # rows of no fold model
+            continue
+        E = Y[rows] - Ff[0]
+        wrong = float(misclassified(Ff, Y[rows])[0]) if classes is not None else 0.0
+        out[int(f)] = ((E * E).sum(axis=0), wrong, float(rows.size))
+    return out
+
+
+def _merge_fold_errors(*parts):
+    """Sum per-fold errors of several blocks (a tree reduction's merge)."""
+    out = {}
+    for part in parts:
+        for f, (e, w, c) in part.items():
+            if f in out:
+                e0, w0, c0 = out[f]
+                out[f] = (e0 + e, w0 + w, c0 + c)
+            else:
+                out[f] = (e, w, c)
+    return out
