@@ -1,6 +1,7 @@
-"""The README's daily-use section runs as written: a mixed table fitted from Python, intervals and
-probabilities, and the shell commands (``select --test`` / ``--test-size``, ``predict --proba`` /
-``--interval``) followed by the saved model's Python calls on a raw table."""
+"""The README's section on mixed tables, intervals, probabilities and saved models runs as
+written: a mixed table fitted from Python, intervals and probabilities, and the shell commands
+(``select --test`` / ``--test-size``, ``predict --proba`` / ``--interval``) followed by the saved
+model's Python calls on a raw table."""
 
 from __future__ import annotations
 
