@@ -142,3 +142,25 @@ def test_dask_whole_pool_scores_and_spread_equal_in_memory(classify):
     np.testing.assert_allclose(W, ref_W, rtol=1e-6, atol=1e-8 * np.abs(ref_W).max())
     per_fold = _explicit_fold_scores(X, codes, rows, mem_folds, 0.05, 0.01, classify)
     np.testing.assert_allclose(spread, per_fold.std(ddof=1), rtol=1e-5, atol=1e-12)
+
+
+@pytest.mark.parametrize("search", ["FixedSizeLSSVRCV", "FixedSizeLSSVCCV"])
+def test_search_defaults_keep_the_lowest_cv_size(search):
+    """The searches' refit keeps the size of lowest CV score on the complete curve (``size_rule=0``);
+    the plain estimators keep the paper's 0.1."""
+    import lssvm
+
+    X, y = _data(200, seed=7)
+    if search.endswith("CCV"):
+        y = np.where(y > np.median(y), "a", "b")
+    est = getattr(lssvm, search)(param_space={"gamma": [0.05]}, alphas=[1e-3, 1e-1], n_basis=40, random_state=0)
+    assert est.size_rule == 0.0 and FixedSizeLSSVR().size_rule == 0.1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        best = est.fit(X, y).best_estimator_
+    assert best.size_rule == 0.0
+    curve = np.asarray(best.cv_curve_)
+    if best.model_size_ == best.n_basis_ + 1 and len(curve) < best.n_basis_ + 1:  # the whole pool
+        assert best.cv_score_ < curve.min()
+    else:
+        assert best.model_size_ == int(np.argmin(curve)) + 1

@@ -286,7 +286,7 @@ class _FixedSizeSearchCV(FamilySearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
-                 stop_tol=1e-4, size_rule=0.1, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
+                 stop_tol=1e-4, size_rule=0.0, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
         self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
