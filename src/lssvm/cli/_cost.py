@@ -71,13 +71,31 @@ class MachineRates:
         return cls(float(rate), float(rate), float(rate))
 
 
-def _best_time(work, repeats=5):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - t0)
-    return max(best, 1e-9)
+class _Probe:
+    """Times a probe's repeats by wall clock and by this process's CPU clock."""
+
+    def __init__(self, one_thread):
+        self.one_thread = one_thread
+        self.wall = self.cpu = 0.0
+
+    def best_time(self, work, repeats=5):
+        """The probe's fastest repeat.  On one thread a repeat's time is its CPU time where that is
+        shorter than its wall time (the repeat was preempted: its wall time measures the other work
+        on the machine, which :attr:`share` counts once)."""
+        best = np.inf
+        for _ in range(repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            work()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            self.wall, self.cpu = self.wall + wall, self.cpu + cpu
+            best = min(best, min(wall, cpu) if self.one_thread and cpu > 0 else wall)
+        return max(best, 1e-9)
+
+    def share(self):
+        """The CPU time the probes got over their wall time (one thread), or None."""
+        if not self.one_thread or self.wall <= 0 or self.cpu <= 0:
+            return None
+        return min(1.0, self.cpu / self.wall)
 
 
 def machine_rates():
@@ -86,18 +104,32 @@ def machine_rates():
     each), best of 5, on the BLAS threads the search will use (lssvm's
     thread rule: the free cores; on a loaded machine two threads probed
     while the search ran on one made the estimate 9x too long); about
-    0.1-0.4 s in all."""
+    0.1-0.4 s in all.
+
+    The share of the cores the search will get: on one thread, the probes'
+    CPU time over their wall time (the scheduler's share measured over the
+    probes' 0.1-0.4 s), and each repeat timed by its CPU time where it was
+    preempted, so that the other work on the machine is counted once.  A
+    count of runnable tasks read at one instant, with repeats timed by the
+    wall clock, counted it twice whenever every repeat of a probe was
+    preempted: on the 2-core machine at load 11-13, GEMM read 4.0 GFLOP/s on
+    puma32H and 44 on MAGIC, and the whole command's estimate was 3.3x the
+    actual time on puma32H and 3.1x on adult.  Several threads: the runnable
+    count (a thread's CPU time does not separate the threads' waits)."""
     rng = np.random.default_rng(0)
     A = rng.standard_normal((384, 384))
     S = A @ A.T
     v = rng.standard_normal(1 << 20)
     out = np.empty_like(v)
     with thread_scope(None) as plan:
-        rates = dict(gemm=2 * 384**3 / _best_time(lambda: A @ A),
-                     eigh=9 * 384**3 / _best_time(lambda: np.linalg.eigh(S)),
-                     stream=v.size / _best_time(lambda: np.exp(v, out=out)))
-    share = min(1.0, plan.usable / (plan.threads + other_runnable()))
-    return MachineRates(**rates, share=share)
+        probe = _Probe(plan.threads == 1)
+        rates = dict(gemm=2 * 384**3 / probe.best_time(lambda: A @ A),
+                     eigh=9 * 384**3 / probe.best_time(lambda: np.linalg.eigh(S)),
+                     stream=v.size / probe.best_time(lambda: np.exp(v, out=out)))
+    share = probe.share()
+    if share is None:
+        share = min(1.0, plan.usable / (plan.threads + other_runnable()))
+    return MachineRates(**rates, share=max(share, 0.01))
 
 
 def machine_rate():

@@ -3,6 +3,7 @@ terminal, and warnings collected and summarised once."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import warnings
@@ -71,22 +72,57 @@ def collect_warnings():
         yield caught
 
 
+#: Python parameters a warning may name, as the command's options (the warnings are the library's).
+_OPTION_OF_PARAMETER = {"alphas": "--alphas", "gamma": "--gammas", "n_basis": "--n-basis", "basis": "--basis",
+                        "kernel": "--kernel", "max_evaluations": "--max-evaluations"}
+#: Characters of a warning shown without --verbose (its first sentence, cut here).
+GIST_CHARS = 320
+#: Distinct warnings shown without --verbose (the rest are counted).
+GIST_LINES = 3
+
+
+def for_the_command_line(text):
+    """A library warning's text with the estimator's parameters named as this command's options:
+    "(the estimator's alphas=)" reads "(--alphas)"."""
+    return re.sub(r"the estimator's (\w+)=", lambda m: _OPTION_OF_PARAMETER.get(m.group(1), m.group(0)), text)
+
+
+def gist(text, limit=GIST_CHARS):
+    """A warning in at most about ``limit`` characters: its first sentence (what happened) and, where
+    there are more, its last (the library's warnings end with what to do), each cut to half; a
+    trailing bracketed tally is left out."""
+    text = re.sub(r"\s*\[[^\]]*\]\s*$", "", text.strip())
+    sentences = re.split(r"(?<=[.])\s+(?=[A-Z(])", text)
+
+    def cut(part, n):
+        return part if len(part) <= n else part[: n - 3].rstrip() + "..."
+
+    if len(sentences) == 1:
+        return cut(text, limit)
+    return cut(sentences[0], limit // 2) + " ... " + cut(sentences[-1], limit // 2)
+
+
 def echo_warnings(caught, verbose=False):
     """One summary line on stderr for the recorded warnings (count per
-    category and how many distinct messages); with ``verbose``, each
-    distinct message once with its count -- never file paths or source."""
+    category and how many distinct messages), then the first sentence of
+    each distinct message (at most :data:`GIST_LINES`), so that what it is
+    about shows without running the command again; with ``verbose``, each
+    distinct message in full once with its count -- never file paths or
+    source.  The estimator's parameters are named as the command's options."""
     if not caught:
         return
-    messages = Counter((w.category.__name__, str(w.message)) for w in caught)
+    messages = Counter((w.category.__name__, for_the_command_line(str(w.message))) for w in caught)
     kinds = Counter()
     for (cat, _), n in messages.items():
         kinds[cat] += n
     summary = ", ".join(f"{n} {cat}" for cat, n in kinds.most_common())
     click.echo(f"warnings   {summary} ({len(messages)} distinct)"
-               + ("" if verbose else "; --verbose shows them"), err=True)
-    if verbose:
-        for (cat, text), n in messages.most_common():
-            click.echo(f"  {cat} (x{n}): {text}", err=True)
+               + ("" if verbose else "; --verbose shows them in full"), err=True)
+    shown = messages.most_common() if verbose else messages.most_common(GIST_LINES)
+    for (cat, text), n in shown:
+        click.echo(f"  {cat} (x{n}): {text if verbose else gist(text)}", err=True)
+    if len(shown) < len(messages):
+        click.echo(f"  ... and {len(messages) - len(shown)} more", err=True)
 
 
 def command_line():

@@ -178,7 +178,13 @@ FIXED_SIZE_SEARCH_DOC = """
         candidate is scored at the size the size rule picks on its own SCDP curves (Karsmakers et al. 2011,
         §4.5; many times slower: ``benchmarks/defaults_speed.py``).  A "renyi" pool always uses
         "candidates"; ``solver="direct"`` always "refit" (the full-pool model is its model).
-    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule,
+    size_rule : float >= 0, default=0.0
+        The size rule's tolerance in fold standard deviations (:class:`lssvm.FixedSizeLSSVR`, whose
+        default is the paper's 0.1): 0 keeps the size of lowest CV score, the whole pool included.
+        On elevators 0.1 kept 155 and 176 of 500 prototypes in 2 of 10 draws, at 1.06x the test MSE
+        of the whole pool, which 0 keeps (its fold scores are heavy-tailed: 0.1 spread is about 5 %
+        of the score).
+    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol,
     degree, coef0, normalize_kernel, block_size, n_jobs
         As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
         model size ``size_rule`` picks, with the search's ``scoring``.
@@ -325,7 +331,7 @@ class _FixedSizeSearchCV(WeightedSearchMixin, FamilySearchCV):
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="pchol", n_basis=None, random_state=None, *,
                  solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
-                 stop_tol=1e-4, size_rule=0.1, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
+                 stop_tol=1e-4, size_rule=0.0, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
                  block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
         self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
         self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit

@@ -178,7 +178,8 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
             fac = kept.fac if kept is not None and kept.matches(X, Y, kernel, zidx, WHOLE_POOL_RCOND) else None
 
             def whole_pool_cv(alpha):
-                return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac, self.n_jobs)
+                return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac, self.n_jobs,
+                                              fold_spread=True)
         self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
         self._alpha_groups = self._support_groups()
         return self
@@ -262,6 +263,9 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
                 self.cv_score_ = mean[np.arange(v), sizes - 1]
                 if last < kmax and kmax == D:
                     full = whole_pool_outputs(self, rows, system, mean, std, name, whole_pool_cv)
+                    if full is not None:  # the size rule on the curve completed by the whole pool
+                        sizes = full[3]
+                        self.cv_score_ = mean[np.arange(v), sizes - 1]
             orders = []
             for j in range(v):
                 if full is not None and full[0][j]:  # the whole pool: the size rule's pick on the full curve
