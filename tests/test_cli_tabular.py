@@ -51,7 +51,7 @@ def test_mixed_table_with_missing_values_and_an_unseen_level(runner, tmp_path, r
     assert res.exit_code == 0, res.output
     assert "encoded    2 categorical column(s) -> 7 one-hot columns" in res.output
     assert "missing value(s) in 2 column(s) imputed" in res.output
-    assert re.search(r"test       error rate [0-9.]+, balanced accuracy [0-9.]+, AUC", res.output)
+    assert re.search(r"test       error rate [0-9.]+, balanced accuracy [0-9.]+, (log-loss [0-9.]+, )?AUC", res.output)
     assert "unseen     test levels absent from training: job (4 rows)" in res.output
     model = load_model(tmp_path / "m.npz")
     assert model.preprocessing is not None and model.preprocessing.categorical == ["job", "city"]

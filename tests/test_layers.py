@@ -40,19 +40,22 @@ def _data(rng, m=80, d=2, classes=None):
     return X, y
 
 
+# classifiers uncalibrated: their predict is then the sign (argmax) of the expansion's values, which
+# these tests compare (a calibrated predict follows the probabilities, tests/test_default_probabilities.py)
 MODELS = {
     "sparse-regression": lambda: SparseLSSVR(gamma=GAMMA, alpha=0.1, basis="random", n_basis=15, random_state=0),
-    "sparse-classes": lambda: SparseLSSVC(gamma=GAMMA, alpha=0.1, basis="random", n_basis=15, random_state=0),
+    "sparse-classes": lambda: SparseLSSVC(gamma=GAMMA, alpha=0.1, basis="random", n_basis=15, random_state=0,
+                                          calibration=None),
     "fixed-size-regression": lambda: FixedSizeLSSVR(gamma=GAMMA, alpha=0.1, basis="kcenter", n_basis=15,
                                                     cv=None, random_state=0),
     "fixed-size-classes": lambda: FixedSizeLSSVC(gamma=GAMMA, alpha=0.1, basis="kcenter", n_basis=15,
-                                                 cv=None, random_state=0),
+                                                 cv=None, random_state=0, calibration=None),
     "nystrom-low-rank": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
                                              predictor="low-rank", random_state=0),
     "nystrom-exact": lambda: NystromLSSVR(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
                                           predictor="exact", random_state=0),
     "nystrom-classes": lambda: NystromLSSVC(gamma=GAMMA, alpha=0.1, n_basis=15, basis="random",
-                                            random_state=0),
+                                            random_state=0, calibration=None),
 }
 
 

@@ -65,7 +65,7 @@ class EngineMethodsMixin:
         """``basis_in_holdout`` with None as the family's default, ``_default_basis_in_holdout``: "remove"
         where deleting a basis point's column is the model without it (sparse, fixed size), "keep" where
         the basis carries a map fitted on all its points (Nyström's rank k: removing a column re-truncates
-        the map, a refit per fold at 10-18x the cost of the closed form; paper 003 and the Nyström searches
+        the map, a refit per fold at 10-18x the cost of the closed form; Ding & Liao 2012 and the Nyström searches
         score with the map kept, so the default describes the searched model)."""
         return getattr(self, "_default_basis_in_holdout", "remove") if basis_in_holdout is None else basis_in_holdout
 

@@ -83,7 +83,8 @@ class FromExpansionMixin:
             one column per class.
         calibration_maps : list of ndarray, optional
             Classifiers with ``calibration``: per output, Platt's ``(A, B)``
-            (2,) or the isotonic thresholds (2, L).
+            (2,) or the isotonic thresholds (2, L).  None, with no
+            ``calibration`` in ``params``: an uncalibrated classifier.
         loo_data : tuple of ndarray, optional
             Regressors: ``(G, R, mu)`` of shapes (n, m), (m, v), (n,), what
             jackknife+ intervals need without the training data
@@ -110,6 +111,8 @@ class FromExpansionMixin:
         params = {**params, "basis": Z}
         if not isinstance(params.get("kernel"), str):
             params["kernel"] = expansion.kernel
+        if issubclass(cls, ClassifierMixin) and calibration_maps is None and "calibration" not in params:
+            params["calibration"] = None  # the expansion carries no calibration: the default one has no maps
         est = cls(**params)
         try:
             est._validate_params_()

@@ -134,7 +134,7 @@ _DOC = """
     path, k-fold) costs O(n k).  ``basis_in_holdout`` defaults to "keep" for
     this family: the fitted rank-k map stays the model's kernel and only the
     held-out rows drop, O(n k) per alpha for the whole k-fold, the criterion
-    of paper 003 and of the Nyström searches.  "remove" makes a fold that
+    of Ding & Liao 2012 and of the Nyström searches.  "remove" makes a fold that
     holds a sampled column the Nyström model of its training rows on the
     kept columns, at the fit's rank rule (the map is a truncation, so
     removing a column is not a deletion of features), O(n c k + c^3) per
