@@ -409,9 +409,9 @@ def _library_sources():
 # target its case XPASSes and fails, and its marker must go.
 _FAMILY_CASES = [
     pytest.param("nystrom", marks=pytest.mark.xfail(strict=True, reason=(
-        f"nystrom names are in 21 library files, above the target of {MAX_FAMILY_FILES}"))),
+        f"nystrom names are in 23 library files, above the target of {MAX_FAMILY_FILES}"))),
     pytest.param("fixed-size", marks=pytest.mark.xfail(strict=True, reason=(
-        f"fixed-size names are in 30 library files, above the target of {MAX_FAMILY_FILES}"))),
+        f"fixed-size names are in 34 library files, above the target of {MAX_FAMILY_FILES}"))),
 ]
 
 
