@@ -13,12 +13,10 @@ from _reference import dense_solve
 from conftest import rel_err
 
 #: classifiers calibrate by default: predict follows the calibrated probabilities, so near the boundary it may
-#: differ from the sign of decision_function, and the held-out values calibrated on leave a weighted row out
-#: whole, a repeated row one copy at a time
+#: differ from the sign of decision_function (the calibration's leave-one-out takes one unit of a row's
+#: weight out, so integer weights are repeated rows there too)
 CALIBRATED_CHECKS = {
     "check_classifiers_train": "predict follows the calibrated probabilities, not the sign of decision_function",
-    "check_sample_weight_equivalence_on_dense_data": "held-out calibration: a weight is not a repetition",
-    "check_sample_weight_equivalence_on_sparse_data": "held-out calibration: a weight is not a repetition",
 }
 
 

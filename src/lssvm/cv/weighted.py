@@ -135,6 +135,11 @@ class WeightedSparseEngine:
     def loo_residuals(self, alphas):
         return self.fac.loo_residuals(alphas)
 
+    def loo_residuals_one_unit(self, alphas):
+        """Held-out residuals with one unit of each row's weight left out (repeated rows: one copy),
+        what a weighted leave-one-out calibration needs to treat integer weights as repeated rows."""
+        return self.fac.loo_residuals_one_unit(alphas)
+
     def loo_sums(self, alphas):
         R, tiny = self.fac.loo_rows(np.arange(self.n_samples), alphas)
         warn_tiny_leverage(tiny, stacklevel=5)

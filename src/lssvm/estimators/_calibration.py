@@ -81,7 +81,9 @@ CALIBRATION_DOC = """    calibration : {"sigmoid", "isotonic", None}, default="s
         ``decision_function``).
     calibration_cv : None, int or scikit-learn splitter, default=None
         Where those decision values come from: None
-        CV_TEXT;
+        CV_TEXT (fitted with ``sample_weight``: one unit of each row's
+        weight left out, ``min(w_i, 1)``, so that integer weights calibrate
+        as repeated rows and zero weights as removed ones);
         else the out-of-fold values of these folds, computed the same way.
 """
 
@@ -340,8 +342,9 @@ class ProbaMixin(ConformalSetMixin):
         isotonic fit sorts them."""
         engine = self._calibration_engine()
         alphas = np.array([float(self.alpha)])
-        if self.calibration_cv is None:
-            F = engine.targets() - engine.loo_residuals(alphas)[0]
+        if self.calibration_cv is None:  # a weighted fit leaves one unit of weight out: repeated rows' values
+            loo = getattr(engine, "loo_residuals_one_unit", engine.loo_residuals)
+            F = engine.targets() - loo(alphas)[0]
         else:
             with _group_folds_message():
                 folds = engine.resolve_cv(self.calibration_cv, groups, classifier=True)

@@ -113,8 +113,13 @@ class WeightedRLSFactorization(PathSolution):
         """``h_i = 1/sum w + sum_j M_ij^2 D_j`` for rows ``M`` (b, r): (b, A)."""
         return 1.0 / self.weight_sum + (M * M) @ self._inv_shift(alphas)
 
-    def loo_rows(self, rows, alphas):
+    def loo_rows(self, rows, alphas, one_unit=False):
         """Weighted leave-one-out residuals of training ``rows``.
+
+        With ``one_unit``, each row loses ``min(w_i, 1)`` of its weight instead of all of it:
+        ``e_i / (1 - min(w_i, 1) h_i)`` (a rank-one downdate of the weighted normal matrix), which
+        for an integer weight is leaving out one copy of a row repeated ``w_i`` times, and for a
+        zero weight the training residual.
 
         Returns
         -------
@@ -127,7 +132,8 @@ class WeightedRLSFactorization(PathSolution):
         C = self._eigen_coef(alphas)
         r, A, v = C.shape
         E = self.y_centered[rows][:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
-        denom = 1.0 - self.weights[rows][:, None] * self._h(M, alphas)  # (b, A)
+        removed = np.minimum(self.weights[rows], 1.0) if one_unit else self.weights[rows]
+        denom = 1.0 - removed[:, None] * self._h(M, alphas)  # (b, A)
         with np.errstate(divide="ignore", invalid="ignore"):
             R = E / denom[:, :, None]
         tiny = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1))
@@ -138,6 +144,16 @@ class WeightedRLSFactorization(PathSolution):
         ``e_i / (1 - w_i h_i)`` (module notes); (m, v) or (A, m, v), O(m r v) per alpha."""
         alphas, scalar = check_alphas(alpha)
         R, tiny = self.loo_rows(np.arange(self.n_samples), alphas)
+        warn_tiny_leverage(tiny)
+        return R[0] if scalar else R
+
+    def loo_residuals_one_unit(self, alpha):
+        """Residuals ``y_i - f(x_i)`` of the model that lost one unit of row i's weight,
+        ``e_i / (1 - min(w_i, 1) h_i)`` (:meth:`loo_rows` with ``one_unit``): integer weights give the
+        leave-one-out residuals of the rows repeated, zero weights the training residuals.
+        (m, v) or (A, m, v), O(m r v) per alpha."""
+        alphas, scalar = check_alphas(alpha)
+        R, tiny = self.loo_rows(np.arange(self.n_samples), alphas, one_unit=True)
         warn_tiny_leverage(tiny)
         return R[0] if scalar else R
 
