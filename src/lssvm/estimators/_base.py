@@ -29,7 +29,7 @@ from ._basis_size import auto_basis_rows, check_auto_basis, is_auto
 from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin, check_target_alphas
 from ._expansion import ExpansionMixin, FromExpansionMixin
 
-__all__ = ["BaseSparseLSSVM", "check_sample_weight", "per_target_alpha", "squeeze_outputs"]
+__all__ = ["BaseSparseLSSVM", "assemble_target_groups", "check_sample_weight", "per_target_alpha", "squeeze_outputs"]
 
 
 def check_sample_weight(estimator, sample_weight, X, y=None):
@@ -298,13 +298,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
 
     def _per_target_alpha_call(self, method, args, kwargs):
         """``method`` of each group of targets that share an alpha, assembled along the last (target) axis."""
-        v = self._dual_coef_2d.shape[1]
-        out = None
-        for alpha, targets in self._alpha_groups:
-            part = np.asarray(method(self._target_subset(targets, alpha), *args, **kwargs))
-            if out is None:
-                out = np.empty(part.shape[:-1] + (v,), dtype=part.dtype)
-            out[..., targets] = part
+        out = assemble_target_groups(self, method, args, kwargs, self._dual_coef_2d.shape[1])
         return out[..., 0] if self._single_output else out
 
     # -------------------------------------------------------------- predict
@@ -362,3 +356,17 @@ def squeeze_outputs(arr, scalar, single_output):
     if single_output:
         arr = arr[..., 0]
     return arr[0] if scalar else arr
+
+
+def assemble_target_groups(est, method, args, kwargs, n_outputs):
+    """``method(sub, *args, **kwargs)`` on ``est._target_subset(targets, alpha)`` for each
+    ``(alpha, targets)`` of ``est._alpha_groups``, the parts assembled along the last (output) axis of
+    length ``n_outputs``: the outputs of a model whose groups of targets are separate models (one alpha
+    per target, or fixed-size outputs on different supports)."""
+    out = None
+    for alpha, targets in est._alpha_groups:
+        part = np.asarray(method(est._target_subset(targets, alpha), *args, **kwargs))
+        if out is None:
+            out = np.empty(part.shape[:-1] + (n_outputs,), dtype=part.dtype)
+        out[..., targets] = part
+    return out

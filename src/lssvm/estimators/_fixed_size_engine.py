@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..cv import MemorySparseEngine, TargetGroupsEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError
 from ..solvers import factorize_sparse_rls, factorize_weighted_rls
+from ._base import assemble_target_groups
 
 __all__ = ["InterceptOnlyEngine", "SupportEngineMixin"]
 
@@ -61,14 +62,7 @@ class SupportEngineMixin:
 
     def _per_target_alpha_call(self, method, args, kwargs):
         """``method`` of each group of outputs that share a support, assembled along the output axis."""
-        v = self.coef_full_.shape[1]
-        out = None
-        for alpha, targets in self._alpha_groups:
-            part = np.asarray(method(self._target_subset(targets, alpha), *args, **kwargs))
-            if out is None:
-                out = np.empty(part.shape[:-1] + (v,), dtype=part.dtype)
-            out[..., targets] = part
-        return out
+        return assemble_target_groups(self, method, args, kwargs, self.coef_full_.shape[1])
 
     def _fitted_engine(self):
         """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the

@@ -92,23 +92,7 @@ def fit_weighted_nystrom(est, X, Y, weights):
     alpha = float(est.alpha)
     beta, b = fac.coef(alpha)
     a = weights[:, None] * fac.residuals(alpha) / alpha
-    est.kernel_ = kernel
-    est.basis_vectors_ = Z
-    est.basis_indices_ = S
-    est.n_basis_ = int(Z.shape[0])
-    est.rank_ = fac.rank
-    est.factorization_ = fac
-    est._X_fit, est._Y_fit = X, Y
-    est._requested_rank = k
-    est._woodbury = None
-    est._dask_fit = None
-    est._a, est._b, est._beta = a, b, beta
-    classes = est.classes_ if is_classifier(est) else None
-    est._engine = WeightedSparseEngine(fac, X, Z, S, kernel, float(est.rcond), classes, est.n_jobs,
-                                       fold_whitener=est._map_rule())
-    single = est._single_output
-    est.dual_coef_ = a[:, 0] if single else a
-    est.intercept_ = float(b[0]) if single else b
+    est._set_fitted(kernel, Z, S, fac, X, Y, k, a, b, beta, WeightedSparseEngine)
     return est
 
 

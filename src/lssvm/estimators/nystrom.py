@@ -250,6 +250,15 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
             woodbury.warn_conditioning([alpha], stacklevel=4, what="the exact predictor's coefficients")
         else:
             a = fac.residuals(alpha) / alpha  # the dual coefficients: (y - f(x_i)) / alpha
+        self._set_fitted(kernel, Z, S, fac, X, Y, k, a, b, beta, MemorySparseEngine, woodbury)
+        if exact:
+            self._warn_unstable_exact(X, Y, C, np.random.default_rng(0))
+        return self
+
+    def _set_fitted(self, kernel, Z, S, fac, X, Y, k, a, b, beta, engine_class, woodbury=None):
+        """The fitted state of an in-memory fit: basis, factorisation ``fac`` on the k features, dual
+        coefficients ``a`` (m, v), intercept ``b`` (v,), eigenbasis coefficients ``beta`` and the
+        engine, ``engine_class`` (:class:`lssvm.cv.MemorySparseEngine`, or the weighted one) on ``fac``."""
         self.kernel_ = kernel
         self.basis_vectors_ = Z
         self.basis_indices_ = S
@@ -262,14 +271,11 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         self._dask_fit = None
         self._a, self._b, self._beta = a, b, beta
         classes = self.classes_ if is_classifier(self) else None
-        self._engine = MemorySparseEngine(fac, X, Z, S, kernel, float(self.rcond), classes, self.n_jobs,
-                                          fold_whitener=self._map_rule())
+        self._engine = engine_class(fac, X, Z, S, kernel, float(self.rcond), classes, self.n_jobs,
+                                    fold_whitener=self._map_rule())
         single = self._single_output
         self.dual_coef_ = a[:, 0] if single else a
         self.intercept_ = float(b[0]) if single else b
-        if exact:
-            self._warn_unstable_exact(X, Y, C, np.random.default_rng(0))
-        return self
 
     def _woodbury_factorization(self):
         """The dual's Woodbury factorisation (:class:`lssvm.solvers.nystrom.NystromFactorization`),
