@@ -46,7 +46,9 @@ def test_the_ard_search_at_the_defaults_fits_on_a_random_basis(caps):
     same = SparseLSSVRCV(kernel="ard", search="gradient", basis="random", n_basis=110, random_state=0,
                          max_evaluations=60).fit(X, y)
     np.testing.assert_array_equal(est.basis_rows_, same.basis_rows_)
-    np.testing.assert_array_equal(est.gamma_, same.gamma_)
+    # the same widths; to rounding only: two BLAS threads sum in either order, and L-BFGS-B carries
+    # that 1e-9 difference (8e-9 relative seen on the 2-core CI machine)
+    np.testing.assert_allclose(est.gamma_, same.gamma_, rtol=1e-6)
     np.testing.assert_array_equal(est.best_estimator_.basis_indices_, est.basis_rows_)
 
 
