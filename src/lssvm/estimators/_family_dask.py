@@ -59,7 +59,7 @@ class NystromDaskMixin:
         self.gamma_ = resolve_gamma(self.gamma, Xg)
         classes = dask_backend.count_classes(data) if classification else None
         given = self._given_points(data.n_features, kernel, stacklevel=6)  # points stay the basis
-        Z, S = given if given is not None else fam.nystrom_columns(data, kernel, self.basis, self.n_basis,
+        Z, S = given if given is not None else fam.sampled_columns(data, kernel, self.basis, self.n_basis,
                                                                    self.random_state)
         rcond = float(self.rcond)
         projection = nystrom_projection(kernel(Z, Z), self._rank_for(Z.shape[0]), rcond)

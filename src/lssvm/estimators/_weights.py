@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
-from ..basis import nystrom_columns, prototype_pool
+from ..basis import prototype_pool, sampled_columns
 from ..cv import WeightedSparseEngine, resolve_folds
 from ..cv.fixed_size import fixed_size_cv_curves, scdp_seed
 from ..kernels import make_kernel, resolve_gamma
@@ -79,7 +79,7 @@ def fit_weighted_nystrom(est, X, Y, weights):
     kernel = weighted_kernel(est, X, weights)
     if isinstance(est.basis, str):
         positive = np.flatnonzero(weights > 0)
-        S = positive[nystrom_columns(X[positive], kernel, est.basis, est.n_basis,
+        S = positive[sampled_columns(X[positive], kernel, est.basis, est.n_basis,
                                      check_random_state(est.random_state))]
         Z = X[S]
     else:

@@ -27,7 +27,7 @@ from .._params import count_or_fraction
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import SAMPLINGS, drop_near_duplicates, nystrom_columns
+from ..basis import SAMPLINGS, drop_near_duplicates, sampled_columns
 from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError, NumericalWarning, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
@@ -225,7 +225,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         given = self._given_points(X.shape[1], kernel)
         if given is not None:
             return given
-        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
+        S = sampled_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
         return X[S], S
 
     @uses_threads

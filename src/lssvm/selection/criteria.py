@@ -30,7 +30,7 @@ from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import nystrom_columns, prototype_pool
+from ..basis import prototype_pool, sampled_columns
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
@@ -434,7 +434,7 @@ class NystromCV(_RowsCV):
         self.rcond = float(rcond)
 
         def draw(kern, rng):
-            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
+            return sampled_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
 
         self._init_rows(not isinstance(basis, str) or basis != "fvs", draw)
         #: k for the fixed columns (None while FVS draws them per candidate)

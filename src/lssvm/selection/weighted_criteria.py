@@ -14,7 +14,7 @@ import numpy as np
 
 from .._params import count_or_fraction
 from .._threads import uses_threads
-from ..basis import nystrom_columns
+from ..basis import sampled_columns
 from ..cv import WeightedSparseEngine
 from ..solvers import factorize_weighted_rls
 from ..solvers.nystrom import nystrom_projection
@@ -57,7 +57,7 @@ class WeightedNystromCV(NystromCV):
 
             def draw(kern, rng):
                 kern = kern if kern is not None else self._kernel({})
-                return positive[nystrom_columns(self.X[positive], kern, basis, n_basis, rng)]
+                return positive[sampled_columns(self.X[positive], kern, basis, n_basis, rng)]
 
         super()._init_rows(kernel_independent, draw)
 

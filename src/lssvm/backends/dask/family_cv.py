@@ -26,7 +26,7 @@ from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
 from ...solvers import check_alphas
 from ...solvers.nystrom import nystrom_projection
-from .families import nystrom_columns, prototype_pool, summed_rows
+from .families import prototype_pool, sampled_columns, summed_rows
 from .rows import as_row_data, count_classes
 from .sparse import fit_sparse, resolve_dask_cv
 
@@ -87,7 +87,7 @@ class DaskNystromCV(_DaskRowsCV):
     def __init__(self, X, y, *, n_basis=None, rank=0.5, basis="random", rcond=1e-10, **kw):
         super().__init__(X, y, **kw)
         self.rank_spec, self.rcond = rank, float(rcond)
-        self._Z, self._idx = nystrom_columns(self.data, self._kernel({}), basis, n_basis, self.random_state)
+        self._Z, self._idx = sampled_columns(self.data, self._kernel({}), basis, n_basis, self.random_state)
         self.rank = count_or_fraction("rank", rank, 0.5, self._idx.size)
 
     def __call__(self, **params):
