@@ -76,11 +76,11 @@ from lssvm.kernels import make_kernel
 from lssvm.selection import (
     CVPath,
     FixedSizeCV,
-    NystromCV,
     SparseLSSVMCV,
     coupled_simulated_annealing,
     csa_search,
 )
+from lssvm.selection.nystrom import NystromCV
 
 SEED, OTHER_SEED = 0, 1
 

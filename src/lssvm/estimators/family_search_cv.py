@@ -22,8 +22,8 @@ from .._labels import encode_classes
 from ..backends import is_dask_collection
 from ..basis import prototype_pool
 from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
-from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV
-from ..selection.weighted_criteria import WeightedNystromCV
+from ..selection import FixedSizeCV, SparseLSSVMCV
+from ..selection.nystrom import NystromCV, WeightedNystromCV
 from ._basis_size import AUTO_BASIS_DOC, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SPARSE_SEARCH_PARAMS
@@ -384,7 +384,7 @@ NYSTROM_SEARCH_DOC = """
 
 class NystromFamily(SearchFamily):
     """The Nyström LS-SVM (Ding & Liao 2012): sampled columns cut to rank k, scored by the approximate model's
-    exact CV (:class:`lssvm.selection.NystromCV`)."""
+    exact CV (:class:`lssvm.selection.nystrom.NystromCV`)."""
 
     regressor, classifier = NystromLSSVR, NystromLSSVC
     default_cv = "loo"

@@ -1,6 +1,6 @@
 """The fixed-size and Nyström search criteria on Dask data: the
 interface of :class:`lssvm.selection.FixedSizeCV` and
-:class:`lssvm.selection.NystromCV`, computed by the passes of
+:class:`lssvm.selection.nystrom.NystromCV`, computed by the passes of
 :mod:`lssvm.backends.dask.families` (fixed size) and the sparse fit with the
 Nyström map (:func:`lssvm.backends.dask.fit_sparse`).
 
@@ -81,7 +81,7 @@ class _DaskRowsCV:
 
 
 class DaskNystromCV(_DaskRowsCV):
-    """:class:`lssvm.selection.NystromCV` on Dask data ("random" or given
+    """:class:`lssvm.selection.nystrom.NystromCV` on Dask data ("random" or given
     columns, drawn once; exact LOO or k-fold with the columns kept)."""
 
     def __init__(self, X, y, *, n_basis=None, rank=0.5, basis="random", rcond=1e-10, **kw):
