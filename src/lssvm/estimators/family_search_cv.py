@@ -395,7 +395,7 @@ class NystromFamily(SearchFamily):
         s = self.search
         columns = dict(n_basis=s.n_basis, rank=0.5 if s.rank is None else s.rank, basis=s.basis, rcond=s.rcond)
         if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask.family_cv import DaskNystromCV
+            from ..backends.dask.nystrom import DaskNystromCV
 
             return DaskNystromCV(X, y, **columns, **kw)
         if kw.get("sample_weight") is not None:  # the weighted model's exact weighted CV
