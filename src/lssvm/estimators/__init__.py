@@ -5,13 +5,11 @@ from .classifier import SparseLSSVC
 from .family_search_cv import (
     FixedSizeLSSVCCV,
     FixedSizeLSSVRCV,
-    NystromLSSVCCV,
-    NystromLSSVRCV,
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
-from .nystrom import NystromLSSVC, NystromLSSVR
+from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
 
