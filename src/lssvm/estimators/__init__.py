@@ -13,6 +13,14 @@ from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
 
+#: The ``*CV`` presets of each model family, by the name ``lssvm select --model`` takes: (regressor,
+#: classifier).  The command line reads every family-dependent choice from these classes.
+MODELS = {
+    "sparse": (SparseLSSVRCV, SparseLSSVCCV),
+    "fixed-size": (FixedSizeLSSVRCV, FixedSizeLSSVCCV),
+    "nystrom": (NystromLSSVRCV, NystromLSSVCCV),
+}
+
 __all__ = [
     "FixedSizeLSSVC",
     "FixedSizeLSSVCCV",

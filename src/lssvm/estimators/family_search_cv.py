@@ -60,6 +60,7 @@ class SparseFamily(SearchFamily):
 
     regressor, classifier = SparseLSSVR, SparseLSSVC
     default_cv = "loo"
+    has_gradient_search = True
     model_params = ("kernel", "gamma", "degree", "coef0", "basis_tol", "pivot_tol", "rcond", "block_size",
                     "normalize_kernel")
 
@@ -210,6 +211,7 @@ class FixedSizeFamily(SearchFamily):
 
     regressor, classifier = FixedSizeLSSVR, FixedSizeLSSVC
     default_cv = 10
+    cost_kind = "pool"
     model_params = ("kernel", "gamma", "solver", "max_size", "n_candidates", "nu", "stop_window", "stop_tol",
                     "size_rule", "degree", "coef0", "normalize_kernel", "block_size")
 

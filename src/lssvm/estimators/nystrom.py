@@ -712,6 +712,8 @@ class NystromFamily(SearchFamily):
 
     regressor, classifier = NystromLSSVR, NystromLSSVC
     default_cv = "loo"
+    dask_bases = ("random",)  # kcenter and FVS columns need the rows in memory
+    cost_kind = "low-rank"
     model_params = ("kernel", "gamma", "rank", "predictor", "degree", "coef0", "normalize_kernel", "block_size",
                     "rcond")
 
