@@ -10,6 +10,14 @@ factorisation serves every alpha; the engine built on it
 and evidence methods (:mod:`lssvm.estimators._exact_cv`).  The Woodbury
 factorisation of the dual (:mod:`lssvm.solvers.nystrom`) serves the exact
 predictor and the model-approximation bounds.
+
+Everything estimator-level of the family is here: the fit on Dask input (the
+sparse Dask fit with the rank-k map as its whitener), the weighted fit (the
+weighted sparse model on the columns), where the classifier's calibration
+takes its held-out decision values (the low-rank model's exact LOO or k-fold
+values, also with ``predictor="exact"``, whose own held-out values have no
+closed form), and the search over the family (:class:`NystromFamily`, scored
+by :class:`lssvm.selection.nystrom.NystromCV`) with its two presets.
 """
 
 from __future__ import annotations
