@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lssvm
-from lssvm.estimators import family_search_cv, search_cv
+from lssvm.estimators import family_search_cv, nystrom, search_cv
 from lssvm.estimators.gradient_search import GradientSearch, GradientSearchResult
 
 SEARCH_MODULE = pathlib.Path(search_cv.__file__)
@@ -41,8 +41,8 @@ def test_the_generic_search_imports_no_family():
     ("SparseLSSVCCV", family_search_cv.SparseFamily, lssvm.SparseLSSVC),
     ("FixedSizeLSSVRCV", family_search_cv.FixedSizeFamily, lssvm.FixedSizeLSSVR),
     ("FixedSizeLSSVCCV", family_search_cv.FixedSizeFamily, lssvm.FixedSizeLSSVC),
-    ("NystromLSSVRCV", family_search_cv.NystromFamily, lssvm.NystromLSSVR),
-    ("NystromLSSVCCV", family_search_cv.NystromFamily, lssvm.NystromLSSVC),
+    ("NystromLSSVRCV", nystrom.NystromFamily, lssvm.NystromLSSVR),
+    ("NystromLSSVCCV", nystrom.NystromFamily, lssvm.NystromLSSVC),
 ])
 def test_each_preset_is_the_search_over_its_family(name, family, base):
     est = getattr(lssvm, name)()

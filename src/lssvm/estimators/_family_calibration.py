@@ -33,7 +33,7 @@ import numpy as np
 from ..cv import resolve_folds
 from ._calibration import ProbaMixin, with_calibration
 
-__all__ = ["FixedSizeProbaMixin", "NystromProbaMixin", "selected_coordinates_held_out", "with_calibration"]
+__all__ = ["FixedSizeProbaMixin", "selected_coordinates_held_out", "with_calibration"]
 
 
 class FixedSizeProbaMixin(ProbaMixin):
@@ -111,11 +111,3 @@ def selected_coordinates_held_out(est, X, Y, folds=None, weights=None):
             coef = np.linalg.solve(At.T @ (wt[:, None] * At) + P[np.ix_(keep, keep)], At.T @ (wt * Y[train, j]))
             F[test, j] = A[np.ix_(test, keep)] @ coef
     return F
-
-
-class NystromProbaMixin(ProbaMixin):
-    """``predict_proba`` of :class:`lssvm.NystromLSSVC`, calibrated on the
-    low-rank model's exact LOO or k-fold decision values (module docstring)."""
-
-    def _calibration_engine(self):
-        return self._low_rank_engine()

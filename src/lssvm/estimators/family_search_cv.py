@@ -22,8 +22,7 @@ from .._labels import encode_classes
 from ..backends import is_dask_collection
 from ..basis import prototype_pool
 from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
-from ..selection import FixedSizeCV, NystromCV, SparseLSSVMCV
-from ..selection.weighted_criteria import WeightedNystromCV
+from ..selection import FixedSizeCV, SparseLSSVMCV
 from ._basis_size import AUTO_BASIS_DOC, is_auto
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS, SPARSE_SEARCH_PARAMS
@@ -33,12 +32,11 @@ from ._weighted_search import WeightedSearchMixin
 from .classifier import SparseLSSVC
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from .gradient_search import GradientSearch
-from .nystrom import NystromLSSVC, NystromLSSVR
 from .regressor import SparseLSSVR
 from .search_cv import ClassifierSearchMixin, FamilySearchCV, SearchFamily
 
-__all__ = ["FixedSizeFamily", "FixedSizeLSSVCCV", "FixedSizeLSSVRCV", "NystromFamily", "NystromLSSVCCV",
-           "NystromLSSVRCV", "SIZE_SEARCHES", "SparseFamily", "SparseLSSVCCV", "SparseLSSVRCV"]
+__all__ = ["FixedSizeFamily", "FixedSizeLSSVCCV", "FixedSizeLSSVRCV", "SIZE_SEARCHES", "SparseFamily",
+           "SparseLSSVCCV", "SparseLSSVRCV"]
 
 #: When the fixed-size search picks the model size: once, at the best width and alpha of the full-pool model
 #: ("refit"), or at every candidate ("candidates", Karsmakers et al. 2011's procedure).
@@ -62,6 +60,7 @@ class SparseFamily(SearchFamily):
 
     regressor, classifier = SparseLSSVR, SparseLSSVC
     default_cv = "loo"
+    has_gradient_search = True
     model_params = ("kernel", "gamma", "degree", "coef0", "basis_tol", "pivot_tol", "rcond", "block_size",
                     "normalize_kernel")
 
@@ -212,6 +211,7 @@ class FixedSizeFamily(SearchFamily):
 
     regressor, classifier = FixedSizeLSSVR, FixedSizeLSSVC
     default_cv = 10
+    cost_kind = "pool"
     model_params = ("kernel", "gamma", "solver", "max_size", "n_candidates", "nu", "stop_window", "stop_tol",
                     "size_rule", "degree", "coef0", "normalize_kernel", "block_size")
 
@@ -359,77 +359,3 @@ class FixedSizeLSSVCCV(SearchProbaMixin, ClassifierSearchMixin, ClassifierMixin,
 
 # --------------------------------------------------------------- Nyström
 #: The Nyström searches' parameters (``NystromLSSVRCV``, ``NystromLSSVCCV``).
-NYSTROM_SEARCH_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
-    cv : "loo", int, splitter or iterable of (train, test), default="loo"
-        Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
-    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
-        As for :class:`lssvm.NystromLSSVR`; random and k-center columns are drawn once for the whole
-        search, FVS columns per candidate.  Why "random" where the sparse and fixed-size families
-        default to "pchol": it is Ding & Liao's uniform column sample, the model their bounds are for,
-        and pivoted Cholesky is not a Nyström column rule here (on pivoted-Cholesky columns the model
-        is :class:`lssvm.SparseLSSVRCV`'s).  It works on NumPy and Dask input.
-    n_basis, rank
-        As for :class:`lssvm.NystromLSSVR`.
-    predictor : {"low-rank", "exact"}, default="low-rank"
-        Predictor of the refitted model; "low-rank" is the model the CV
-        criterion scores.
-    random_state : int, RandomState or None
-    gamma, degree, coef0, normalize_kernel, block_size, n_jobs, rcond
-        As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
-""" + SEARCH_DOC + RESULT_DOC
-
-
-class NystromFamily(SearchFamily):
-    """The Nyström LS-SVM (Ding & Liao 2012): sampled columns cut to rank k, scored by the approximate model's
-    exact CV (:class:`lssvm.selection.NystromCV`)."""
-
-    regressor, classifier = NystromLSSVR, NystromLSSVC
-    default_cv = "loo"
-    model_params = ("kernel", "gamma", "rank", "predictor", "degree", "coef0", "normalize_kernel", "block_size",
-                    "rcond")
-
-    def criterion(self, X, y, scoring, **kw):
-        s = self.search
-        columns = dict(n_basis=s.n_basis, rank=0.5 if s.rank is None else s.rank, basis=s.basis, rcond=s.rcond)
-        if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask.family_cv import DaskNystromCV
-
-            return DaskNystromCV(X, y, **columns, **kw)
-        if kw.get("sample_weight") is not None:  # the weighted model's exact weighted CV
-            return WeightedNystromCV(X, y, **columns, **kw)
-        return NystromCV(X, y, **columns, **kw)
-
-
-class _NystromSearchCV(WeightedSearchMixin, FamilySearchCV):
-    _family = NystromFamily
-    _parameter_constraints = {
-        **SEARCH_PARAMS,
-        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor", "rcond")},
-    }
-
-    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=None, refit=True, basis="random", n_basis=None, random_state=None, *,
-                 rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,
-                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
-        self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
-        self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
-        self.basis, self.n_basis, self.random_state, self.rcond = basis, n_basis, random_state, rcond
-        self.rank, self.predictor, self.gamma, self.degree, self.coef0 = rank, predictor, gamma, degree, coef0
-        self.normalize_kernel, self.block_size, self.n_jobs = normalize_kernel, block_size, n_jobs
-
-
-class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
-    __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
-    selection on the approximate model's exact CV.
-""" + NYSTROM_SEARCH_DOC
-
-
-@with_calibration("the refitted model's exact LOO (see :class:`lssvm.NystromLSSVC`)", "\n    Other Parameters", False)
-class NystromLSSVCCV(SearchProbaMixin, ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
-    __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
-    hyper-parameter selection on the approximate model's exact CV.
-""" + NYSTROM_SEARCH_DOC + """    classes_ : ndarray of shape (n_classes,)
-"""

@@ -4,7 +4,7 @@
 function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`~lssvm.selection.SparseLSSVMCV`
 (:mod:`lssvm.selection.sparse_cv`) the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012: exact LOO, or exact k-fold with
 held-out basis points removed); :class:`FixedSizeCV` the SCDP fixed-size
-LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`NystromCV`
+LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`lssvm.selection.nystrom.NystromCV`
 the approximate criterion of Ding & Liao 2012, the LS-SVM on a rank-k Nyström kernel
 (Algorithm 2).  Each fixes the folds and every kernel-independent random
 draw (basis, prototypes, columns) when constructed, so every candidate is
@@ -26,23 +26,22 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from .._labels import LabelCoder, encode_classes
-from .._params import check_int, count_or_fraction
+from .._params import check_int
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import nystrom_columns, prototype_pool
+from ..basis import prototype_pool
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import resolve_folds
 from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
-from ..solvers import check_alphas
+from ..solvers import check_alphas, dense_factorize
 from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
-from ..solvers.nystrom import dense_factorize, nystrom_factorize
 from ..solvers.scdp import DEFAULT_N_CANDIDATES
 from ..solvers.whitening import BLOCK as WHITENING_BLOCK
 
-__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
+__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
 # Paper 003's grid: its LS-SVM gamma in 2^-15 ... 2^9 (steps of 2^2), alpha = 1/gamma;
 # its RBF sigma^2 in 2^-15 ... 2^5, our gamma = 1/sigma^2 (math.md section 1).
@@ -400,57 +399,3 @@ class FixedSizeCV(_RowsCV):
             err = curves.curve("error_rate")[0][pick][:, 0]
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, {"model_size": sizes.mean(axis=1)})
-
-
-class NystromCV(_RowsCV):
-    """Paper 003's approximate CV: the LS-SVM on a rank-k Nyström kernel.
-
-    Parameters
-    ----------
-    X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
-        As for :class:`DenseLSSVMCV`.
-    n_basis : int or float, default=0.1
-        c columns (a count or a fraction of n), drawn once at construction
-        (the same columns for every candidate, so the criterion is smooth in
-        the parameters).
-    rank : int or float, default=0.5
-        k (a count or a fraction of c).
-    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
-        As for :class:`lssvm.NystromLSSVR`; "fvs" depends on the kernel and
-        is redrawn per candidate from a fixed seed.
-    rcond : float in (0, 1), default=1e-10
-        As for :class:`lssvm.NystromLSSVR`.
-
-    Notes
-    -----
-    Per call: O(n c) kernel values (from cached distances for RBF), O(c^3)
-    ``eigh``, O(n c k) features; per alpha O(n k) for LOO, or O(n k^2)
-    per fold plus O(k^3 + h k) per fold and alpha.  Memory O(n c).
-    """
-
-    def __init__(self, X, y, *, n_basis=0.1, rank=0.5, basis="random", rcond=1e-10, **kw):
-        super().__init__(X, y, **kw)
-        self.rank_spec = rank
-        self.rcond = float(rcond)
-
-        def draw(kern, rng):
-            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
-
-        self._init_rows(not isinstance(basis, str) or basis != "fvs", draw)
-        #: k for the fixed columns (None while FVS draws them per candidate)
-        self.rank = None if self._fixed is None else count_or_fraction("rank", rank, 0.5, self._fixed.size)
-
-    def _factorize_rows(self, kern, params):
-        rows, C = self._rows_and_columns(kern, params)
-        k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
-        return nystrom_factorize(C, C[rows], self.Y, rank=k, rcond=self.rcond)
-
-    @uses_threads
-    def __call__(self, **params):
-        fac = self._factorize_rows(self._kernel(params), params)
-        return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))
-
-    @property
-    def columns(self):
-        """The sampled rows (kernel-independent sampling)."""
-        return self._fixed

@@ -7,7 +7,7 @@ so their exact CV on Dask is the sparse engine's
 
 * Nyström: the sparse fit on the sampled columns with the rank-k map
   ``U_k L_k^(-1/2)`` as its whitening (:func:`~lssvm.backends.dask.fit_sparse`
-  with ``whitener``); this module draws the columns (:func:`nystrom_columns`).
+  with ``whitener``); this module draws the columns (:func:`sampled_columns`).
 * Fixed size: SCDP runs on the pool's sums; one pass sums
   :class:`lssvm.solvers.fixed_size.GramSums` per fold, and the system, the
   fold downdates, SCDP, the CV curves over model sizes and the guards are
@@ -57,7 +57,7 @@ from .passes import run_pass, shared, tree_reduce
 from .rows import RowData, as_row_data, take_rows
 from .sparse import DaskFolds, draw_basis, fit_sparse, resolve_dask_cv, target_range, total_moments
 
-__all__ = ["nystrom_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
+__all__ = ["sampled_columns", "prototype_pool", "gram_pass", "summed_rows", "class_labels", "path_errors_pass",
            "support_engine", "DaskTargetGroups", "RENYI_POOL_FACTOR"]
 
 #: Rényi selection on Dask picks among ``RENYI_POOL_FACTOR * M`` rows drawn at random.
@@ -82,9 +82,9 @@ def _needs_memory(name, value, allowed):
 
 
 # -------------------------------------------------------------- Nyström
-def nystrom_columns(data, kernel, sampling, n_components, random_state):
+def sampled_columns(data, kernel, sampling, n_components, random_state):
     """Sampled columns of Dask data: the rows and their indices, as
-    :func:`lssvm.basis.nystrom_columns` draws them in memory ("random":
+    :func:`lssvm.basis.sampled_columns` draws them in memory ("random":
     the same ``choice`` call; or given row indices)."""
     m = data.n_samples
     rng = check_random_state(random_state)
@@ -95,7 +95,7 @@ def nystrom_columns(data, kernel, sampling, n_components, random_state):
         idx = np.sort(rng.choice(m, c, replace=False))
     else:
         idx = _row_indices(sampling, m, "basis")
-    Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="Nystrom column", stacklevel=4)
+    Z, idx = drop_near_duplicates(take_rows(data.X, idx), kernel, idx, what="sampled column", stacklevel=4)
     return Z, idx
 
 

@@ -1,6 +1,6 @@
 """The fixed-size and Nyström search criteria on Dask data: the
 interface of :class:`lssvm.selection.FixedSizeCV` and
-:class:`lssvm.selection.NystromCV`, computed by the passes of
+:class:`lssvm.selection.nystrom.NystromCV`, computed by the passes of
 :mod:`lssvm.backends.dask.families` (fixed size) and the sparse fit with the
 Nyström map (:func:`lssvm.backends.dask.fit_sparse`).
 
@@ -19,18 +19,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..._params import count_or_fraction
 from ...basis import near_duplicate_free
 from ...cv.fixed_size import chosen_sizes, scdp_seed
 from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
 from ...solvers import check_alphas
-from ...solvers.nystrom import nystrom_projection
-from .families import nystrom_columns, prototype_pool, summed_rows
+from .families import prototype_pool, summed_rows
 from .rows import as_row_data, count_classes
-from .sparse import fit_sparse, resolve_dask_cv
+from .sparse import resolve_dask_cv
 
-__all__ = ["DaskFixedSizeCV", "DaskNystromCV"]
+__all__ = ["DaskFixedSizeCV"]
 
 
 class _DaskRowsCV:
@@ -78,30 +76,6 @@ class _DaskRowsCV:
         err = wrong / m if (self.classification and wrong is not None) else None
         self.n_evaluations += 1
         return CVPath(self.alphas, sse.sum(axis=1) / (m * v), err, info)
-
-
-class DaskNystromCV(_DaskRowsCV):
-    """:class:`lssvm.selection.NystromCV` on Dask data ("random" or given
-    columns, drawn once; exact LOO or k-fold with the columns kept)."""
-
-    def __init__(self, X, y, *, n_basis=None, rank=0.5, basis="random", rcond=1e-10, **kw):
-        super().__init__(X, y, **kw)
-        self.rank_spec, self.rcond = rank, float(rcond)
-        self._Z, self._idx = nystrom_columns(self.data, self._kernel({}), basis, n_basis, self.random_state)
-        self.rank = count_or_fraction("rank", rank, 0.5, self._idx.size)
-
-    def __call__(self, **params):
-        kern = self._kernel(params)
-        Z, idx = self._rows(kern)
-        k = count_or_fraction("rank", self.rank_spec, 0.5, idx.size)
-        fit = fit_sparse(self.data, kern, None, None, None, self.rcond, self.classes, basis_rows=(Z, idx),
-                         whitener=nystrom_projection(kern(Z, Z), k, self.rcond))
-        sums = fit.loo_sums(self.alphas) if self.loo else fit.cv_sums(self.spec, self.alphas, "keep")
-        return self._finish(sums.sse, sums.wrong, {})
-
-    @property
-    def columns(self):
-        return self._idx
 
 
 class DaskFixedSizeCV(_DaskRowsCV):
