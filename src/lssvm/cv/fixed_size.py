@@ -15,9 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._threads import parallel_map
-from ..solvers.fixed_size import FixedSizeSystem, GramSums, augmented_rows, normal_solve_error, solve_guarded
-from ..solvers.scdp import SCDPState
-from ..solvers.weighted_rls import weighted_gram_sums
+from ..solvers.fixed_size import (
+    FixedSizeSystem,
+    GramSums,
+    SCDPState,
+    augmented_rows,
+    normal_solve_error,
+    solve_guarded,
+    weighted_gram_sums,
+)
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]

@@ -26,9 +26,14 @@ from ..cv import WeightedSparseEngine, resolve_folds
 from ..cv.fixed_size import fixed_size_cv_curves, scdp_seed
 from ..kernels import make_kernel, resolve_gamma
 from ..solvers import factorize_weighted_rls
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, normal_solve_error, solve_guarded
+from ..solvers.fixed_size import (
+    FixedSizeSystem,
+    augmented_rows,
+    normal_solve_error,
+    solve_guarded,
+    weighted_gram_sums,
+)
 from ..solvers.nystrom import nystrom_projection
-from ..solvers.weighted_rls import weighted_gram_sums
 
 __all__ = ["WeightedRowsInMemory", "fit_weighted_fixed_size", "fit_weighted_nystrom", "weighted_kernel"]
 

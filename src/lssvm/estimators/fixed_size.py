@@ -36,8 +36,7 @@ from ..cv import resolve_folds
 from ..cv.fixed_size import RowsInMemory, chosen_sizes, scdp_seed
 from ..exceptions import warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..solvers.fixed_size import FS_GUARD_RTOL
-from ..solvers.scdp import DEFAULT_N_CANDIDATES, SCDPState
+from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, FS_GUARD_RTOL, SCDPState
 from ._base import check_sample_weight
 from ._bayes import BayesMixin
 from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin

@@ -37,9 +37,8 @@ from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
 from ..solvers import check_alphas
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
+from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.nystrom import dense_factorize, nystrom_factorize
-from ..solvers.scdp import DEFAULT_N_CANDIDATES
 from ..solvers.whitening import BLOCK as WHITENING_BLOCK
 
 __all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]

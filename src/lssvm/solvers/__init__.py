@@ -1,7 +1,7 @@
 """Solvers (layer 3): factorisations that serve a whole regularisation path."""
 
 from ._nogil import syr2k_lower_
-from .scdp import SCDPResult, scdp
+from .fixed_size import SCDPResult, scdp
 from .sparse_rls import PathSolution, SparseRLSFactorization, check_alphas, factorize_sparse_rls
 from .weighted_rls import WeightedRLSFactorization, factorize_weighted_rls
 
