@@ -3,14 +3,13 @@
 from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
 from .family_search_cv import (
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVRCV,
     NystromLSSVCCV,
     NystromLSSVRCV,
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
+from .fixed_size_search import FixedSizeLSSVCCV, FixedSizeLSSVRCV
 from .nystrom import NystromLSSVC, NystromLSSVR
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
