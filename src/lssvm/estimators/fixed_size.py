@@ -42,6 +42,7 @@ from ..cv.fixed_size import (
     scdp_seed,
     selected_coordinates_held_out,
 )
+from ..cv.no_intercept import NoInterceptRidgeEngine
 from ..exceptions import NotFittedError, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
 from ..selection.fixed_size import WHOLE_POOL_RCOND, whole_pool_fold_scores, whole_pool_outputs
@@ -168,14 +169,14 @@ class SupportEngineMixin:
     _groups_at_any_alpha = True
 
     def _support_groups(self):
-        """A regressor's outputs grouped by the prototypes their SCDP runs chose, as ``(alpha, outputs)``
+        """A regressor's outputs grouped by the coordinates (prototypes, intercept) their SCDP runs chose, as ``(alpha, outputs)``
         pairs (the groups :func:`lssvm.estimators._base.per_target_alpha` runs the shared methods on, one
         engine each, at the fitted alpha or any other); None where every output has the same support, and
         for classifiers (whose error rates need every output's values together)."""
-        W, M = self.coef_full_, self.n_basis_
+        W = self.coef_full_
         if is_classifier(self) or W.shape[1] == 1:
             return None
-        keys = [np.flatnonzero(W[:M, j] != 0).tobytes() for j in range(W.shape[1])]
+        keys = [np.flatnonzero(W[:, j] != 0).tobytes() for j in range(W.shape[1])]
         if len(set(keys)) == 1:
             return None
         groups = {}
@@ -204,10 +205,14 @@ class SupportEngineMixin:
         supported prototypes at the fitted alpha, built on first use (O(m s d + m s^2 + s^3) for s
         supported prototypes).
 
+        An output whose SCDP run left the intercept out is the same ridge without intercept on its
+        supported prototypes (:class:`lssvm.cv.no_intercept.NoInterceptRidgeEngine`, exact by one
+        solve per fold and alpha).
+
         Raises
         ------
         ValueError
-            Where no sparse model is the fitted one: an output without the intercept among its
+            Where no sparse model is the fitted one: a weighted fit without the intercept among its
             coordinates, no prototype, or a fit on Dask collections (the rows are not in memory).  A
             regressor's outputs on different prototypes run their methods group by group
             (:meth:`_support_groups`), each group on its own engine.  A classifier's outputs on different prototypes get one engine per
@@ -227,14 +232,15 @@ class SupportEngineMixin:
                                  "training data to get cross-validation results")
         W, M = self.coef_full_, self.n_basis_
         chosen = W[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
-        if np.any(W[M] == 0):
+        coords = W != 0  # (M + 1, v): and whether it chose the intercept
+        if np.any(W[M] == 0) and getattr(self, "_fit_weights", None) is not None:
             raise ValueError(
-                "SCDP left the intercept out of this model (its coefficient is 0), while the exact CV engine's "
-                "model has an unpenalised intercept; use a larger max_size or solver='direct'")
+                "SCDP left the intercept out of this weighted model (its coefficient is 0), while the exact "
+                "weighted CV engine's model has an unpenalised intercept; use a larger max_size or solver='direct'")
         classes = self.classes_ if is_classifier(self) else None
-        if np.all(chosen == chosen[:, :1]) and (classes is None or chosen[:, 0].any()):
+        if np.all(coords == coords[:, :1]) and (classes is None or chosen[:, 0].any()):
             support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
-            self._engine = self._support_engine(X, Y, support, classes)
+            self._engine = self._support_engine(X, Y, support, classes, bool(coords[M, 0]))
             return self._engine
         if classes is None:
             raise ValueError(
@@ -245,14 +251,25 @@ class SupportEngineMixin:
         # one engine per group, assembled
         groups = {}
         for j in range(W.shape[1]):
-            groups.setdefault(chosen[:, j].tobytes(), []).append(j)
+            groups.setdefault(coords[:, j].tobytes(), []).append(j)
         cols = [np.array(g) for g in groups.values()]
-        engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None) for g in cols]
+        engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None, bool(coords[M, g[0]]))
+                   for g in cols]
         self._engine = TargetGroupsEngine(engines, cols, Y, classes, weights=getattr(self, "_fit_weights", None))
         return self._engine
 
-    def _support_engine(self, X, Y, support, classes):
-        """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3)."""
+    def _support_engine(self, X, Y, support, classes, intercept=True):
+        """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3);
+        without ``intercept``, the engine of the ridge without intercept on them."""
+        if support.size and not intercept:
+            Z = self.basis_vectors_[support]
+            rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
+            return NoInterceptRidgeEngine(X, Y, Z, rows, self.kernel_, classes, unavailable=(
+                "this fixed-size model has none (its SCDP run left the intercept out): use a larger max_size or "
+                "solver='direct'"))
+        if not intercept:  # neither a prototype nor the intercept: the model is 0
+            raise ValueError("this model uses no coordinate (SCDP chose neither a prototype nor the intercept), so "
+                             "it has nothing to cross-validate: use a larger max_size, size_rule=0 or solver='direct'")
         if support.size == 0 and is_classifier(self):  # an output that predicts its training mean
             return InterceptOnlyEngine(Y)
         if support.size == 0:
