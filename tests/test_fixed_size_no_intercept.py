@@ -9,6 +9,9 @@ import pytest
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from lssvm import FixedSizeLSSVC, FixedSizeLSSVR
+from lssvm.cv.no_intercept import NoInterceptRidgeEngine
+from lssvm.exceptions import NumericalWarning
+from lssvm.kernels import make_kernel
 
 
 def _quiet_fit(est, X, y):
@@ -111,3 +114,19 @@ def test_classifier_decision_values_equal_explicit_refits():
     want = _held_out(est, X, t, folds, "remove")
     np.testing.assert_allclose(est.cv_decision_function(cv=4), want, rtol=1e-6, atol=1e-9)
     assert est.cv_error(cv=4) == pytest.approx(np.mean((want > 0) != (t > 0)))  # a 0 output is the negative class
+
+
+def test_a_row_that_is_its_own_fit_warns():
+    # an isolated basis point under a narrow kernel: its column is its own row's indicator, so at a tiny
+    # alpha its leverage is 1 - alpha / (1 + alpha) and its leave-one-out residual is not determined
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.standard_normal((20, 2)), [[50.0, 50.0]]])
+    y = rng.standard_normal(21)
+    engine = NoInterceptRidgeEngine(X, y[:, None], X[[0, 20]], np.array([0, 20]), make_kernel("rbf", gamma=1.0))
+    with pytest.warns(NumericalWarning, match="hat-matrix diagonal of training row"):
+        engine.loo_residuals(np.array([1e-12]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R = engine.loo_residuals(np.array([1.0]))
+    # the far row at alpha = 1: its weight fits y / 2, its LOO model is 0, so the residual is y
+    assert R[0, 20, 0] == pytest.approx(y[20], rel=1e-9)

@@ -21,6 +21,7 @@ from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
 from ..basis import basis_holders
 from ..solvers.row_blocks import misclassified
+from ..solvers.sparse_rls import LEVERAGE_TOL, warn_tiny_leverage
 from .engine import ErrorSums, MemorySparseEngine
 from .holdout import BASIS_IN_HOLDOUT, check_indices
 
@@ -97,12 +98,19 @@ class NoInterceptRidgeEngine:
         """``y_i - f_{-i}(x_i)``, the basis kept, (A, m, v): ``(y_i - f_i) / (1 - h_ii)``."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
         out = np.empty((alphas.size,) + self.Y.shape)
+        tiny = np.zeros(self.n_samples, dtype=bool)
+        bad = np.zeros(alphas.size, dtype=bool)
         for a, alpha in enumerate(alphas):
             A = self._gram + alpha * self.K_ZZ
             sol = linalg.solve(A, np.hstack([self._rhs, self.K.T]), assume_a="sym", check_finite=False)
             coef, KinvKt = sol[:, :self.Y.shape[1]], sol[:, self.Y.shape[1]:]
-            h = np.einsum("ij,ji->i", self.K, KinvKt)
-            out[a] = (self.Y - self.K @ coef) / (1.0 - h)[:, None]
+            denom = 1.0 - np.einsum("ij,ji->i", self.K, KinvKt)
+            low = denom <= LEVERAGE_TOL  # the row is its own fit: its residual is not determined
+            tiny |= low
+            bad[a] = low.any()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[a] = (self.Y - self.K @ coef) / denom[:, None]
+        warn_tiny_leverage(np.flatnonzero(tiny), stacklevel=4, alphas=alphas[bad])
         return out
 
     def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
