@@ -130,3 +130,39 @@ def test_a_row_that_is_its_own_fit_warns():
         R = engine.loo_residuals(np.array([1.0]))
     # the far row at alpha = 1: its weight fits y / 2, its LOO model is 0, so the residual is y
     assert R[0, 20, 0] == pytest.approx(y[20], rel=1e-9)
+
+
+def _loo_with_or_without_intercept(est, X, t, j):
+    """Explicit leave-one-out residuals of output ``j`` on its own coordinates: ridge on its supported
+    prototypes, with an unpenalised intercept where its SCDP run chose one."""
+    M = est.n_basis_
+    Z = est.basis_vectors_[np.flatnonzero(est.coef_full_[:M, j] != 0)]
+    intercept = est.coef_full_[M, j] != 0
+    s, U = np.linalg.eigh(est.kernel_(Z, Z))
+    root = (U * np.sqrt(np.clip(s, 0.0, None))).T
+    A = est.kernel_(X, Z)
+    if intercept:
+        A, root = np.column_stack([A, np.ones(len(X))]), np.column_stack([root, np.zeros(len(Z))])
+    out = np.empty(len(t))
+    for i in range(len(t)):
+        train = np.delete(np.arange(len(t)), i)
+        c = np.linalg.lstsq(np.vstack([A[train], np.sqrt(est.alpha) * root]),
+                            np.concatenate([t[train], np.zeros(len(Z))]), rcond=None)[0]
+        out[i] = t[i] - A[i] @ c
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_outputs_on_the_same_prototypes_with_and_without_the_intercept(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (50, 1))
+    base = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(50)
+    Y = np.column_stack([base, base + 3.0])
+    est = _quiet_fit(FixedSizeLSSVR(gamma=0.8, alpha=10.0, random_state=seed), X, Y)
+    W, M = est.coef_full_, est.n_basis_
+    assert W[M, 0] == 0 and W[M, 1] != 0, "precondition: one output without the intercept, one with"
+    assert np.array_equal(W[:M, 0] != 0, W[:M, 1] != 0), "precondition: the same prototypes"
+    R = est.loo_residuals()
+    for j in range(2):
+        np.testing.assert_allclose(R[:, j], _loo_with_or_without_intercept(est, X, Y[:, j], j), rtol=1e-6,
+                                   atol=1e-8)
