@@ -2,13 +2,9 @@
 
 from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
-from .family_search_cv import (
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVRCV,
-    SparseLSSVCCV,
-    SparseLSSVRCV,
-)
+from .family_search_cv import SparseLSSVCCV, SparseLSSVRCV
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
+from .fixed_size_search import FixedSizeLSSVCCV, FixedSizeLSSVRCV
 from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR

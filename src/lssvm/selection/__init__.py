@@ -12,9 +12,9 @@ from .criteria import (
     PAPER003_GAMMAS,
     CVPath,
     DenseLSSVMCV,
-    FixedSizeCV,
 )
 from .csa import CSAResult, coupled_simulated_annealing
+from .fixed_size import FixedSizeCV
 from .gradient import cv_error_and_gradient
 from .refine import coarse_to_fine_evaluations, coarse_to_fine_search
 from .search import MAX_EVALUATIONS, SearchResult, csa_search, grid_search, nelder_mead_search

@@ -1,8 +1,8 @@
 """Solvers (layer 3): factorisations that serve a whole regularisation path."""
 
 from ._nogil import syr2k_lower_
+from .fixed_size import SCDPResult, scdp
 from .nystrom import dense_factorize
-from .scdp import SCDPResult, scdp
 from .sparse_rls import PathSolution, SparseRLSFactorization, check_alphas, factorize_sparse_rls
 from .weighted_rls import WeightedRLSFactorization, factorize_weighted_rls
 
