@@ -16,7 +16,8 @@ from .._labels import encode_classes
 from ..backends import is_dask_collection
 from ..basis import prototype_pool
 from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
-from ..selection import FixedSizeCV, SparseLSSVMCV
+from ..selection import SparseLSSVMCV
+from ..selection.fixed_size import FixedSizeCV
 from ._calibration import SearchProbaMixin, with_calibration
 from ._constraints import SEARCH_PARAMS
 from ._docs import RESULT_DOC, SEARCH_DOC
@@ -90,7 +91,7 @@ class FixedSizeFamily(SearchFamily):
     """The fixed-size LS-SVM (Karsmakers et al. 2011): a prototype pool, SCDP choosing which prototypes get a
     weight and its size rule the model size on v folds.  With ``size_search="refit"`` the candidates are scored
     by the exact CV of the model on the whole pool (the sparse criterion on the prototypes) and SCDP runs once,
-    in the refit; with "candidates" by :class:`lssvm.selection.FixedSizeCV` at every candidate."""
+    in the refit; with "candidates" by :class:`lssvm.selection.fixed_size.FixedSizeCV` at every candidate."""
 
     regressor, classifier = FixedSizeLSSVR, FixedSizeLSSVC
     default_cv = 10

@@ -21,7 +21,7 @@ in memory (k-center, FVS, "all") raise a clear error.  Folds: those of
 :func:`lssvm.backends.dask.resolve_dask_cv`.
 
 Also here: :class:`DaskFixedSizeCV`, the search criterion
-(:class:`lssvm.selection.FixedSizeCV`) on Dask data, and
+(:class:`lssvm.selection.fixed_size.FixedSizeCV`) on Dask data, and
 :func:`dask_whole_pool_cv`, the CV of the model on the whole pool.
 """
 
@@ -345,7 +345,7 @@ def _coded_targets(data, classes):
 
 
 class DaskFixedSizeCV(_DaskRowsCV):
-    """:class:`lssvm.selection.FixedSizeCV` on Dask data: each alpha scored at
+    """:class:`lssvm.selection.fixed_size.FixedSizeCV` on Dask data: each alpha scored at
     the model size the size rule picks on the fast v-fold curves.
 
     The search checks the model parameters first (the estimator's own
@@ -354,7 +354,7 @@ class DaskFixedSizeCV(_DaskRowsCV):
     Attributes
     ----------
     refit_random_state : int
-        As for :class:`lssvm.selection.FixedSizeCV`.
+        As for :class:`lssvm.selection.fixed_size.FixedSizeCV`.
     """
 
     def __init__(self, X, y, *, cv=10, basis="pchol", n_basis=None, solver="scdp", max_size=None,
