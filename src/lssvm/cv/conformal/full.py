@@ -62,15 +62,10 @@ def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_
 
     Parameters
     ----------
-    fac : SparseRLSFactorization
-    kernel : callable
-        ``kernel(X, Z)``, the fitted kernel.
-    basis_vectors : ndarray of shape (n, d)
-    X : ndarray of shape (t, d)
-    coverage : float
-    alpha : float
-    block_size : int, optional
-        Most test rows per block.
+    fac, kernel, basis_vectors, X, coverage, alpha, block_size
+        As :func:`lssvm.cv.conformal.jackknife.sparse_jackknife_plus`: the
+        factorisation, the fitted kernel, the basis (n, d), the test rows
+        (t, d), the coverage, the fitted alpha and the most test rows per block.
 
     Returns
     -------
