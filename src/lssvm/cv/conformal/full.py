@@ -139,7 +139,8 @@ def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage, x_nor
     h = offset + x_norms * x_norms
     out = np.empty((Ax.shape[0], 2, v))
     done = np.zeros(Ax.shape[0], dtype=bool)
-    if np.all(np.isfinite(E)) and np.all(np.isfinite(A)) and np.all(np.isfinite(Ax)):
+    # finite row norms (sums of squares) certify finite rows without a pass over the m x r rows per block
+    if np.all(np.isfinite(E)) and np.all(np.isfinite(row_norms)) and np.all(np.isfinite(Ax)):
         selections = []
         for j in range(v):
             s = np.sign(E[:, j])
