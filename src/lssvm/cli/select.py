@@ -215,8 +215,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
+        if n_basis is None and model_kind == "sparse":  # the sparse searches' default: grown by exact CV
+            n_basis = "auto" if search != "gradient" and not streaming and basis in (None, "auto", "pchol") else None
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
-        if (n_basis == "auto" or time_budget is not None) and model_kind != "sparse":
+        if (params["n_basis"] == "auto" or time_budget is not None) and model_kind != "sparse":
             raise ValueError("--n-basis auto and --time-budget are for --model sparse")
         if search == "gradient" and model_kind != "sparse":
             raise ValueError("--search gradient is for --model sparse (L-BFGS-B on the sparse model's exact CV "
@@ -249,8 +251,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             click.echo(line)
         search_seconds = cost.seconds
         if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
-            click.echo("basis      auto: grown after the search" + (f" within {time_budget:g} s" if time_budget else ""))
-            search_seconds = max(search_seconds, time_budget or 0.0)
+            budget = est.time_budget
+            click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))
+            search_seconds = max(search_seconds, budget or 0.0)
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -307,8 +310,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     grown = getattr(est, "basis_curve_", None)
     if grown is not None:
-        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
-                   grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
+        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + (
+                   f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
+                   else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
