@@ -40,6 +40,7 @@ from ._options import basis_options, kernel_options, parse_log_values, table_opt
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
+from ._target_choice import choose_cli_target_transform, target_transform_option, target_transform_text
 
 __all__ = ["select"]
 
@@ -117,6 +118,7 @@ def _results_table(search, top):
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
                    "would not fit.")
+@target_transform_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -138,7 +140,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose):
+           chunk_rows, verbose, target_transform="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
@@ -284,11 +286,16 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                     est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
         caught[:] = _echo_edge_warnings(caught)
-        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
+        with collect_warnings() as caught_transform:
+            est, transform_choice = choose_cli_target_transform(est, Xs, y, target_transform, task, streaming)
+        caught.extend(caught_transform)
+        transform_text = target_transform_text(transform_choice)
+        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding,
+                           target_transform=None if transform_choice is None else transform_choice.transform)
         test_values = None
         if test_frame is not None:
             with collect_warnings() as caught_eval:
-                test_values = evaluate(est, X_test, y_test.to_numpy(), task)
+                test_values = evaluate(model.predictor(), X_test, y_test.to_numpy(), task)
             caught.extend(caught_test + caught_eval)
     except ValueError as exc:
         echo_warnings(caught, verbose)
@@ -314,6 +321,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                    f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
                    else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
+    if transform_text:
+        click.echo(f"target     transform {transform_text}")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
@@ -346,6 +355,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
+    if transform_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("target transform", transform_text))
     if test_values is not None:
         summary.append(("test metrics", f"{format_metrics(test_values)} on {len(test_frame)} rows"))
     summary += [("lssvm version", __version__), ("date", time.strftime("%Y-%m-%d %H:%M:%S %Z")),
@@ -354,6 +365,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
+                      **({"target_transform": transform_text} if transform_text else {}),
                       # a metric undefined on the test rows (AUC of one class) is stored as null
                       **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
                                                                           for k, v in test_values}})}
@@ -366,7 +378,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             task == "regression" or len(est.classes_) == 2):
         raw = model.x_center[0] + model.x_scale[0] * np.asarray(Xs)[:, 0]
         if task == "regression":
-            curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
+            curve = (raw, y, lambda g: model.predictor().predict(model.transform(g)), features[0], str(target_name))
         else:  # decision value against the input, the rows at +1 / -1
             curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
