@@ -34,6 +34,7 @@ from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
+from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import basis_options, kernel_options, parse_log_values, table_options, verbose_option
@@ -119,6 +120,7 @@ def _results_table(search, top):
               help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
                    "would not fit.")
 @target_transform_option
+@categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -140,7 +142,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose, target_transform="auto"):
+           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
@@ -287,6 +289,17 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         elapsed = time.perf_counter() - t0
         caught[:] = _echo_edge_warnings(caught)
         with collect_warnings() as caught_transform:
+            encoding_text = None
+            if not streaming:
+                chosen_encoding, Xs, encoding_text = choose_cli_encoding(
+                    est, encoding, frame, Xs, y, categorical_encoding, scale, alpha_path, streaming)
+                if chosen_encoding is not encoding:  # ordinal kept: the inputs and test rows re-encoded
+                    encoding, features = chosen_encoding, list(chosen_encoding.feature_names)
+                    center, scale_ = np.zeros(len(features)), np.ones(len(features))  # identity when encoded
+                    if X_test is not None:
+                        X_test = encoding.transform(test_frame)
+            elif categorical_encoding == "ordinal":
+                raise ValueError("--categorical-encoding ordinal needs the rows in memory (leave out --chunk-rows)")
             est, transform_choice = choose_cli_target_transform(est, Xs, y, target_transform, task, streaming)
         caught.extend(caught_transform)
         transform_text = target_transform_text(transform_choice)
@@ -321,6 +334,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                    f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
                    else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
+    if encoding_text:
+        click.echo(f"encoding   categorical: {encoding_text}")
     if transform_text:
         click.echo(f"target     transform {transform_text}")
     click.echo("")
@@ -355,6 +370,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
+    if encoding_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("categorical encoding", encoding_text))
     if transform_text:
         summary.insert(summary.index(("model", cls.__name__)), ("target transform", transform_text))
     if test_values is not None:
@@ -366,6 +383,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
                       **({"target_transform": transform_text} if transform_text else {}),
+                      **({"categorical_encoding": encoding_text} if encoding_text else {}),
                       # a metric undefined on the test rows (AUC of one class) is stored as null
                       **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
                                                                           for k, v in test_values}})}
