@@ -117,8 +117,8 @@ def _results_table(search, top):
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
-                   "would not fit.")
+              help="Seconds for the search with --n-basis auto (default 60, the estimator's): the basis growth "
+                   "stops before a doubling that would not fit.")
 @target_transform_option
 @categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
