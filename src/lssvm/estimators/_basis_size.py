@@ -83,6 +83,8 @@ def grow_after_search(search, X, y, groups, clock_start):
     ``best_score_`` (``-cv_error`` at the chosen size).
     """
     best = search.best_estimator_
+    if not np.isfinite(search.best_score_):  # errors overflow float64: no size to compare, the caller says so
+        return record_not_applicable(search, "the search's CV error is not finite")
     if search.time_budget is not None:
         # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
         per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
