@@ -15,7 +15,7 @@ from lssvm.cv.basis_size import (
     BasisSizeCurve,
     choose_basis_size,
     grow_basis,
-    nystrom_factor,
+    pivot_cholesky_factor,
     prefix_cv_sums,
 )
 from lssvm.kernels import make_kernel
@@ -54,8 +54,8 @@ def test_every_prefix_size_equals_an_explicit_refit(seed, scheme):
     gamma, alphas = 0.4, np.array([0.03, 1.0])
     kernel = make_kernel("rbf", gamma=gamma)
     pivots = pivoted_cholesky(X, kernel, 20, random_state=seed).indices
-    G, L = nystrom_factor(X, kernel, pivots[:7])  # grown in two steps, as the growth does
-    G, L = nystrom_factor(X, kernel, pivots, G, L)
+    G, L = pivot_cholesky_factor(X, kernel, pivots[:7])  # grown in two steps, as the growth does
+    G, L = pivot_cholesky_factor(X, kernel, pivots, G, L)
     assert G.shape == (m, 20)
     if scheme == "loo":
         folds = [np.array([i]) for i in range(m)]
@@ -73,7 +73,7 @@ def test_prefix_sums_average_the_outputs():
     X, y = _data(3)
     Y = np.column_stack([y, -2 * y + 1, np.cos(X[:, 2])])
     kernel = make_kernel("rbf", gamma=0.5)
-    G, _ = nystrom_factor(X, kernel, pivoted_cholesky(X, kernel, 12, random_state=0).indices)
+    G, _ = pivot_cholesky_factor(X, kernel, pivoted_cholesky(X, kernel, 12, random_state=0).indices)
     sse, _ = prefix_cv_sums(G, Y, [0.1])
     per_output = [prefix_cv_sums(G, Y[:, [j]], [0.1])[0] for j in range(3)]
     np.testing.assert_allclose(sse, np.mean(per_output, axis=0), rtol=1e-10)

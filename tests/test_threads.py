@@ -191,7 +191,8 @@ def test_default_inside_dask_worker(monkeypatch):
 
 
 def test_criteria_take_n_jobs():
-    from lssvm.selection import DenseLSSVMCV, FixedSizeCV, NystromCV, SparseLSSVMCV
+    from lssvm.selection import DenseLSSVMCV, FixedSizeCV, SparseLSSVMCV
+    from lssvm.selection.nystrom import NystromCV
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((80, 2))

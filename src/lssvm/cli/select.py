@@ -20,14 +20,7 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from .. import __version__
 from .._labels import LabelCoder
 from ..cv import resolve_folds
-from ..estimators import (
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVRCV,
-    NystromLSSVCCV,
-    NystromLSSVRCV,
-    SparseLSSVCCV,
-    SparseLSSVRCV,
-)
+from ..estimators import MODELS
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel
@@ -37,7 +30,14 @@ from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost,
 from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
-from ._options import basis_options, kernel_options, parse_log_values, table_options, verbose_option
+from ._options import (
+    basis_options,
+    dask_bases_help,
+    kernel_options,
+    parse_log_values,
+    table_options,
+    verbose_option,
+)
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
@@ -45,22 +45,34 @@ from ._target_choice import choose_cli_target_transform, target_transform_option
 
 __all__ = ["select"]
 
-MODELS = {
-    "sparse": (SparseLSSVRCV, SparseLSSVCCV),
-    "fixed-size": (FixedSizeLSSVRCV, FixedSizeLSSVCCV),
-    "nystrom": (NystromLSSVRCV, NystromLSSVCCV),
-}
 #: groups up to this many are left out one at a time; more go into 10 group folds
 MAX_LEAVE_ONE_GROUP_OUT = 20
 
 
+def _models_that(takes):
+    """The --model names whose regressor preset ``takes(preset)``, as "a, b or c"."""
+    names = [name for name, (regressor, _) in MODELS.items() if takes(regressor)]
+    return " or ".join(", ".join(names[:-1]), names[-1]) if len(names) > 2 else " or ".join(names)
+
+
+def _model_help():
+    """--model's help: each family as its docstring names it (the text before the first colon)."""
+    return "; ".join(f"{name}: {' '.join(regressor.search_family().__doc__.split(':')[0].split())}"
+                     for name, (regressor, _) in MODELS.items()) + "."
+
+
+def _cv_default_help():
+    return ", ".join(f"{regressor.search_family().default_cv} for {name}" for name, (regressor, _) in MODELS.items())
+
+
 def _parse_cv(text, model):
     """``loo``, ``K`` or ``group:COL`` -> (cv for the estimator, group column or None)."""
+    search = MODELS[model][0]
     if text is None:
-        return (10 if model == "fixed-size" else "loo"), None
+        return search.search_family().default_cv, None
     if text == "loo":
-        if model == "fixed-size":
-            raise click.BadParameter("fixed-size models need folds: give K or group:COL", param_hint="--cv")
+        if not search.accepts(cv="loo"):
+            raise click.BadParameter(f"{model} models need folds: give K or group:COL", param_hint="--cv")
         return "loo", None
     if text.startswith("group:"):
         col = text[len("group:"):]
@@ -96,10 +108,10 @@ def _results_table(search, top):
 @table_options
 @kernel_options
 @click.option("--model", "model_kind", type=click.Choice(list(MODELS)), default="sparse", show_default=True,
-              help="sparse LS-SVM (papers 000/001), SCDP fixed-size (002) or Nystrom (003).")
+              help=_model_help())
 @click.option("--cv", "cv_text", default=None,
               help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
-                   f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
+                   f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: {_cv_default_help()}.")
 @click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa", "gradient"]), default="grid",
               show_default=True, help="gradient: L-BFGS-B on the exact CV error (--kernel ard: one width per input).")
 @click.option("--gammas", default=None,
@@ -133,10 +145,10 @@ def _results_table(search, top):
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
-              help="Stream the files in blocks of this many rows with Dask instead of loading them (basis and "
-                   "prototypes by pivoted Cholesky among a row sample, random Nystrom columns; categorical columns "
-                   "and missing values encoded from a first pass; K folds are the same as in memory).  Needs "
-                   "lssvm[dask].")
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (the basis "
+                   f"by the --basis each model draws on streamed rows: {dask_bases_help()}; pchol is pivoted "
+                   "Cholesky among a row sample; categorical columns and missing values encoded from a first "
+                   "pass; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
@@ -174,9 +186,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
-    if model_kind == "sparse" and isinstance(n_basis, float):
-        raise click.BadParameter(f"{n_basis}: the sparse model takes a whole number of basis points >= 1 (a fraction "
-                                 "of the rows is for --model fixed-size or nystrom)", param_hint="--n-basis")
+    if isinstance(n_basis, float) and not MODELS[model_kind][0].accepts(n_basis=n_basis):
+        raise click.BadParameter(f"{n_basis}: the {model_kind} model takes a whole number of basis points >= 1 (a "
+                                 f"fraction of the rows is for --model {_models_that(lambda c: c.accepts(n_basis=0.5))})",
+                                 param_hint="--n-basis")
     if max_evaluations is not None and not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
                                  param_hint="--max-evaluations")
@@ -219,14 +232,15 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
-        if n_basis is None and model_kind == "sparse":  # the sparse searches' default: grown by exact CV
+        if n_basis is None and cls.accepts(n_basis="auto"):  # the sparse searches' default: grown by exact CV
             n_basis = "auto" if search != "gradient" and not streaming and basis in (None, "auto", "pchol") else None
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
-        if (params["n_basis"] == "auto" or time_budget is not None) and model_kind != "sparse":
-            raise ValueError("--n-basis auto and --time-budget are for --model sparse")
-        if search == "gradient" and model_kind != "sparse":
-            raise ValueError("--search gradient is for --model sparse (L-BFGS-B on the sparse model's exact CV "
-                             "error); use --search grid, nelder-mead or csa")
+        if (n_basis == "auto" or time_budget is not None) and not cls.accepts(n_basis="auto"):
+            raise ValueError("--n-basis auto and --time-budget are for --model "
+                             + _models_that(lambda c: c.accepts(n_basis="auto")))
+        if search == "gradient" and not cls.search_family().has_gradient_search:
+            raise ValueError(f"--search gradient is for --model {_models_that(lambda c: c.search_family().has_gradient_search)} "
+                             "(L-BFGS-B on the model's exact CV error); use --search grid, nelder-mead or csa")
         if time_budget is not None:
             params["time_budget"] = time_budget
         if calibration is not None:
@@ -248,7 +262,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
         cost_basis = "random" if basis is None and search == "gradient" else basis  # basis="auto" (gradient_search)
-        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
+        cost = estimate_cost(cls.search_family().cost_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
                              n_basis=None if n_basis == "auto" else n_basis,
                              classification=task == "classification")
         for line in cost.lines():
@@ -448,14 +462,14 @@ def _check_streaming(data, chunk_rows, model_kind, basis):
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
-    allowed = ("random",) if model_kind == "nystrom" else ("pchol", "random")
+    allowed = MODELS[model_kind][0].search_family().dask_bases
     if basis not in (None, *allowed):
         raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows takes "
                                  + " or ".join(allowed) + " (pchol: pivoted Cholesky among a row sample)",
                                  param_hint="--basis")
     paths = expand_paths(data)
-    if basis is None:  # the model's default; pivoted Cholesky on a row sample for the sparse and fixed-size
-        basis = "random" if model_kind == "nystrom" else "pchol"
+    if basis is None:  # the family's default on Dask input ("pchol": pivoted Cholesky on a row sample)
+        basis = allowed[0]
     return paths, Path(paths[0]).name.split(".")[0], basis
 
 

@@ -370,8 +370,8 @@ class ProbaMixin(ConformalSetMixin):
                 raise
             raise ValueError(
                 f"calibration_cv={type(self.calibration_cv).__name__}(...) splits by group, but no groups reached "
-                f"{type(self).__name__}'s calibration (only FixedSizeLSSVC.fit takes groups; the *CV searches do "
-                "not pass theirs to the refit): give the folds themselves, calibration_cv=list(splitter.split(X, y, "
+                f"{type(self).__name__}'s calibration (groups reach it only from a fit on rows in memory whose signature "
+                "takes them; the *CV searches do not pass theirs to the refit): give the folds themselves, calibration_cv=list(splitter.split(X, y, "
                 "groups)), or an int"
             ) from None
         codes = getattr(self, "_codes", None)

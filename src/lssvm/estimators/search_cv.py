@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from .._targets import check_numeric_targets
@@ -67,6 +68,13 @@ class SearchFamily:
     model_params = ()
     #: ``cv=None``: the folds the family's criterion uses.
     default_cv = "loo"
+    #: The string ``basis`` values the family draws on Dask input, its default there first.
+    dask_bases = ("pchol", "random")
+    #: The cost model of a search of this family (``lssvm select``'s estimate): "sparse" (the exact path on a
+    #: basis), "pool" (a prototype pool with SCDP's curves on folds) or "low-rank" (columns cut to rank k).
+    cost_kind = "sparse"
+    #: Whether the family has ``search="gradient"`` (:meth:`gradient_search`).
+    has_gradient_search = False
 
     def __init__(self, search):
         self.search = search
@@ -115,6 +123,31 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
     _classification = False
     _parameter_constraints = SEARCH_PARAMS
     _family = SearchFamily
+
+    @classmethod
+    def search_family(cls):
+        """The :class:`SearchFamily` this search runs over; its class attributes (``default_cv``,
+        ``dask_bases``, ``cost_kind``, ``has_gradient_search``) describe the family to the command line."""
+        return cls._family
+
+    @classmethod
+    def accepts(cls, **params):
+        """Whether the constructor takes each of ``params`` at its value (its parameter constraints; a
+        parameter it does not have is not taken).  Cross-parameter rules are checked at ``fit``."""
+        constraints = cls._parameter_constraints
+        if not set(params) <= set(constraints):
+            return False
+        try:
+            validate_parameter_constraints({k: constraints[k] for k in params}, params, cls.__name__)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    @classmethod
+    def string_options(cls, param):
+        """The string values the constructor takes for ``param``, sorted (empty if none)."""
+        return tuple(sorted(option for constraint in cls._parameter_constraints.get(param, ())
+                            if isinstance(constraint, StrOptions) for option in constraint.options))
 
     @property
     def _estimator_class(self):
