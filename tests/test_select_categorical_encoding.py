@@ -38,7 +38,7 @@ def _explicit_loo_mse(X, y, rows, gamma):
     return min(out)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
 def test_choice_is_the_argmin_of_explicit_cv(tmp_path, seed):
     frame = _frame(seed)
     frame.to_csv(tmp_path / "t.csv", index=False)
