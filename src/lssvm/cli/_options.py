@@ -128,7 +128,8 @@ basis_options = _apply([
                  help="Basis size (pchol, fvs: at most); --model "
                       + " and ".join(name for name, (search, _) in MODELS.items() if search.accepts(n_basis=0.5))
                       + " also take a fraction of the rows "
-                      "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows)).  "
+                      "(< 1).  Default: auto for --model sparse in memory (not --search gradient); otherwise "
+                      "min(700, 10 sqrt(rows)), sparse regression min(500, 10 sqrt(rows)).  "
                       "auto (sparse, pchol): after the search, the basis grows by doublings while the exact CV "
                       "error of every size drops; the size of lowest CV error is kept (--time-budget)."),
 ])

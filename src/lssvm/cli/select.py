@@ -27,6 +27,7 @@ from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
+from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import (
@@ -40,6 +41,7 @@ from ._options import (
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
+from ._target_choice import choose_cli_target_transform, target_transform_option, target_transform_text
 
 __all__ = ["select"]
 
@@ -127,8 +129,10 @@ def _results_table(search, top):
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
-                   "would not fit.")
+              help="Seconds for the search with --n-basis auto (default 60, the estimator's): the basis growth "
+                   "stops before a doubling that would not fit.")
+@target_transform_option
+@categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -150,7 +154,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose):
+           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
@@ -228,6 +232,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
+        if n_basis is None and cls.accepts(n_basis="auto"):  # the sparse searches' default: grown by exact CV
+            n_basis = "auto" if search != "gradient" and not streaming and basis in (None, "auto", "pchol") else None
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
         if (n_basis == "auto" or time_budget is not None) and not cls.accepts(n_basis="auto"):
             raise ValueError("--n-basis auto and --time-budget are for --model "
@@ -263,8 +269,9 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             click.echo(line)
         search_seconds = cost.seconds
         if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
-            click.echo("basis      auto: grown after the search" + (f" within {time_budget:g} s" if time_budget else ""))
-            search_seconds = max(search_seconds, time_budget or 0.0)
+            budget = est.time_budget
+            click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))
+            search_seconds = max(search_seconds, budget or 0.0)
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -295,11 +302,27 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                     est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
         caught[:] = _echo_edge_warnings(caught)
-        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
+        with collect_warnings() as caught_transform:
+            encoding_text = None
+            if not streaming:
+                chosen_encoding, Xs, encoding_text = choose_cli_encoding(
+                    est, encoding, frame, Xs, y, categorical_encoding, scale, alpha_path, streaming)
+                if chosen_encoding is not encoding:  # ordinal kept: the inputs and test rows re-encoded
+                    encoding, features = chosen_encoding, list(chosen_encoding.feature_names)
+                    center, scale_ = np.zeros(len(features)), np.ones(len(features))  # identity when encoded
+                    if X_test is not None:
+                        X_test = encoding.transform(test_frame)
+            elif categorical_encoding == "ordinal":
+                raise ValueError("--categorical-encoding ordinal needs the rows in memory (leave out --chunk-rows)")
+            est, transform_choice = choose_cli_target_transform(est, Xs, y, target_transform, task, streaming)
+        caught.extend(caught_transform)
+        transform_text = target_transform_text(transform_choice)
+        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding,
+                           target_transform=None if transform_choice is None else transform_choice.transform)
         test_values = None
         if test_frame is not None:
             with collect_warnings() as caught_eval:
-                test_values = evaluate(est, X_test, y_test.to_numpy(), task)
+                test_values = evaluate(model.predictor(), X_test, y_test.to_numpy(), task)
             caught.extend(caught_test + caught_eval)
     except ValueError as exc:
         echo_warnings(caught, verbose)
@@ -321,9 +344,14 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     grown = getattr(est, "basis_curve_", None)
     if grown is not None:
-        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
-                   grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
+        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + (
+                   f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
+                   else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
+    if encoding_text:
+        click.echo(f"encoding   categorical: {encoding_text}")
+    if transform_text:
+        click.echo(f"target     transform {transform_text}")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
@@ -356,6 +384,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
+    if encoding_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("categorical encoding", encoding_text))
+    if transform_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("target transform", transform_text))
     if test_values is not None:
         summary.append(("test metrics", f"{format_metrics(test_values)} on {len(test_frame)} rows"))
     summary += [("lssvm version", __version__), ("date", time.strftime("%Y-%m-%d %H:%M:%S %Z")),
@@ -364,6 +396,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
+                      **({"target_transform": transform_text} if transform_text else {}),
+                      **({"categorical_encoding": encoding_text} if encoding_text else {}),
                       # a metric undefined on the test rows (AUC of one class) is stored as null
                       **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
                                                                           for k, v in test_values}})}
@@ -376,7 +410,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             task == "regression" or len(est.classes_) == 2):
         raw = model.x_center[0] + model.x_scale[0] * np.asarray(Xs)[:, 0]
         if task == "regression":
-            curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
+            curve = (raw, y, lambda g: model.predictor().predict(model.transform(g)), features[0], str(target_name))
         else:  # decision value against the input, the rows at +1 / -1
             curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],

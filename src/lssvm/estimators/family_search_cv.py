@@ -82,9 +82,11 @@ class SparseFamily(SearchFamily):
 
     def gradient_search(self):
         s = self.search
+        # n_basis="auto" does not apply to the gradient search: its own default size
         return GradientSearch(lambda **params: s._estimator_class(**{**s._model_params(), **params}),
                               classification=s._classification,
-                              **{k: getattr(s, k) for k in GradientSearch.PARAMETERS}).check()
+                              **{k: None if k == "n_basis" and is_auto(s.n_basis) else getattr(s, k)
+                                 for k in GradientSearch.PARAMETERS}).check()
 
 
 class _SparseSearchCV(WeightedSearchMixin, FamilySearchCV):
@@ -92,11 +94,11 @@ class _SparseSearchCV(WeightedSearchMixin, FamilySearchCV):
     _parameter_constraints = SPARSE_SEARCH_PARAMS
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
-                 max_evaluations=None, refit=True, basis="auto", n_basis=None, random_state=None, *,
+                 max_evaluations=None, refit=True, basis="auto", n_basis="auto", random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se",
-                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto", time_budget=None):
+                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto", time_budget=60.0):
         self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
         self.alpha_per_target, self.store_cv_results = alpha_per_target, store_cv_results
         self.n_targets_batch = n_targets_batch

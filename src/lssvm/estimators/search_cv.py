@@ -31,7 +31,7 @@ from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..selection import coarse_to_fine_search, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
-from ._basis_size import check_auto_basis_search, grow_after_search, is_auto
+from ._basis_size import auto_basis_refusal, grow_after_search, is_auto, record_not_applicable
 from ._constraints import SEARCH_PARAMS, SEARCHES, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._numerical_notes import fit_reporting_notes
@@ -268,7 +268,10 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         if not is_auto(getattr(self, "n_basis", None)):
             return fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)
         t0 = time.perf_counter()
-        check_auto_basis_search(self, X, y, sample_weight)
+        refusal = auto_basis_refusal(self, X, y, sample_weight)
+        if refusal is not None:  # the fixed size rule, the reason recorded in basis_curve_
+            fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)
+            return record_not_applicable(self, refusal)
         fit_reporting_notes(self, self._fit, X, y, groups, callback)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
                               y_numeric=not self._classification, ensure_min_samples=2, reset=False)
