@@ -1,7 +1,20 @@
+import os
+import sys
 import zlib
 
-import numpy as np
-import pytest
+# ``pytest -n N`` (pytest-xdist) runs N worker processes: one BLAS and OpenMP thread each, so that N
+# workers on N cores do not oversubscribe them.  Set before NumPy and SciPy load their BLAS (each
+# reads these once, at load); lssvm's thread rule then reads the limit as an outer limit in force.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    if "numpy" in sys.modules:  # a plugin loaded it first: limit the libraries already loaded
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1)
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 #: ``pytest -m quick``: a representative subset for while you work, one file per layer or concern,
 #: about half a minute on an idle machine (CONTRIBUTING.md).  Every test in these files gets the

@@ -64,19 +64,27 @@ def cluster():
 
 
 @pytest.fixture(params=["threads", "distributed"])
-def sched(request, cluster):
+def sched(request):
     if request.param == "threads":
         with dask.config.set(scheduler="threads"):
             yield request.param
     else:
         import distributed
 
-        with distributed.Client(cluster):
+        with distributed.Client(request.getfixturevalue("cluster")):  # started only where a test needs it
             yield request.param
 
 
+#: The threaded scheduler runs the same task graph as the two-process cluster, which adds the pickling of
+#: every task and chunk: each test below runs on the cluster for one of its cases (long runs: five to eight
+#: times the threaded one), and for the others only with --runslow.
+def _on_cluster_slow(*values):
+    return pytest.param("distributed", *values, marks=pytest.mark.slow)
+
+
 # ------------------------------------------------------------ regression
-@pytest.mark.parametrize("v", [1, 2])
+@pytest.mark.parametrize("sched, v", [("threads", 1), ("threads", 2), _on_cluster_slow(1), ("distributed", 2)],
+                         indirect=["sched"])
 def test_fit_predict_loo_equal_numpy(rng, sched, v):
     X, y, basis, _ = _problem(rng, v=v)
     m = X.shape[0]
@@ -96,7 +104,9 @@ def test_fit_predict_loo_equal_numpy(rng, sched, v):
     assert rel_err(est.press(ALPHAS), ref.press(ALPHAS)) < TOL
 
 
-@pytest.mark.parametrize("mode", ["remove", "keep", "train"])
+@pytest.mark.parametrize("sched, mode", [("threads", "remove"), ("threads", "keep"), ("threads", "train"),
+                                         ("distributed", "remove"), _on_cluster_slow("keep"), _on_cluster_slow("train")],
+                         indirect=["sched"])
 def test_kfold_and_holdout_equal_numpy(rng, sched, mode):
     X, y, basis, groups = _problem(rng)
     m = X.shape[0]
@@ -129,7 +139,8 @@ def test_grouped_and_explicit_folds_equal_numpy(rng, sched):
 
 
 # -------------------------------------------------------- classification
-@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sched, n_classes", [("threads", 2), ("threads", 3), _on_cluster_slow(2), ("distributed", 3)],
+                         indirect=["sched"])
 def test_classifier_equal_numpy(rng, sched, n_classes):
     X, _, basis, _ = _problem(rng)
     m = X.shape[0]

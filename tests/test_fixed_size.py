@@ -250,7 +250,9 @@ _DRAWN = {"check_sample_weight_equivalence_on_dense_data": "a random pool: repea
 _CALIBRATED = {"check_classifiers_train": "predict follows the calibrated probabilities"}
 
 
-@parametrize_with_checks([FixedSizeLSSVR(cv=3, gamma=0.1), FixedSizeLSSVC(cv=3), FixedSizeLSSVR(solver="direct", cv=None),
+# the k-fold size search with the default calibration (FixedSizeLSSVR(), FixedSizeLSSVC()) is checked in
+# test_defaults.py: here the other solvers and a random pool
+@parametrize_with_checks([FixedSizeLSSVR(solver="direct", cv=None),
                           FixedSizeLSSVC(solver="scdpp", basis="random", cv=None, max_size=5)],
                          expected_failed_checks=lambda est: {
                              **(_CALIBRATED if hasattr(est, "calibration") else {}),

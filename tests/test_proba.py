@@ -116,11 +116,7 @@ _ARGMAX = {"check_classifiers_train": "predict follows the calibrated probabilit
            "check_sample_weight_equivalence_on_dense_data": "held-out calibration: a weight is not a repetition"}
 
 
-@parametrize_with_checks([SparseLSSVC(calibration="sigmoid")], expected_failed_checks=lambda est: _ARGMAX)
-def test_calibrated_classifier_passes_scikit_learn_checks(estimator, check):
-    check(estimator)
-
-
+# SparseLSSVC(calibration="sigmoid") is SparseLSSVC(), checked in test_estimators.py
 @pytest.mark.slow
 @parametrize_with_checks([SparseLSSVC(calibration="isotonic", calibration_cv=3)],
                          expected_failed_checks=lambda est: _ARGMAX)
