@@ -135,12 +135,21 @@ def test_a_valid_file_still_loads_and_predicts_the_same(tmp_path, data):
 
 
 _LOAD_FIFO = textwrap.dedent("""
-    import sys
+    import signal, sys
     from lssvm.io import load_model
+
+    def blocked(signum, frame):
+        raise TimeoutError
+
+    # the clock starts after the import: a loaded machine can take a minute to start Python and lssvm
+    signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(30)
     try:
         load_model(sys.argv[1])
     except ValueError as exc:
         print("refused:", exc)
+    except TimeoutError:
+        print("blocked")
 """)
 
 
@@ -151,9 +160,10 @@ def test_a_fifo_named_like_a_model_file_is_refused_at_once(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     try:  # in a child: without the check it would wait for a writer forever
         out = subprocess.run([sys.executable, "-c", _LOAD_FIFO, str(fifo)], env=env, capture_output=True,
-                             text=True, timeout=60)
+                             text=True, timeout=600)
     except subprocess.TimeoutExpired:
-        pytest.fail("load_model blocked on a FIFO")
+        pytest.fail("the child neither loaded lssvm nor returned from load_model in 600 s")
+    assert "blocked" not in out.stdout, "load_model blocked on a FIFO"
     assert "refused:" in out.stdout and "FIFO" in out.stdout, out.stdout + out.stderr
     res = CliRunner().invoke(cli, ["predict", str(fifo), "motorcycle"])
     assert res.exit_code == 1 and "FIFO" in res.output and "Traceback" not in res.output, res.output
