@@ -211,11 +211,11 @@ def restrict_targets(fac, targets):
     -------
     PathSolution or SparseRLSFactorization
         Of the same class, with the per-target arrays (``z``, ``y_mean`` and,
-        where present, ``y_centered``, ``KcT_y`` and the block Grams'
+        where present, ``y_centered`` and the block Grams'
         ``cross``) cut to ``targets``; O(m |targets|) copies at most.
     """
     cut = {"z": fac.z[:, targets], "y_mean": fac.y_mean[targets]}
-    for name in ("y_centered", "KcT_y"):
+    for name in ("y_centered",):
         if getattr(fac, name, None) is not None:
             cut[name] = getattr(fac, name)[:, targets]
     blocks = getattr(fac, "block_grams", None)

@@ -260,16 +260,12 @@ class SparseRLSFactorization(PathSolution):
     M : ndarray of shape (m, r)
         ``Kc Q``: the training kernel rows in the eigenbasis.
     y_centered : ndarray of shape (m, v)
-    KcT_y : ndarray of shape (n, v)
-        ``Kc^T Yc``, the basis-side right-hand side (used when basis points
-        are removed in hold-out computations).
     block_grams : BlockGrams or None
         The Gram's shares of K contiguous row blocks (:mod:`lssvm.solvers.block_gram`), if asked for.
     """
 
     M: np.ndarray = None
     y_centered: np.ndarray = None
-    KcT_y: np.ndarray = None
     block_grams: object = None
 
     def residuals(self, alpha):
@@ -415,7 +411,6 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     Kc -= mu
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
-    KcT_y = Kc.T @ Yc
     if whitener is None:
         Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     else:
@@ -440,7 +435,6 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         y_mean=y_mean,
         y_centered=Yc,
         kernel_mean=mu,
-        KcT_y=KcT_y,
         method=method,
         n_samples=K_mn.shape[0],
         block_grams=blocks,
