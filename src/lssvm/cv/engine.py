@@ -44,7 +44,7 @@ import numpy as np
 
 from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
-from .._threads import parallel_map, thread_scope
+from .._threads import current_plan, parallel_map, thread_scope
 from ..basis import basis_holders
 from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_batch_size
 from ..solvers.row_blocks import misclassified
@@ -360,8 +360,8 @@ class MemorySparseEngine:
         side; summed in fold order, so bit-reproducible.
 
         The targets go in batches (``n_targets_batch``; "auto": the batch's centred
-        targets, its r x |T| right-hand sides and every fold's h x |T| and r x |T|
-        buffers within ``BATCH_BYTES_CAP`` of :mod:`lssvm.solvers.loo_block`), so the
+        targets and the h x |T| and r x |T| buffers of each fold in flight (one per thread)
+        within ``BATCH_BYTES_CAP`` of :mod:`lssvm.solvers.loo_block`), so the
         workspace is bounded in v; each batch repeats the folds' r x r work
         (O(K r^3) per batch, against O(K (h + r) r |T|) for its targets)."""
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
@@ -369,25 +369,26 @@ class MemorySparseEngine:
         m, v, r = self.n_samples, self.fac.z.shape[1], self.fac.rank
         folds = check_partition([check_indices(f, m, name=f"fold {i} test indices") for i, f in enumerate(folds)], m)
         h_max = max(np.size(f) for f in folds)
-        # floats per target: its centred targets (m), and per fold in flight its rows (h) and about
-        # three r-vectors (right-hand side, its eigenbasis copy, the residual block)
-        per_target = m + r + len(folds) * (h_max + 3 * r)
-        batch = targets_batch_size(self.n_targets_batch, per_target, v, buffers_per_target=1)
         holders = basis_in_holdout != "keep"
         sse = np.zeros((alphas.size, v))
-        for lo in range(0, v, batch):
-            cols = slice(lo, min(lo + batch, v))
-            holdout = (self if batch == v else self.restricted(cols)).holdout_engine(holders=holders)
-            parts = [None] * len(folds)
+        with thread_scope(self.n_jobs):  # one plan for the batch size and the folds side by side
+            in_flight = min(len(folds), max(1, current_plan().threads))  # folds at once: one per thread
+            # floats per target: its centred targets (m), and per fold in flight its rows (h) and about
+            # three r-vectors (right-hand side, its eigenbasis copy, the residual block)
+            per_target = m + r + in_flight * (h_max + 3 * r)
+            batch = targets_batch_size(self.n_targets_batch, per_target, v, buffers_per_target=1)
+            for lo in range(0, v, batch):
+                cols = slice(lo, min(lo + batch, v))
+                holdout = (self if batch == v else self.restricted(cols)).holdout_engine(holders=holders)
+                parts = [None] * len(folds)
 
-            def work(i, holdout=holdout, parts=parts):
-                parts[i] = holdout.sums(folds[i], alphas, basis_in_holdout)
+                def work(i, holdout=holdout, parts=parts):
+                    parts[i] = holdout.sums(folds[i], alphas, basis_in_holdout)
 
-            with thread_scope(self.n_jobs):
                 parallel_map(work, range(len(folds)))
-            for part in parts:
-                sse[:, cols] += part
-            del holdout, parts
+                for part in parts:
+                    sse[:, cols] += part
+                del holdout, parts
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=6)
         return ErrorSums(sse, None, m)
 
