@@ -44,7 +44,7 @@ import numpy as np
 
 from .._labels import LabelCoder
 from .._sums import sum_squares, warn_if_overflow
-from .._threads import parallel_map, thread_scope
+from .._threads import current_plan, parallel_map, thread_scope
 from ..basis import basis_holders
 from ..solvers.loo_block import loo_sums_by_targets, restrict_targets, targets_batch_size
 from ..solvers.row_blocks import misclassified
@@ -176,13 +176,15 @@ class MemorySparseEngine:
         return self
 
     def targets(self):
-        """Training targets (coded for classifiers), (m, v)."""
-        return self.fac.y_centered + self.fac.y_mean
+        """Training targets (coded for classifiers), (m, v): a fresh array."""
+        Y = self.fac.y_centered
+        Y += self.fac.y_mean  # in place: one m x v array (the values of Yc + y_mean, as the paths use)
+        return Y
 
     def split_labels(self):
         """What splitters stratify on: class codes, or the first output."""
         if self.classes is None:  # the first output only: no copy of all m x v targets
-            return self.fac.y_centered[:, 0] + self.fac.y_mean[0]
+            return _centred_column(self.fac, 0) + self.fac.y_mean[0]
         return LabelCoder.index_of(self.targets())
 
     # ----------------------------------------------------------------- folds
@@ -225,7 +227,7 @@ class MemorySparseEngine:
         for a classifier reduced per row block of about 1 MiB; an overflowing
         sum gives a NumericalWarning."""
         fac = self.fac
-        m, v = fac.y_centered.shape
+        m, v = fac.n_samples, fac.z.shape[1]
         if self.classes is None:
             with thread_scope(self.n_jobs):
                 sse, tiny, bad = loo_sums_by_targets(fac, alphas, self.n_targets_batch, per_alpha=True)
@@ -242,7 +244,7 @@ class MemorySparseEngine:
         with thread_scope(self.n_jobs):
             for lo in range(0, m, step):
                 rows = slice(lo, min(lo + step, m))
-                R, t, b = fac.loo_rows(fac.M[rows], fac.y_centered[rows], alphas, per_alpha=True)
+                R, t, b = fac.loo_rows(fac.M[rows], _centred_rows(fac, rows), alphas, per_alpha=True)
                 tiny.append(lo + t)
                 bad |= b
                 sse += sum_squares(R, axis=1)
@@ -354,24 +356,39 @@ class MemorySparseEngine:
     def _regression_cv_sums(self, folds, alphas, basis_in_holdout):
         """:meth:`cv_sums` of a regressor whose folds all hold several rows: each
         fold's squared residuals summed by :meth:`lssvm.cv.HoldoutEngine.sums`
-        (no A x h x v predictions on its many-target path, so all targets go
-        in one batch and the folds' r x r work is done once), folds side by
-        side; summed in fold order, so bit-reproducible."""
-        holdout = self.holdout_engine(holders=basis_in_holdout != "keep")
+        (no A x h x v predictions on its many-target path), folds side by
+        side; summed in fold order, so bit-reproducible.
+
+        The targets go in batches (``n_targets_batch``; "auto": the batch's centred
+        targets and the h x |T| and r x |T| buffers of each fold in flight (one per thread)
+        within ``BATCH_BYTES_CAP`` of :mod:`lssvm.solvers.loo_block`), so the
+        workspace is bounded in v; each batch repeats the folds' r x r work
+        (O(K r^3) per batch, against O(K (h + r) r |T|) for its targets)."""
         if basis_in_holdout not in BASIS_IN_HOLDOUT:
             raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
-        m = self.n_samples
+        m, v, r = self.n_samples, self.fac.z.shape[1], self.fac.rank
         folds = check_partition([check_indices(f, m, name=f"fold {i} test indices") for i, f in enumerate(folds)], m)
-        parts = [None] * len(folds)
+        h_max = max(np.size(f) for f in folds)
+        holders = basis_in_holdout != "keep"
+        sse = np.zeros((alphas.size, v))
+        with thread_scope(self.n_jobs):  # one plan for the batch size and the folds side by side
+            in_flight = min(len(folds), max(1, current_plan().threads))  # folds at once: one per thread
+            # floats per target: its centred targets (m), and per fold in flight its rows (h) and about
+            # three r-vectors (right-hand side, its eigenbasis copy, the residual block)
+            per_target = m + r + in_flight * (h_max + 3 * r)
+            batch = targets_batch_size(self.n_targets_batch, per_target, v, buffers_per_target=1)
+            for lo in range(0, v, batch):
+                cols = slice(lo, min(lo + batch, v))
+                holdout = (self if batch == v else self.restricted(cols)).holdout_engine(holders=holders)
+                parts = [None] * len(folds)
 
-        def work(i):
-            parts[i] = holdout.sums(folds[i], alphas, basis_in_holdout)
+                def work(i, holdout=holdout, parts=parts):
+                    parts[i] = holdout.sums(folds[i], alphas, basis_in_holdout)
 
-        with thread_scope(self.n_jobs):
-            parallel_map(work, range(len(folds)))
-        sse = np.zeros((alphas.size, self.fac.z.shape[1]))
-        for part in parts:
-            sse += part
+                parallel_map(work, range(len(folds)))
+                for part in parts:
+                    sse[:, cols] += part
+                del holdout, parts
         warn_if_overflow(sse, "cross-validation sums of squares", stacklevel=6)
         return ErrorSums(sse, None, m)
 
@@ -384,6 +401,20 @@ class MemorySparseEngine:
             self._holders = basis_holders(self.X, self.basis_vectors, self.basis_indices)
         engine._holders = self._holders
         return engine
+
+
+def _centred_rows(fac, rows):
+    """Rows of the centred targets, (|rows|, v), without all m x v of them."""
+    if getattr(fac, "y", None) is not None:
+        return fac.centred_rows(rows)
+    return fac.y_centered[rows]
+
+
+def _centred_column(fac, j):
+    """Column ``j`` of the centred targets, (m,), without all m x v of them."""
+    if getattr(fac, "y", None) is not None:
+        return fac.y[:, j] - fac.y_mean[j]
+    return fac.y_centered[:, j]
 
 
 class MappedHoldoutEngine(HoldoutEngine):

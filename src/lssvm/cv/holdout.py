@@ -58,6 +58,7 @@ from scipy.linalg import blas, lapack
 from ..exceptions import warn_numerical
 from ..solvers import SparseRLSFactorization, check_alphas, syr2k_lower_
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
+from ..solvers.sparse_rls import target_batches
 from .fold_kernel import FoldKernelPath, fold_kernel_applies
 from .fold_solver import EPS, GUARD_RTOL, solve_fold_path, stable_fold_predictions, warn_inaccurate
 
@@ -146,7 +147,8 @@ class HoldoutEngine:
         self.row_to_basis[rows] = points
         #: how many training rows hold each basis point
         self.n_holders = np.bincount(points, minlength=n)
-        self._rows = TargetRows(fac.y_centered, fac.y_mean)
+        held = getattr(fac, "y", None)  # targets held uncentred: rows centred on demand, no m x v copy
+        self._rows = TargetRows(fac.y_centered, fac.y_mean) if held is None else HeldTargetRows(held, fac.y_mean)
 
     @cached_property
     def Y(self):
@@ -348,6 +350,51 @@ class TargetRows:
         if axis != 0:
             raise ValueError("TargetRows sums over the rows only (axis=0)")
         return self.centered.sum(axis=0) + self.centered.shape[0] * self.mean
+
+
+#: Bytes of the centred columns formed at once by :meth:`HeldTargetRows.sum` (once per fold).
+_ROW_SUMS_BYTES = 1 << 22
+
+
+class HeldTargetRows(TargetRows):
+    """:class:`TargetRows` of targets held uncentred (``SparseRLSFactorization.y``): the same values
+    (``(y - mean)[rows] + mean``), each row centred when read, so that no m x v array is formed
+    but by :attr:`centered` (the fold kernel's path).
+
+    Parameters
+    ----------
+    y : ndarray of shape (m, v)
+        The targets as given (held, not copied).
+    mean : ndarray of shape (v,)
+    """
+
+    def __init__(self, y, mean):
+        self.y, self.mean = y, mean
+
+    @property
+    def shape(self):
+        return self.y.shape
+
+    @property
+    def centered(self):
+        """The centred targets (m, v): a fresh array."""
+        return self.y - self.mean
+
+    def __getitem__(self, rows):
+        """``Y[rows]`` (a fresh array): O(|rows| v)."""
+        out = self.y[rows] - self.mean
+        out += self.mean
+        return out
+
+    def sum(self, axis=0):
+        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v), by batches of targets."""
+        if axis != 0:
+            raise ValueError("TargetRows sums over the rows only (axis=0)")
+        m, v = self.y.shape
+        out = np.empty(v)
+        for cols in target_batches(m, v, _ROW_SUMS_BYTES):
+            out[cols] = (self.y[:, cols] - self.mean[cols]).sum(axis=0)
+        return out + m * self.mean
 
 
 def _refit_fold(engine, H, p, E, alphas):

@@ -60,7 +60,8 @@ def _parts(fac, alphas):
     lam = fac.eigenvalues[:, None]  # (r, 1)
     shift = lam + alphas[None, :]  # (r, A)
     z2 = fac.z**2  # (r, v)
-    yy = (fac.y_centered**2).sum(axis=0)  # (v,)
+    # by batches of targets where the factorisation holds the targets uncentred: no m x v temporary
+    yy = fac.centred_sum_squares() if hasattr(fac, "centred_sum_squares") else (fac.y_centered**2).sum(axis=0)
     return lam, shift, z2, yy
 
 

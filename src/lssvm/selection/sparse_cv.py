@@ -14,6 +14,8 @@ from ..basis.duplicates import near_duplicate_free
 from ..cv import BASIS_IN_HOLDOUT, MemorySparseEngine, WeightedSparseEngine
 from ..kernels import gamma_scale
 from ..solvers import check_alphas, factorize_sparse_rls, factorize_weighted_rls
+from ..solvers.loo_block import restrict_targets
+from ..solvers.sparse_rls import target_batches
 from ..solvers.weighted_rls import check_row_weights
 from .criteria import DEFAULT_ALPHAS, _RowsCV
 from .evidence import gcv_path, log_evidence_path
@@ -55,6 +57,21 @@ class KeptFactorization:
                 and np.array_equal(rows, self.rows)
                 and Y.shape == self.Y.shape and np.array_equal(Y, self.Y)
                 and (X is self.X or (X.shape == self.X.shape and np.array_equal(X, self.X))))
+
+
+def _gcv_and_evidence(fac, alphas):
+    """The mean GCV score and the summed log evidence over the targets, (A,) each: by batches of
+    targets when they are many (each r x |T| temporary at most ``TARGET_BATCH_BYTES``), so that no
+    temporary of size r x v is formed beside ``z``; O(r A v)."""
+    batches = target_batches(4 * fac.rank, fac.z.shape[1])
+    if len(batches) == 1:
+        return {"gcv": gcv_path(fac, alphas).mean(axis=1), "evidence": log_evidence_path(fac, alphas).sum(axis=1)}
+    gcv, evidence = np.zeros(alphas.size), np.zeros(alphas.size)
+    for cols in batches:
+        part = restrict_targets(fac, cols)
+        gcv += gcv_path(part, alphas).sum(axis=1)
+        evidence += log_evidence_path(part, alphas).sum(axis=1)
+    return {"gcv": gcv / fac.z.shape[1], "evidence": evidence}
 
 
 class SparseLSSVMCV(_RowsCV):
@@ -128,14 +145,16 @@ class SparseLSSVMCV(_RowsCV):
         # a method draws among the positive-weight rows (a zero weight is a removed row)
         pool = (np.flatnonzero(self.sample_weight > 0) if self.sample_weight is not None and isinstance(basis, str)
                 else np.arange(self.X.shape[0]))
+        every_row = pool.size == self.X.shape[0]
 
         def draw(kern, rng):
-            Xp = self.X[pool]
+            Xp = self.X if every_row else self.X[pool]
+            Yp = self.Y if every_row else self.Y[pool]  # every row: no m x v copy of the targets
             if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
                 scale = gamma_scale(self.X, self.sample_weight)
                 kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": scale})
             sel = select_basis(Xp, kern, basis, default_basis_size(basis, n_basis, pool.size, self.classification),
-                               y=self.Y[pool], alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
+                               y=Yp, alpha=basis_alpha, tol=basis_tol, pivot_tol=pivot_tol, rcond=rcond,
                                n_candidates=n_candidates, random_state=rng)
             if sel.indices is None:
                 raise ValueError("the basis must come from the training rows: a method name or row indices")
@@ -204,8 +223,7 @@ class SparseLSSVMCV(_RowsCV):
         info = {"n_basis": engine.n_basis}
         unweighted = getattr(self, "sample_weight", None) is None
         if not self.classification and engine.rows_in_memory and unweighted:  # O(r) per alpha, same factorisation
-            info.update(gcv=gcv_path(engine.fac, self.alphas).mean(axis=1),
-                        evidence=log_evidence_path(engine.fac, self.alphas).sum(axis=1))
+            info.update(_gcv_and_evidence(engine.fac, self.alphas))
         path = self._path_from_sums(sums, info)
         if self.keep_best is not None and engine.rows_in_memory:
             self._offer(params, engine, path)

@@ -27,12 +27,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL
+from .sparse_rls import _EPS, LEVERAGE_TOL, LOO_RTOL, target_batches
 
 __all__ = ["loo_sums_by_targets", "targets_batch_size", "available_memory", "restrict_targets", "coef_per_target"]
 
-#: Most bytes one target batch's buffers may take when the batch size is chosen automatically.
-BATCH_BYTES_CAP = 1 << 29
+#: Most bytes one target batch's buffers may take when the batch size is chosen automatically: with
+#: the n x v arrays of a fit of many targets (``z``, the coefficients) this keeps the memory above the
+#: targets near 1 GiB at n = 500, v = 10^5.
+BATCH_BYTES_CAP = 1 << 28
 #: Bytes of the one buffer of a bounded batch (:func:`targets_batch_size`).  The LOO sums at
 #: m = 2000, r = 448, v = 10^4, 15 alphas took 11.3 / 10.0 / 8.4-9.2 s of one core with 512 / 2048 /
 #: 10^4 targets per batch (a loaded machine): wide GEMMs run faster, so the buffer is large, but
@@ -63,7 +65,7 @@ def targets_batch_size(n_targets_batch, n_rows, n_targets, buffers_per_target=No
     ----------
     n_targets_batch : "auto" or int >= 1
         "auto": as many as fit in a quarter of the free memory, at most
-        ``BATCH_BYTES_CAP`` (512 MiB), with ``buffers_per_target`` buffers of
+        ``BATCH_BYTES_CAP`` (256 MiB), with ``buffers_per_target`` buffers of
         ``n_rows`` floats each per target.
     n_rows, n_targets : int
     buffers_per_target : int, optional
@@ -124,10 +126,11 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     floor of exact LOO sums, since each row's weight ``(1 - h_i)^-2`` changes
     with alpha), ``m r`` per alpha for the hat diagonal, and three passes over
     an m x |T| buffer per alpha and batch (at most 32 MiB with "auto").  Memory: that buffer, m x a
-    arrays for the hat diagonal of a chunk of alphas (each at most ``_ALPHA_CHUNK_BYTES``), r x A and
-    A x |T| arrays: nothing of size m x v or m x A.
+    arrays for the hat diagonal of a chunk of alphas (each at most ``_ALPHA_CHUNK_BYTES``), the
+    batch's centred targets (m x |T|, formed per batch from the held ``y``), r x A and A x |T| arrays:
+    nothing of size m x v or m x A.
     """
-    M, z, Yc = fac.M, fac.z, fac.y_centered
+    M, z = fac.M, fac.z
     m, r = M.shape
     v = z.shape[1]
     A = alphas.size
@@ -159,7 +162,7 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
             sqrt_h_ratio = np.nanmax(scale * np.sqrt(H) / np.abs(denoms), axis=0, initial=0.0)
         for lo in range(0, v, batch):
             hi = min(lo + batch, v)
-            zb, Yb, Eb = z[:, lo:hi], Yc[:, lo:hi], E[:, : hi - lo]
+            zb, Yb, Eb = z[:, lo:hi], _centred_columns(fac, slice(lo, hi)), E[:, : hi - lo]
             y_scale = np.sqrt(np.einsum("ij,ij->j", Yb, Yb) / m)  # each target's RMS, no m x |T| temporary
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 Sz = D2.T @ (zb * zb)  # (a, |T|)
@@ -180,6 +183,14 @@ def loo_sums_by_targets(fac, alphas, n_targets_batch="auto", per_alpha=False):
     if per_alpha:
         return sse, np.flatnonzero(unreliable), bad_alphas
     return sse, np.flatnonzero(unreliable)
+
+
+def _centred_columns(fac, targets):
+    """The centred targets of some columns, (m, |targets|): formed from the held targets of a
+    :class:`~lssvm.solvers.SparseRLSFactorization`, cut from a factorisation that holds them centred."""
+    if getattr(fac, "y", None) is not None:
+        return fac.centred_columns(targets)
+    return fac.y_centered[:, targets]
 
 
 def _guard(fac, M2, d2, denom, H, Sz, scale, E, y_scale, zb):
@@ -211,12 +222,12 @@ def restrict_targets(fac, targets):
     -------
     PathSolution or SparseRLSFactorization
         Of the same class, with the per-target arrays (``z``, ``y_mean`` and,
-        where present, ``y_centered``, ``KcT_y`` and the block Grams'
+        where present, ``y`` (or ``y_centered``) and the block Grams'
         ``cross``) cut to ``targets``; O(m |targets|) copies at most.
     """
     cut = {"z": fac.z[:, targets], "y_mean": fac.y_mean[targets]}
-    for name in ("y_centered", "KcT_y"):
-        if getattr(fac, name, None) is not None:
+    for name in ("y", "y_centered"):
+        if name in fac.__dataclass_fields__ and getattr(fac, name) is not None:
             cut[name] = getattr(fac, name)[:, targets]
     blocks = getattr(fac, "block_grams", None)
     if blocks is not None:
@@ -242,8 +253,13 @@ def coef_per_target(sol, alphas):
     -----
     Column t is :meth:`PathSolution.coef` at ``alphas[t]``:
     ``a_t = W V (Lambda + alpha_t)^-1 z_t``, ``b_t = mean(y_t) - mu^T a_t``;
-    O(n^2 v), as one coefficient solve.
+    O(n^2 v), as one coefficient solve.  Memory: the result and, per batch
+    of targets (each n x |T| array at most ``TARGET_BATCH_BYTES``), the
+    batch's temporaries: no other array of size n x v.
     """
-    C = sol.z / (sol.eigenvalues[:, None] + alphas[None, :])  # (r, v)
-    a = sol.whiten_back(sol.V @ C)
+    n, v = sol.kernel_mean.size, sol.z.shape[1]
+    a = np.empty((n, v))
+    for cols in target_batches(max(n, sol.rank), v):
+        C = sol.z[:, cols] / (sol.eigenvalues[:, None] + alphas[None, cols])  # (r, |T|)
+        a[:, cols] = sol.whiten_back(sol.V @ C)
     return a, sol.y_mean - sol.kernel_mean @ a

@@ -259,18 +259,41 @@ class SparseRLSFactorization(PathSolution):
         As for :class:`PathSolution`.
     M : ndarray of shape (m, r)
         ``Kc Q``: the training kernel rows in the eigenbasis.
-    y_centered : ndarray of shape (m, v)
-    KcT_y : ndarray of shape (n, v)
-        ``Kc^T Yc``, the basis-side right-hand side (used when basis points
-        are removed in hold-out computations).
+    y : ndarray of shape (m, v)
+        The training targets as given (float64), held without a copy: the
+        centred targets ``y - y_mean`` are formed on demand, by rows or
+        by target columns (:meth:`centred_rows`, :meth:`centred_columns`),
+        so that a fit of many targets holds no m x v array beyond ``Y``.
     block_grams : BlockGrams or None
         The Gram's shares of K contiguous row blocks (:mod:`lssvm.solvers.block_gram`), if asked for.
     """
 
     M: np.ndarray = None
-    y_centered: np.ndarray = None
-    KcT_y: np.ndarray = None
+    y: np.ndarray = None
     block_grams: object = None
+
+    @property
+    def y_centered(self):
+        """The centred targets ``y - y_mean``, (m, v): a fresh array on every call (O(m v) time and
+        memory); the many-target paths read rows or target columns of it instead."""
+        return self.y - self.y_mean
+
+    def centred_rows(self, rows):
+        """``y_centered[rows]`` without the m x v array: O(|rows| v)."""
+        return self.y[rows] - self.y_mean
+
+    def centred_columns(self, targets):
+        """``y_centered[:, targets]`` (a slice or integer array) without the m x v array: O(m |targets|)."""
+        return self.y[:, targets] - self.y_mean[targets]
+
+    def centred_sum_squares(self):
+        """``(y_centered ** 2).sum(axis=0)``, (v,), by batches of targets (each at most
+        ``TARGET_BATCH_BYTES``): the same sums, no m x v temporary."""
+        m, v = self.y.shape
+        out = np.empty(v)
+        for cols in target_batches(m, v):
+            out[cols] = (self.centred_columns(cols) ** 2).sum(axis=0)
+        return out
 
     def residuals(self, alpha):
         """Training residuals ``y - f(x)``, shape (m, v) or (A, m, v); O(m r v) per alpha."""
@@ -325,7 +348,8 @@ class SparseRLSFactorization(PathSolution):
         step = max(1, (1 << 20) // (8 * max(r, 1)))
         bad = np.zeros(alphas.size, dtype=bool)
         for lo in range(0, m, step):
-            R[:, lo : lo + step], t, b = self.loo_rows(self.M[lo:lo + step], self.y_centered[lo:lo + step], alphas, True)
+            R[:, lo : lo + step], t, b = self.loo_rows(self.M[lo:lo + step], self.centred_rows(slice(lo, lo + step)),
+                                                       alphas, True)
             tiny.append(lo + t)
             bad |= b
         warn_tiny_leverage(np.concatenate(tiny), alphas=alphas[bad])
@@ -389,8 +413,9 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     Flops (float64): centring O(m n); whitening m n^2 (triangular solve);
     ``Phi^T Phi`` m n^2 (SYRK); Cholesky n^3/3; divide-and-conquer eigh about
     4 n^3 (half of it memory-bound tridiagonalisation); ``M`` 2 m n^2.
-    ``Q = W V`` (n^3) is only formed if asked for.  Memory: ``Kc`` is
-    whitened in place; peak two m x n arrays
+    ``Q = W V`` (n^3) is only formed if asked for; ``z`` 2 m n v.  Memory: ``Kc`` is
+    whitened in place; ``Y`` is held, not copied, and its centred columns are
+    formed by batches of targets (at most ``TARGET_BATCH_BYTES`` each); peak two m x n arrays
     (``Phi`` and ``M``; one with ``fold_blocks``), ``M`` afterwards.
     """
     K_mn = np.asarray(K_mn, dtype=float)
@@ -414,8 +439,11 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
     Kc = K_mn if overwrite_k else K_mn.copy()
     Kc -= mu
     y_mean = Y.mean(axis=0)
-    Yc = Y - y_mean
-    KcT_y = Kc.T @ Yc
+    v = Y.shape[1]
+    # the Gram's block shares hold K x n x v cross products (and one copy of the targets while formed):
+    # kept only while they are small, so that many targets hold nothing of size m x v or K x n x v
+    if fold_blocks and 8 * fold_blocks * (K_mn.shape[1] + 1) * v > FOLD_BLOCKS_BYTES:
+        fold_blocks = 0
     if whitener is None:
         Phi, W, method = _whiten(Kc, K_BB, rcond, warn)
     else:
@@ -424,13 +452,18 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
             raise ValueError(f"expected a whitener of shape (n, k) with n = {K_BB.shape[0]}, k >= 1; got {W.shape}")
         Phi, method = whiten_rows(Kc, W, "eigh"), "eigh"
     del Kc
-    G, blocks = gram_by_blocks(Phi, Yc, fold_blocks)
+    G, blocks = gram_by_blocks(Phi, Y - y_mean if fold_blocks else None, fold_blocks)
     with eigh_threads(G.shape[0]):  # memory-bound tridiagonalisation: one thread when small
         lam, V = linalg.eigh(G, driver="evd", check_finite=False)
     del G
     M = times_in_place(Phi, V) if blocks is not None else Phi @ V  # over Phi: no fresh pages (fold_blocks)
     del Phi
-    z = M.T @ Yc if blocks is None else V.T @ blocks.cross.sum(axis=0)  # M^T Yc = V^T Phi^T Yc
+    if blocks is None:  # z = M^T Yc by batches of targets: the centred targets are never all formed
+        z = np.empty((M.shape[1], v))
+        for cols in target_batches(M.shape[0], v):
+            np.matmul(M.T, Y[:, cols] - y_mean[cols], out=z[:, cols])
+    else:
+        z = V.T @ blocks.cross.sum(axis=0)  # M^T Yc = V^T Phi^T Yc
     return SparseRLSFactorization(
         V=V,
         whitener=W,
@@ -438,13 +471,25 @@ def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bo
         M=M,
         z=z,
         y_mean=y_mean,
-        y_centered=Yc,
+        y=Y,
         kernel_mean=mu,
-        KcT_y=KcT_y,
         method=method,
         n_samples=K_mn.shape[0],
         block_grams=blocks,
     )
+
+
+#: Most bytes of the centred targets formed at once for one batch of targets (:func:`target_batches`).
+TARGET_BATCH_BYTES = 1 << 26
+#: Most bytes of the Gram's block shares' cross products (K x n x v) that a factorisation keeps.
+FOLD_BLOCKS_BYTES = 1 << 27
+
+
+def target_batches(n_rows, n_targets, batch_bytes=None):
+    """Slices of consecutive targets whose ``n_rows`` x |batch| float64 arrays take at most
+    ``batch_bytes`` (default ``TARGET_BATCH_BYTES``, 64 MiB), at least one target each."""
+    size = max(1, (TARGET_BATCH_BYTES if batch_bytes is None else batch_bytes) // (8 * max(n_rows, 1)))
+    return [slice(lo, min(lo + size, n_targets)) for lo in range(0, n_targets, size)]
 
 
 def _all_finite(A):
