@@ -351,7 +351,7 @@ def equal_folds_fit(fac, folds, alpha, threads=1):
     lam = fac.eigenvalues
     if not EPS * (float(lam.max(initial=0.0)) + alpha) / alpha <= GUARD_RTOL:
         return None
-    m, v = fac.y_centered.shape
+    m, v = fac.n_samples, fac.z.shape[1]  # not y_centered.shape: that property forms the m x v centred targets
     r = lam.size
     K, h = len(folds), folds[0].size
     order = np.concatenate(folds)
@@ -437,7 +437,7 @@ def block_folds_fit(fac, folds, alpha):
     lam = fac.eigenvalues
     if blocks is None or not EPS * (float(np.maximum.reduce(lam, initial=0.0)) + alpha) / alpha <= GUARD_RTOL:
         return None
-    m, v = fac.y_centered.shape
+    m, v = fac.n_samples, fac.z.shape[1]  # not y_centered.shape: that property forms the m x v centred targets
     r = lam.size
     K = len(folds)
     off = blocks.offsets

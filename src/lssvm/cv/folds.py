@@ -244,7 +244,7 @@ def cross_val_predictions(engine: HoldoutEngine, folds, alpha, basis_in_holdout=
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     fac = engine.fac
-    m, v = fac.y_centered.shape
+    m, v = fac.n_samples, fac.z.shape[1]  # not y_centered.shape: that property forms the m x v centred targets
     if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
         raise ValueError(f"folds must be a list of test-index arrays (see resolve_folds); got {folds!r}")
     folds = _check_partition(

@@ -207,7 +207,7 @@ def cv_plus_folds(engine: HoldoutEngine, folds, alpha, basis_in_holdout="remove"
     if basis_in_holdout not in BASIS_IN_HOLDOUT:
         raise ValueError(f"basis_in_holdout must be one of {list(BASIS_IN_HOLDOUT)}; got {basis_in_holdout!r}")
     fac = engine.fac
-    m, v = fac.y_centered.shape
+    m, v = fac.n_samples, fac.z.shape[1]  # not y_centered.shape: that property forms the m x v centred targets
     r = fac.rank
     folds = _check_folds(folds, m)
     plans = []  # (H, p, E, use the moments)
