@@ -28,6 +28,7 @@ from ..estimators import (
     SparseLSSVCCV,
     SparseLSSVRCV,
 )
+from ..estimators.ard_stage import ard_summary
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel
@@ -115,8 +116,9 @@ def _results_table(search, top):
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds for the search with --n-basis auto: the basis growth stops before a doubling that "
-                   "would not fit.")
+              help="Seconds for the whole search (--model sparse; default 60): the ARD stage runs where its "
+                   "predicted time fits what is left, and the growth with --n-basis auto stops before a doubling "
+                   "that would not fit.")
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -310,6 +312,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
                    grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
+    if getattr(est, "ard_stage_", None) is not None:
+        click.echo(f"ard        {ard_summary(est.ard_stage_)}")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")

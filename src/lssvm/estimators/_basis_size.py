@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ..cv.basis_size import choose_basis_size, grow_basis
 
 __all__ = ["AUTO_BASIS_DOC", "auto_basis_rows", "check_auto_basis", "check_auto_basis_search", "grow_after_search",
-           "is_auto"]
+           "is_auto", "no_growth"]
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
@@ -24,10 +24,11 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
         ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
-    time_budget : float > 0 or None, default=None
-        Seconds for the whole fit with ``n_basis="auto"``: no growth if the search used it, else the growth
-        stops before a doubling whose predicted time (the last stage's times the squared size ratio) would not
-        fit (``stop_reason="time_budget"``).
+    time_budget : float > 0 or None, default=60.0
+        Seconds for the whole fit (None: no limit).  The isotropic search runs first; the ARD stage (``ard``)
+        runs in what is left where its predicted time fits, and stops at the budget; with ``n_basis="auto"``
+        there is no growth if the stages before used it, else the growth stops before a doubling whose predicted
+        time (the last stage's times the squared size ratio) would not fit (``stop_reason="time_budget"``).
 """
 
 
@@ -59,6 +60,16 @@ def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, 
     return curve.pivots[:n].copy(), float(curve.alpha[n - 1]), float(curve.cv_error[n - 1])
 
 
+def no_growth(search, reason):
+    """The empty ``basis_curve_`` of a search whose basis was not grown (``stop_reason=reason``, "time_budget");
+    ``basis_pivots_`` the refit's basis."""
+    empty = np.zeros(0)
+    search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
+                           "alpha": empty, "n_chosen": None, "stop_reason": reason, "stages": [], "replaced": False}
+    search.basis_pivots_ = np.asarray(search.best_estimator_.basis_indices_)
+    return search
+
+
 def _neighbour_alphas(alphas, best, width=1):
     """``best`` and its ``width`` neighbours on each side in the sorted path."""
     path = np.sort(np.asarray(alphas, dtype=float))
@@ -87,25 +98,22 @@ def grow_after_search(search, X, y, groups, clock_start):
         # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
         per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
         if time.perf_counter() - clock_start + 2 * per_evaluation > search.time_budget:
-            empty = np.zeros(0)
-            search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
-                                   "alpha": empty, "n_chosen": None, "stop_reason": "time_budget", "stages": [],
-                                   "replaced": False}
-            search.basis_pivots_ = np.asarray(best.basis_indices_)
-            return search
+            return no_growth(search, "time_budget")
     Y = np.asarray(best._targets_2d())
     path = search._check_search_params(y)[1]
     alphas = _neighbour_alphas(path, search.alpha_, width=0)
     rows, alpha, err = auto_basis_rows(search, X, Y, best.kernel_, alphas, search.cv_folds_,
                                        time_budget=search.time_budget, clock_start=clock_start,
                                        start=best.n_basis_)
-    searched = float(search.cv_results_["mean_test_mse"][search.best_index_])
+    ard = getattr(search, "ard_stage_", None) or {}
+    # the model to beat: the ARD stage's where it replaced the search's (not a row of cv_results_)
+    searched = float(ard["cv_mse_ard"] if ard.get("kept") else search.cv_results_["mean_test_mse"][search.best_index_])
     search.basis_curve_["replaced"] = bool(err < searched)  # LOO: confirmed by the paired rule below
     if not err < searched:
         return search
     t0 = time.perf_counter()
     kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
-    params = {**search._model_params(), **kernel_params, "alpha": alpha, "basis": rows}
+    params = {**search._model_params(), "kernel": best.kernel, **kernel_params, "alpha": alpha, "basis": rows}
     est = search._fit_one(params, X, y, groups=groups)
     if search.cv_folds_ is None and search.scoring_ == "mse":
         # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen
