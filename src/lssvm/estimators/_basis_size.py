@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ..cv.basis_size import choose_basis_size, grow_basis
 
 __all__ = ["AUTO_BASIS_DOC", "auto_basis_rows", "check_auto_basis", "check_auto_basis_search", "grow_after_search",
-           "is_auto", "no_growth"]
+           "is_auto"]
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
@@ -25,10 +25,9 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
     time_budget : float > 0 or None, default=60.0
-        Seconds for the whole fit (None: no limit).  The isotropic search runs first; the ARD stage (``ard``)
-        runs in what is left where its predicted time fits, and stops at the budget; with ``n_basis="auto"``
-        there is no growth if the stages before used it, else the growth stops before a doubling whose predicted
-        time (the last stage's times the squared size ratio) would not fit (``stop_reason="time_budget"``).
+        Seconds for the whole fit with ``n_basis="auto"``: no growth if the search used it, else the growth
+        stops before a doubling whose predicted time (the last stage's times the squared size ratio) would not
+        fit (``stop_reason="time_budget"``).
 """
 
 
@@ -60,16 +59,6 @@ def auto_basis_rows(est, X, Y, kernel, alphas, folds=None, *, time_budget=None, 
     return curve.pivots[:n].copy(), float(curve.alpha[n - 1]), float(curve.cv_error[n - 1])
 
 
-def no_growth(search, reason):
-    """The empty ``basis_curve_`` of a search whose basis was not grown (``stop_reason=reason``, "time_budget");
-    ``basis_pivots_`` the refit's basis."""
-    empty = np.zeros(0)
-    search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
-                           "alpha": empty, "n_chosen": None, "stop_reason": reason, "stages": [], "replaced": False}
-    search.basis_pivots_ = np.asarray(search.best_estimator_.basis_indices_)
-    return search
-
-
 def _neighbour_alphas(alphas, best, width=1):
     """``best`` and its ``width`` neighbours on each side in the sorted path."""
     path = np.sort(np.asarray(alphas, dtype=float))
@@ -98,7 +87,12 @@ def grow_after_search(search, X, y, groups, clock_start):
         # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
         per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
         if time.perf_counter() - clock_start + 2 * per_evaluation > search.time_budget:
-            return no_growth(search, "time_budget")
+            empty = np.zeros(0)
+            search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
+                                   "alpha": empty, "n_chosen": None, "stop_reason": "time_budget", "stages": [],
+                                   "replaced": False}
+            search.basis_pivots_ = np.asarray(best.basis_indices_)
+            return search
     Y = np.asarray(best._targets_2d())
     path = search._check_search_params(y)[1]
     alphas = _neighbour_alphas(path, search.alpha_, width=0)
