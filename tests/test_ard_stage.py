@@ -117,7 +117,7 @@ def test_time_budget_is_respected_by_the_stage():
     # the budget leaves the stage a quarter of what its 20 evaluations take here: without the cost model and the
     # deadline the fit overruns it by far more than 1.5x
     X, y = _few_inputs_matter(2000, 30, seed=3)
-    params = dict(param_space={"gamma": [0.02]}, n_basis=300, random_state=0)
+    params = dict(n_basis=300, random_state=0)
     t0 = time.perf_counter()
     SparseLSSVRCV(ard=False, **params).fit(X, y)
     isotropic = time.perf_counter() - t0
@@ -154,3 +154,27 @@ def test_basis_grows_at_the_kept_ard_kernel():
         assert loo_mse < stage["cv_ard"]
     else:
         assert -search.best_score_ == stage["cv_ard"]
+
+
+def test_auto_keeps_an_explicit_width_grid_and_true_runs_on_it():
+    X, y = _few_inputs_matter(200, 4)
+    grid = {"gamma": [0.1, 0.5]}
+    stage = SparseLSSVRCV(param_space=grid).fit(X, y).ard_stage_
+    assert not stage["ran"] and stage["reason"].startswith("param_space given")
+    assert SparseLSSVRCV(param_space=grid, ard=True).fit(X, y).ard_stage_["ran"]
+
+
+@pytest.mark.parametrize("cv", ["loo", 5])
+def test_kept_classifier_score_describes_the_refit(cv):
+    # best_score_ of a kept ARD classifier is the exact CV accuracy recomputed on best_estimator_ (same folds)
+    X, y = _few_inputs_matter(300, 5, seed=2)
+    search = SparseLSSVCCV(cv=cv, ard=True, random_state=0).fit(X, y > 0)
+    stage = search.ard_stage_
+    assert stage["ran"]
+    model = search.best_estimator_ if stage["kept"] else None
+    if model is None:
+        assert search.best_estimator_.kernel == "rbf"
+        return
+    folds = "loo" if search.cv_folds_ is None else [(np.setdiff1d(np.arange(300), f), f) for f in search.cv_folds_]
+    kw = {"basis_in_holdout": "keep"} if folds == "loo" else {}
+    assert search.best_score_ == pytest.approx(1.0 - float(model.cv_error(cv=folds, **kw)), rel=1e-10)

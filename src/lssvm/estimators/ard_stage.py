@@ -26,7 +26,7 @@ model predicts that ``ARD_MIN_EVALUATIONS`` evaluations fit in what is left of
 ``time_budget``: the seconds per evaluation of the isotropic search (a basis
 draw and a whole alpha path), times ``n / n_search`` for the smaller basis,
 times ``ARD_COST_RATIO`` (:func:`ard_evaluation_seconds`).  It skips the stage, with the reason recorded, on
-one input (ARD is isotropic there), on fewer than
+an explicit ``param_space`` (the widths asked for), on one input (ARD is isotropic there), on fewer than
 ``ARD_MIN_ROWS_PER_PARAMETER`` rows per hyper-parameter (d widths and alpha
 tuned on m residuals over-fit the criterion), and where the gradient search
 does not apply (Dask input, sparse matrices, weights, per-target alphas,
@@ -78,9 +78,10 @@ ARD_DOC = """    ard : {"auto", True, False}, default="auto"
         After the isotropic search ("rbf" kernel; grid, nelder-mead or csa), tune one width per input from the
         winner's by the exact CV gradient (at most 20 evaluations on a pivoted Cholesky basis of at most 300
         rows) and keep that model only if its CV error on the same folds is lower
-        (:mod:`lssvm.estimators.ard_stage`).  "auto" runs the stage where the cost model predicts it fits in
-        what is left of ``time_budget`` and where it can help (at least two inputs, 10 rows per
-        hyper-parameter); True runs it whenever it applies (at least 5 evaluations even past the budget).
+        (:mod:`lssvm.estimators.ard_stage`).  "auto" runs the stage after the default width search
+        (``param_space=None``) where the cost model predicts it fits in what is left of ``time_budget`` and
+        where it can help (at least two inputs, 10 rows per hyper-parameter); True runs it whenever it applies
+        (any ``param_space`` of widths; at least 5 evaluations even past the budget).
         Sets ``ard_stage_``: ``ran``, ``kept``, ``reason``, ``cv_isotropic``, ``cv_ard`` (the search's
         criterion), ``n_evaluations``, ``seconds``, ``predicted_seconds``, ``seconds_left``, ``n_basis``,
         ``gamma``, ``alpha`` and ``summary`` (one line).  Where kept, ``best_params_["gamma"]`` holds the widths,
@@ -171,6 +172,8 @@ def ard_after_search(search, X, y, groups, clock_start, sample_weight=None):
     why = _refusal(search, X, y, sample_weight)
     m = 0 if why is not None else X.shape[0]
     n_inputs = 0 if why is not None else int(np.count_nonzero(np.ptp(X, axis=0) > 0))
+    if why is None and mode == "auto" and search.param_space is not None:
+        why = "param_space given: the widths are the ones asked for (ard=True runs the stage)"
     if why is None and n_inputs < 2:
         why = "one input varies: ARD is the isotropic kernel"
     if why is None and mode == "auto" and m < ARD_MIN_ROWS_PER_PARAMETER * (n_inputs + 1):
