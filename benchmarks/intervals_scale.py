@@ -17,7 +17,8 @@ cross-leverages the screened order statistics formed
 (the test rows' features, 2 t n r, and the windows', 2 t w r).  ``--direct``:
 also the direct jackknife+ (every (t x m) value formed and partitioned, in
 blocks of 4M floats).  Times are the least of ``--repeats`` runs (the
-machine may be shared).  ``--quick``: m = t = 4,000, n = 200, with
+machine may be shared); the CPU columns are the process's CPU time, the
+steadier measure where other work competes for the cores.  ``--quick``: m = t = 4,000, n = 200, with
 ``--direct``.
 
 Exactness is the tests' business (tests/test_loo_bounds.py checks the fast
@@ -50,20 +51,23 @@ def data(rng, m, d=8):
 
 
 def timed(fn, memory, repeats=1):
-    """Least wall time of ``repeats`` calls of ``fn()`` and, with ``memory``,
-    the peak of one more call's traced allocations (MiB)."""
-    wall = np.inf
+    """Least wall time of ``repeats`` calls of ``fn()``, the least process CPU
+    time of the same calls (steadier than the wall time on a shared machine:
+    waiting for a core does not count) and, with ``memory``, the peak of one
+    more call's traced allocations (MiB)."""
+    wall = cpu = np.inf
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         wall = min(wall, time.perf_counter() - t0)
+        cpu = min(cpu, time.process_time() - c0)
     peak = np.nan
     if memory:
         tracemalloc.start()
         fn()
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-    return wall, peak, out
+    return wall, peak, out, cpu
 
 
 def direct_jackknife_plus(est, Xt, coverage):
@@ -123,7 +127,7 @@ def main():
     memory = not args.no_memory
 
     est = SparseLSSVR(gamma=1.0 / X.shape[1], alpha=1e-2, basis="random", n_basis=args.n, random_state=args.seed)
-    fit_s, fit_peak, _ = timed(lambda: est.fit(X, y), memory, args.repeats)
+    fit_s, fit_peak, _, fit_cpu = timed(lambda: est.fit(X, y), memory, args.repeats)
     r = est.factorization_.rank
     rate = blas_rate(args.t, args.m, r, rng)
     gemm_flops = 2.0 * args.t * args.m * r
@@ -132,14 +136,15 @@ def main():
     print(f"# BLAS rate on a (512 x {r}) @ ({r} x {args.m}) GEMM: {rate / 1e9:.1f} GFLOP/s; the t x m "
           f"cross-leverages, {gemm_flops / 1e9:.0f} GFLOP, would take {gemm_flops / rate:.2f} s at that rate")
     print()
-    print("| what | time (s) | / fit | peak memory (MiB) | window share | GFLOP in products | at the BLAS rate (s) |")
-    print("|---|---|---|---|---|---|---|")
-    print(f"| fit | {fit_s:.2f} | 1.00 | {fit_peak:.0f} | | | |")
+    print("| what | time (s) | / fit | CPU (s) | CPU / fit | peak memory (MiB) | window share | GFLOP in products "
+          "| at the BLAS rate (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| fit | {fit_s:.2f} | 1.00 | {fit_cpu:.2f} | 1.00 | {fit_peak:.0f} | | | |")
     modules = {"jackknife+": jackknife_module, "full": full_module}
     n = est.basis_vectors_.shape[0]
     for method in args.methods.split(","):
         call = lambda method=method: est.predict_interval(Xt, 0.9, method=method)  # noqa: E731
-        wall, peak, out = timed(call, memory, args.repeats)
+        wall, peak, out, cpu = timed(call, memory, args.repeats)
         width = float(np.mean(out[:, 1] - out[:, 0]))
         share, flops = "", ""
         if method in modules:
@@ -148,11 +153,13 @@ def main():
             share, flops = f"{w:.3f}", f"{gf:.1f} | {gf * 1e9 / rate:.2f}"
         else:
             flops = " | "
-        print(f"| predict_interval {method} (mean width {width:.3f}) | {wall:.2f} | {wall / fit_s:.2f} | {peak:.0f} "
+        print(f"| predict_interval {method} (mean width {width:.3f}) | {wall:.2f} | {wall / fit_s:.2f} | {cpu:.2f} "
+              f"| {cpu / fit_cpu:.2f} | {peak:.0f} "
               f"| {share} | {flops} |")
     if args.direct:
-        wall, peak, out = timed(lambda: direct_jackknife_plus(est, Xt, 0.9), memory, args.repeats)
-        print(f"| direct jackknife+, every (t x m) value | {wall:.2f} | {wall / fit_s:.2f} | {peak:.0f} | 1 | "
+        wall, peak, out, cpu = timed(lambda: direct_jackknife_plus(est, Xt, 0.9), memory, args.repeats)
+        print(f"| direct jackknife+, every (t x m) value | {wall:.2f} | {wall / fit_s:.2f} | {cpu:.2f} | "
+              f"{cpu / fit_cpu:.2f} | {peak:.0f} | 1 | "
               f"{(2.0 * args.t * n * (n + r) + gemm_flops) / 1e9:.1f} | {gemm_flops / rate:.2f} |")
 
 

@@ -49,10 +49,14 @@ def make_data(m, v, seed=0):
     X = rng.standard_normal((m + N_TEST, D))
     n_latent = 20
     latent = np.tanh(X @ rng.standard_normal((D, n_latent)) / np.sqrt(D) * 1.5)
-    signal = latent @ rng.standard_normal((n_latent, v))
-    signal /= signal.std(axis=0)
+    Y = latent @ rng.standard_normal((n_latent, v))  # the signal, scaled to unit deviation in place
+    Y /= Y.std(axis=0)
     noise_sd = np.exp(rng.uniform(np.log(0.1), np.log(10.0), v))
-    Y = signal + noise_sd * rng.standard_normal((m + N_TEST, v))
+    # the noise in row blocks, drawn in the order one (m + N_TEST, v) draw would take: the peak stays at
+    # Y plus one block, so the workers' "peak above the data" is not hidden under a generation peak
+    for lo in range(0, m + N_TEST, 256):
+        hi = min(lo + 256, m + N_TEST)
+        Y[lo:hi] += noise_sd * rng.standard_normal((hi - lo, v))
     groups = np.repeat(np.arange(N_GROUPS), -(-m // N_GROUPS))[:m]
     return X[:m], Y[:m], X[m:], Y[m:], groups
 

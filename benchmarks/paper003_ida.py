@@ -46,7 +46,8 @@ from paper002_ida import DATA, OUT, realisations  # noqa: E402
 
 from lssvm.datasets import IDA_NAMES, load_ida  # noqa: E402
 from lssvm.kernels import squared_distances  # noqa: E402
-from lssvm.selection import DEFAULT_ALPHAS, PAPER003_GAMMAS, DenseLSSVMCV, NystromCV, grid_search  # noqa: E402
+from lssvm.selection import DEFAULT_ALPHAS, PAPER003_GAMMAS, DenseLSSVMCV, grid_search  # noqa: E402
+from lssvm.selection.nystrom import NystromCV  # noqa: E402
 from lssvm.solvers.nystrom import dense_factorize  # noqa: E402
 
 METHODS = ("exact 5-fold", "approx 5-fold", "approx LOO")

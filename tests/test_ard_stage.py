@@ -22,7 +22,7 @@ def _few_inputs_matter(m, d, seed=0, noise=0.1):
 def test_kept_model_is_the_ard_model_scored_by_brute_force():
     # the recorded CV error of the kept model equals an explicit ARD fit's exact LOO MSE on the same rows
     X, y = _few_inputs_matter(300, 6)
-    search = SparseLSSVRCV(random_state=0).fit(X, y)
+    search = SparseLSSVRCV(n_basis=None, random_state=0).fit(X, y)  # the stage's model is the refit (no growth)
     stage = search.ard_stage_
     assert stage["ran"] and stage["kept"], stage
     assert stage["cv_ard"] < stage["cv_isotropic"]
@@ -40,7 +40,7 @@ def test_kept_model_is_the_ard_model_scored_by_brute_force():
 
 def test_kfold_stage_scores_on_the_searchs_folds():
     X, y = _few_inputs_matter(240, 5, seed=1)
-    search = SparseLSSVRCV(cv=4, random_state=0).fit(X, y)
+    search = SparseLSSVRCV(cv=4, n_basis=None, random_state=0).fit(X, y)
     stage = search.ard_stage_
     assert stage["ran"]
     # brute force: refit the ARD model without each fold on the stage's basis rows
@@ -60,7 +60,7 @@ def test_kfold_stage_scores_on_the_searchs_folds():
 def test_declined_stage_keeps_the_isotropic_model(monkeypatch):
     # a stage whose candidate cannot be lower (its criterion forced above) leaves every fitted attribute alone
     X, y = _few_inputs_matter(200, 4)
-    iso = SparseLSSVRCV(ard=False, random_state=0).fit(X, y)
+    iso = SparseLSSVRCV(ard=False, n_basis=None, random_state=0).fit(X, y)
     calls = []
 
     def isotropic_then_worse(mse, error_rate, scoring):  # the isotropic key first, then the ARD candidate's
@@ -68,7 +68,7 @@ def test_declined_stage_keeps_the_isotropic_model(monkeypatch):
         return (float(mse),) if len(calls) == 1 else (np.inf,)
 
     monkeypatch.setattr(ard_stage, "_criterion_value", isotropic_then_worse)
-    search = SparseLSSVRCV(random_state=0).fit(X, y)
+    search = SparseLSSVRCV(n_basis=None, random_state=0).fit(X, y)
     stage = search.ard_stage_
     assert stage["ran"] and not stage["kept"] and stage["reason"] == "its CV error is not lower"
     assert search.best_estimator_.kernel == "rbf" and search.best_index_ == iso.best_index_
@@ -100,7 +100,7 @@ def test_ard_true_where_it_cannot_run_is_a_clear_error():
 
 def test_classifier_stage_compares_error_rates():
     X, y = _few_inputs_matter(300, 5, seed=2)
-    search = SparseLSSVCCV(random_state=0).fit(X, y > 0)
+    search = SparseLSSVCCV(n_basis=None, random_state=0).fit(X, y > 0)
     stage = search.ard_stage_
     assert stage["ran"]
     iso_err = stage["cv_isotropic"]
@@ -168,7 +168,7 @@ def test_auto_keeps_an_explicit_width_grid_and_true_runs_on_it():
 def test_kept_classifier_score_describes_the_refit(cv):
     # best_score_ of a kept ARD classifier is the exact CV accuracy recomputed on best_estimator_ (same folds)
     X, y = _few_inputs_matter(300, 5, seed=2)
-    search = SparseLSSVCCV(cv=cv, ard=True, random_state=0).fit(X, y > 0)
+    search = SparseLSSVCCV(cv=cv, ard=True, n_basis=None, random_state=0).fit(X, y > 0)
     stage = search.ard_stage_
     assert stage["ran"]
     model = search.best_estimator_ if stage["kept"] else None

@@ -25,7 +25,7 @@ def test_grown_basis_replaces_the_search_only_beyond_one_standard_error(split):
     Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=126, random_state=split)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plain = SparseLSSVRCV(ard=False, random_state=0).fit(Xtr, ytr)  # the growth of the isotropic model
+        plain = SparseLSSVRCV(n_basis=None, ard=False, random_state=0).fit(Xtr, ytr)  # the isotropic model's growth
         auto = SparseLSSVRCV(n_basis="auto", ard=False, random_state=0).fit(Xtr, ytr)
     curve = auto.basis_curve_
     searched = plain.cv_results_["mean_test_mse"][plain.best_index_]

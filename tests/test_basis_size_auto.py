@@ -15,7 +15,7 @@ from lssvm.cv.basis_size import (
     BasisSizeCurve,
     choose_basis_size,
     grow_basis,
-    nystrom_factor,
+    pivot_cholesky_factor,
     prefix_cv_sums,
 )
 from lssvm.kernels import make_kernel
@@ -54,8 +54,8 @@ def test_every_prefix_size_equals_an_explicit_refit(seed, scheme):
     gamma, alphas = 0.4, np.array([0.03, 1.0])
     kernel = make_kernel("rbf", gamma=gamma)
     pivots = pivoted_cholesky(X, kernel, 20, random_state=seed).indices
-    G, L = nystrom_factor(X, kernel, pivots[:7])  # grown in two steps, as the growth does
-    G, L = nystrom_factor(X, kernel, pivots, G, L)
+    G, L = pivot_cholesky_factor(X, kernel, pivots[:7])  # grown in two steps, as the growth does
+    G, L = pivot_cholesky_factor(X, kernel, pivots, G, L)
     assert G.shape == (m, 20)
     if scheme == "loo":
         folds = [np.array([i]) for i in range(m)]
@@ -73,7 +73,7 @@ def test_prefix_sums_average_the_outputs():
     X, y = _data(3)
     Y = np.column_stack([y, -2 * y + 1, np.cos(X[:, 2])])
     kernel = make_kernel("rbf", gamma=0.5)
-    G, _ = nystrom_factor(X, kernel, pivoted_cholesky(X, kernel, 12, random_state=0).indices)
+    G, _ = pivot_cholesky_factor(X, kernel, pivoted_cholesky(X, kernel, 12, random_state=0).indices)
     sse, _ = prefix_cv_sums(G, Y, [0.1])
     per_output = [prefix_cv_sums(G, Y[:, [j]], [0.1])[0] for j in range(3)]
     np.testing.assert_allclose(sse, np.mean(per_output, axis=0), rtol=1e-10)
@@ -136,7 +136,8 @@ def test_search_with_kfold_reports_the_chosen_size_score(seed, m):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # the growth of the isotropic model (after a kept ARD model: tests/test_ard_stage.py)
-        plain = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, ard=False, random_state=0).fit(X, y)
+        plain = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, n_basis=None, ard=False,
+                              random_state=0).fit(X, y)
         search = SparseLSSVRCV(param_space={"gamma": [0.25, 1.0]}, cv=cv, n_basis="auto", ard=False,
                                random_state=0).fit(X, y)
     curve = search.basis_curve_
@@ -178,15 +179,39 @@ def test_auto_refuses_other_bases(kwargs, match):
         SparseLSSVR(n_basis="auto", **kwargs).fit(X, y)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"search": "gradient"}, "search='gradient'"),
-    ({"basis": "random"}, "basis='auto' or 'pchol'"),
-    ({"refit": False}, "refit=True"),
+@pytest.mark.parametrize("kwargs, fit_kw, reason", [
+    ({"search": "gradient", "max_evaluations": 3, "n_restarts": 0}, {}, "search='gradient'"),
+    ({"basis": "random"}, {}, "basis='random'"),
+    ({"refit": False}, {}, "refit=False"),
+    ({}, {"sample_weight": True}, "sample_weight"),
+    ({"alpha_per_target": True}, {"targets": 2}, "alpha_per_target=True"),
 ])
-def test_search_auto_refuses_what_it_cannot_grow(kwargs, match):
+def test_search_auto_falls_back_to_the_fixed_rule(kwargs, fit_kw, reason):
+    # "auto" is the default: where it cannot grow the basis, the fit is the fixed size rule's, and says why
     X, y = _data(11)
-    with pytest.raises(ValueError, match=match):
-        SparseLSSVRCV(n_basis="auto", **kwargs).fit(X, y)
+    if fit_kw.get("targets"):
+        y = np.column_stack([y, -y])
+    weights = {"sample_weight": np.ones(X.shape[0])} if fit_kw.get("sample_weight") else {}
+    common = {"param_space": {"gamma": [0.5]}, "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = SparseLSSVRCV(**common, **kwargs).fit(X, y, **weights)
+        fixed = SparseLSSVRCV(**common, **kwargs, n_basis=None).fit(X, y, **weights)
+    assert auto.get_params()["n_basis"] == "auto"
+    assert auto.basis_curve_["stop_reason"] == f"not applicable: {reason}"
+    assert auto.basis_curve_["n_chosen"] is None and auto.basis_curve_["n_basis"].size == 0
+    np.testing.assert_array_equal(auto.best_score_, fixed.best_score_)
+    assert auto.best_params_.keys() == fixed.best_params_.keys()
+    for key in auto.best_params_:
+        np.testing.assert_array_equal(auto.best_params_[key], fixed.best_params_[key])
+    if auto.refit:
+        np.testing.assert_array_equal(auto.predict(X), fixed.predict(X))
+        np.testing.assert_array_equal(auto.basis_pivots_, fixed.best_estimator_.basis_indices_)
+
+
+def test_search_defaults_grow_the_basis_within_a_budget():
+    search = SparseLSSVRCV()
+    assert search.n_basis == "auto" and search.time_budget == 60.0
 
 
 def test_bad_time_budget_is_a_clear_error():
@@ -205,7 +230,7 @@ def test_time_budget_is_respected():
     X = rng.uniform(-2, 2, size=(m, d))
     y = np.sin(X).sum(axis=1) + 0.01 * rng.normal(size=m)
     t0 = time.perf_counter()
-    SparseLSSVRCV(param_space={"gamma": [0.3]}, random_state=0).fit(X, y)
+    SparseLSSVRCV(param_space={"gamma": [0.3]}, n_basis=None, random_state=0).fit(X, y)
     budget = 2 * (time.perf_counter() - t0) + 4.0
     t0 = time.perf_counter()
     search = SparseLSSVRCV(param_space={"gamma": [0.3]}, n_basis="auto", time_budget=budget,

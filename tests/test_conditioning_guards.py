@@ -181,7 +181,7 @@ def test_fixed_size_guarded_solve_matches_cholesky_when_well_conditioned():
 
 
 def test_scdp_skips_a_rounding_negative_pivot_and_explains_an_indefinite_matrix():
-    from lssvm.solvers.scdp import scdp
+    from lssvm.solvers.fixed_size import scdp
 
     A = np.array([[1.0, 1.0], [1.0, 1.0 - 1e-13]])  # PSD up to rounding
     w = scdp(A, np.array([1.0, 1.0])).coef()

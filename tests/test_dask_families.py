@@ -33,7 +33,7 @@ from lssvm import (  # noqa: E402
     NystromLSSVRCV,
 )
 from lssvm.backends.dask import as_row_data  # noqa: E402
-from lssvm.backends.dask.families import RENYI_POOL_FACTOR, prototype_pool  # noqa: E402
+from lssvm.backends.dask.fixed_size import RENYI_POOL_FACTOR, prototype_pool  # noqa: E402
 from lssvm.basis import random_basis, renyi_entropy_selection  # noqa: E402
 from lssvm.kernels import make_kernel  # noqa: E402
 from lssvm.solvers.fixed_size import GramSums, augmented_rows  # noqa: E402

@@ -108,7 +108,7 @@ def _nystrom_refits(est, X, Y, test_sets, mode):
     """Brute force for the Nyström model's "remove": each hold-out refitted on its
     training rows at the kept columns, with the rank-k map of their kernel block."""
     from lssvm.basis import basis_holders
-    from lssvm.estimators._family_dask import nystrom_map
+    from lssvm.estimators.nystrom import nystrom_map
 
     kernel, Z = est.kernel_, est.basis_vectors_
     rows, points = basis_holders(X, Z, est.basis_indices_)

@@ -11,8 +11,7 @@ from lssvm import FixedSizeLSSVC, FixedSizeLSSVR, NumericalWarning, SparseLSSVR,
 from lssvm.basis import renyi_entropy_selection
 from lssvm.cv.fixed_size import fixed_size_cv_curves, select_model_size, stop_rule_met
 from lssvm.kernels import make_kernel
-from lssvm.solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
-from lssvm.solvers.scdp import SCDPState
+from lssvm.solvers.fixed_size import FixedSizeSystem, SCDPState, augmented_rows, solve_spd
 
 from conftest import rel_err
 

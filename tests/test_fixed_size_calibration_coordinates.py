@@ -9,7 +9,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from lssvm import FixedSizeLSSVC
-from lssvm.estimators._family_calibration import selected_coordinates_held_out
+from lssvm.cv.fixed_size import selected_coordinates_held_out
 
 
 def _blobs(seed, m=60, k=2, shift=0.6):

@@ -15,8 +15,8 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from lssvm import FixedSizeLSSVR
 from lssvm.cv.fixed_size import select_model_size
-from lssvm.estimators._whole_pool import complete_curve_sizes, whole_pool_fold_scores, whole_pool_outputs
 from lssvm.kernels import make_kernel
+from lssvm.selection.fixed_size import complete_curve_sizes, whole_pool_fold_scores, whole_pool_outputs
 
 
 def _data(m, seed=0):
@@ -119,7 +119,7 @@ def test_fit_picks_the_size_rule_of_the_complete_curve(n_basis):
 def test_dask_whole_pool_scores_and_spread_equal_in_memory(classify):
     da = pytest.importorskip("dask.array")
     from lssvm.backends.dask import as_row_data, resolve_dask_cv
-    from lssvm.estimators._whole_pool import dask_whole_pool_cv
+    from lssvm.backends.dask.fixed_size import dask_whole_pool_cv
 
     X, y = _data(240, seed=6)
     rows = np.arange(0, 240, 6)

@@ -57,7 +57,7 @@ def test_sampled_pchol_is_pchol_on_the_random_sample():
 
 def test_dask_pool_equals_the_sampled_pool_of_the_same_rows():
     from lssvm.backends.dask import as_row_data
-    from lssvm.backends.dask.families import prototype_pool
+    from lssvm.backends.dask.fixed_size import prototype_pool
 
     X, y = _data(400)
     kern = make_kernel("rbf", gamma=0.1)
@@ -69,7 +69,7 @@ def test_dask_pool_equals_the_sampled_pool_of_the_same_rows():
 
 
 def test_whole_pool_fold_scores_equal_direct_solves():
-    from lssvm.estimators._whole_pool import whole_pool_fold_scores
+    from lssvm.selection.fixed_size import whole_pool_fold_scores
 
     X, y = _data(240, seed=2)
     rows = np.arange(0, 240, 6)

@@ -25,7 +25,7 @@ def test_blocks_equal_gathers_along_a_growing_selection():
 
 def _brute_curves(system, fold_sums, alpha, nu, kmax):
     """SSE per fold and size by an explicit SCDP run and the gathered quadratic form at every size."""
-    from lssvm.solvers.scdp import SCDPState
+    from lssvm.solvers.fixed_size import SCDPState
 
     out = np.zeros((len(fold_sums), kmax))
     for f, fs in enumerate(fold_sums):

@@ -22,7 +22,9 @@ from lssvm import (
 from lssvm.cli.main import cli
 from lssvm.cv import FoldSpec, resolve_folds
 from lssvm.io import load_model
-from lssvm.selection import DenseLSSVMCV, FixedSizeCV, NystromCV
+from lssvm.selection import DenseLSSVMCV
+from lssvm.selection.fixed_size import FixedSizeCV
+from lssvm.selection.nystrom import NystromCV
 
 KS = (3, 7, 10)
 

@@ -16,10 +16,10 @@ from lssvm.basis import (
     feature_vector_selection,
     greedy_selection,
     kcenter,
-    nystrom_columns,
     prototype_pool,
     random_basis,
     renyi_entropy_selection,
+    sampled_columns,
     select_basis,
 )
 from lssvm.cv import check_indices, cross_val_predictions, resolve_folds
@@ -149,7 +149,7 @@ CASES = {
     "select_basis-kernel-str": (lambda: select_basis(X, "rbf", "random", 2), TypeError, "Kernel"),
     "select_basis-greedy-alpha": (lambda: select_basis(X, RBF(1.0), "greedy", 2, y=y, alpha=-1.0), ValueError,
                                   "alpha must be"),
-    "nystrom_columns-nan": (lambda: nystrom_columns(X_nan, RBF(1.0), "random", 3), ValueError, "X contains NaN"),
+    "sampled_columns-nan": (lambda: sampled_columns(X_nan, RBF(1.0), "random", 3), ValueError, "X contains NaN"),
     "prototype_pool-nan": (lambda: prototype_pool(X_inf, RBF(1.0), "kcenter", 3), ValueError, "X contains NaN"),
     "prototype_pool-all-nan": (lambda: prototype_pool(X_nan, RBF(1.0), "all"), ValueError, "X contains NaN"),
     # 5. sparse RLS factorisation

@@ -27,7 +27,7 @@ take a ``random_state``, this file checks that
 The public functions checked the same way are those of :mod:`lssvm.basis`
 (``random_basis``, ``kcenter``, ``feature_vector_selection``,
 ``greedy_selection``, ``renyi_entropy_selection``, ``prototype_pool``,
-``nystrom_columns``), :func:`lssvm.scdp`, ``coupled_simulated_annealing`` and
+``sampled_columns``), :func:`lssvm.scdp`, ``coupled_simulated_annealing`` and
 ``csa_search``, and the CV criteria of :mod:`lssvm.selection` (their folds,
 rows and scores).  Also: the CV methods of fitted models follow a shuffled
 splitter's seed; ``SparseLSSVMCV.draw_seed`` redraws the criterion's basis in
@@ -67,20 +67,20 @@ from lssvm.basis import (
     feature_vector_selection,
     greedy_selection,
     kcenter,
-    nystrom_columns,
     prototype_pool,
     random_basis,
     renyi_entropy_selection,
+    sampled_columns,
 )
 from lssvm.kernels import make_kernel
 from lssvm.selection import (
     CVPath,
     FixedSizeCV,
-    NystromCV,
     SparseLSSVMCV,
     coupled_simulated_annealing,
     csa_search,
 )
+from lssvm.selection.nystrom import NystromCV
 
 SEED, OTHER_SEED = 0, 1
 
@@ -478,11 +478,11 @@ FUNC_CASES = [
     FuncCase("prototype_pool-renyi", lambda rs: prototype_pool(X0, KERNEL, "renyi", 15, rs)),
     FuncCase("prototype_pool-all", lambda rs: prototype_pool(X0, KERNEL, "all", None, rs), random=False),
     # documented as taking a RandomState (the estimators pass one)
-    FuncCase("nystrom_columns-uniform", lambda rs: nystrom_columns(X0, KERNEL, "random", 12, rs),
+    FuncCase("sampled_columns-uniform", lambda rs: sampled_columns(X0, KERNEL, "random", 12, rs),
              int_seed=False),
-    FuncCase("nystrom_columns-kcenter", lambda rs: nystrom_columns(X0, KERNEL, "kcenter", 12, rs),
+    FuncCase("sampled_columns-kcenter", lambda rs: sampled_columns(X0, KERNEL, "kcenter", 12, rs),
              int_seed=False),
-    FuncCase("nystrom_columns-fvs", lambda rs: nystrom_columns(X0, KERNEL, "fvs", 12, rs), random=False,
+    FuncCase("sampled_columns-fvs", lambda rs: sampled_columns(X0, KERNEL, "fvs", 12, rs), random=False,
              int_seed=False),
     FuncCase("scdp-scdpp", lambda rs: scdp(A_SPD, B_SPD, max_nonzero=15, n_candidates=5, random_state=rs)),
     FuncCase("scdp-exact", lambda rs: scdp(A_SPD, B_SPD, max_nonzero=15, random_state=rs), random=False),

@@ -206,6 +206,20 @@ def test_non_finite_residuals_take_the_direct_route(rng):
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
 
 
+def test_a_non_finite_training_row_takes_the_direct_route(rng):
+    """The finiteness of the training rows is read from their norms (no pass over the rows per block)."""
+    m, r = 300, 5
+    A = 0.05 * rng.standard_normal((m, r))
+    A[11, 2] = np.nan
+    Ax = 0.05 * rng.standard_normal((20, r))
+    E = rng.standard_normal((m, 1))
+    centre = rng.standard_normal((20, 1))
+    with np.errstate(invalid="ignore"):
+        got = screened_full_conformal(E, A, np.linalg.norm(A, axis=1), Ax, 1.0 / m, centre, 0.9)
+        ref = full_conformal_bounds(E, Ax @ A.T + 1.0 / m, 1.0 / m + np.einsum("ij,ij->i", Ax, Ax), centre, 0.9)
+    np.testing.assert_array_equal(got, ref)
+
+
 def test_jackknife_plus_with_a_non_finite_loo_residual_takes_the_direct_route(rng, monkeypatch):
     est, _, _ = fit(rng, 300, 12)
     fac, a = est.factorization_, est.alpha

@@ -22,8 +22,8 @@ def test_cost_estimate_counts_the_default_sizes():
     assert cost.seconds == pytest.approx(cost.flops / 1e10) == pytest.approx(cost.flops / cost.rate)
     small = estimate_cost("sparse", 1_000, 10, 5, 21, rate=1e10)
     assert small.seconds < cost.seconds / 50
-    assert estimate_cost("nystrom", 5000, 8, 13, 21, n_basis=0.1, rate=1e10).size == 500
-    assert estimate_cost("fixed-size", 5000, 8, 13, 21, cv=10, rate=1e10).size == default_n_basis(5000)
+    assert estimate_cost("low-rank", 5000, 8, 13, 21, n_basis=0.1, rate=1e10).size == 500
+    assert estimate_cost("pool", 5000, 8, 13, 21, cv=10, rate=1e10).size == default_n_basis(5000)
     huge = estimate_cost("sparse", 10**9, 50, 13, 21, rate=1e10)
     assert huge.too_large(available=128 * 2**30) and "--chunk-rows" in huge.lines()[-1]
     assert not cost.too_large(available=8 * 2**30) and len(cost.lines()) == 1
@@ -46,10 +46,10 @@ def test_cost_estimate_weighs_each_kind_of_work_by_its_own_rate():
     # pivoted Cholesky: O(m n^2) products and O(m n) passes, never the O(m^2 n) of exact FVS
     assert cost.work["basis"][0] < 3 * m * n**2 < estimate_cost("sparse", m, 10, 5, 21, basis="fvs", rate=slow).work["basis"][0]
     # the per-candidate fixed-size and the Nystrom refits are one more evaluation
-    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, basis="kcenter", rate=slow)
+    fs = estimate_cost("pool", 5000, 8, 5, 21, cv=10, basis="kcenter", rate=slow)
     assert fs.work["refit"] == pytest.approx(tuple(w / 5 for w in fs.work["evaluations"]))
     # the default fixed-size search scores the whole pool as the sparse LOO search does; SCDP runs in the refit
-    fs = estimate_cost("fixed-size", 5000, 8, 5, 21, cv=10, rate=slow)
+    fs = estimate_cost("pool", 5000, 8, 5, 21, cv=10, rate=slow)
     assert fs.work["evaluations"] == estimate_cost("sparse", 5000, 8, 5, 21, rate=slow).work["evaluations"]
     assert fs.work["refit"][0] > 0
     # on a shared machine the search gets a share of its cores: the wall time is the work over that share

@@ -7,7 +7,8 @@ from scipy.spatial.distance import cdist
 from sklearn.model_selection import GroupKFold, KFold
 from test_nystrom import dual_solve
 
-from lssvm.selection import CVPath, DenseLSSVMCV, NystromCV, grid_search
+from lssvm.selection import CVPath, DenseLSSVMCV, grid_search
+from lssvm.selection.nystrom import NystromCV
 
 from conftest import rel_err
 

@@ -13,7 +13,9 @@ from sklearn.model_selection import GroupKFold
 from lssvm import FixedSizeLSSVC, FixedSizeLSSVR, NumericalWarning, NystromLSSVR, SparseLSSVC, SparseLSSVR
 from lssvm.cv import explicit_holdout_predict
 from lssvm.kernels import RBF
-from lssvm.selection import FixedSizeCV, NystromCV, SparseLSSVMCV
+from lssvm.selection import SparseLSSVMCV
+from lssvm.selection.fixed_size import FixedSizeCV
+from lssvm.selection.nystrom import NystromCV
 from lssvm.solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_spd
 
 from conftest import rel_err

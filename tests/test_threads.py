@@ -191,7 +191,9 @@ def test_default_inside_dask_worker(monkeypatch):
 
 
 def test_criteria_take_n_jobs():
-    from lssvm.selection import DenseLSSVMCV, FixedSizeCV, NystromCV, SparseLSSVMCV
+    from lssvm.selection import DenseLSSVMCV, SparseLSSVMCV
+    from lssvm.selection.fixed_size import FixedSizeCV
+    from lssvm.selection.nystrom import NystromCV
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((80, 2))

@@ -55,6 +55,8 @@ templates_path = ["_templates"]
 API_PACKAGES = [
     ("lssvm", "Estimators, warnings and the SCDP solver"),
     ("lssvm.selection", "Model-selection criteria and searches"),
+    ("lssvm.selection.nystrom", "The Nyström family's criteria"),
+    ("lssvm.selection.fixed_size", "The fixed-size family's criterion and whole-pool model"),
     ("lssvm.cv", "Cross-validation helpers and brute-force references"),
     ("lssvm.basis", "Basis and prototype selection"),
     ("lssvm.kernels", "Kernels"),

@@ -11,22 +11,8 @@ Layers, dependencies pointing down:
 - :mod:`lssvm.io`, :mod:`lssvm.cli`: files and the command line.
 """
 
-from .estimators import (
-    FixedSizeLSSVC,
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVR,
-    FixedSizeLSSVRCV,
-    NystromLSSVC,
-    NystromLSSVCCV,
-    NystromLSSVR,
-    NystromLSSVRCV,
-    RobustLSSVR,
-    RobustLSSVRCV,
-    SparseLSSVC,
-    SparseLSSVCCV,
-    SparseLSSVR,
-    SparseLSSVRCV,
-)
+from . import estimators
+from .estimators import *  # noqa: F403 (the public estimators: lssvm.estimators.__all__ lists them once)
 from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning, SearchEdgeWarning
 from .io.tabular import make_tabular_pipeline
 from .solvers import scdp
@@ -57,20 +43,7 @@ def _version(package_file=__file__):
 __version__ = _version()
 
 __all__ = [
-    "FixedSizeLSSVC",
-    "FixedSizeLSSVCCV",
-    "FixedSizeLSSVR",
-    "FixedSizeLSSVRCV",
-    "NystromLSSVC",
-    "NystromLSSVCCV",
-    "NystromLSSVR",
-    "NystromLSSVRCV",
-    "RobustLSSVR",
-    "RobustLSSVRCV",
-    "SparseLSSVC",
-    "SparseLSSVCCV",
-    "SparseLSSVR",
-    "SparseLSSVRCV",
+    *estimators.__all__,
     "NumericalWarning",
     "ConstantTargetWarning",
     "PerformanceWarning",

@@ -13,7 +13,7 @@ from .pchol import (
     default_n_basis,
     pivoted_cholesky,
 )
-from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, nystrom_columns, prototype_pool
+from .pools import DEFAULT_N_PROTOTYPES, PROTOTYPE_METHODS, SAMPLINGS, prototype_pool, sampled_columns
 from .random import draw_basis_rows, random_basis
 from .renyi import RenyiResult, renyi_entropy_selection
 from .sampled import SAMPLE_FACTOR, sampled_pivoted_cholesky
@@ -28,7 +28,7 @@ __all__ = [
     "DEFAULT_N_PROTOTYPES",
     "PROTOTYPE_METHODS",
     "SAMPLINGS",
-    "nystrom_columns",
+    "sampled_columns",
     "prototype_pool",
     "FVSResult",
     "check_n_basis",

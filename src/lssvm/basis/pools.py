@@ -21,7 +21,7 @@ from .pchol import default_n_basis, pivoted_cholesky
 from .random import random_basis
 from .renyi import renyi_entropy_selection
 
-__all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "nystrom_columns", "prototype_pool"]
+__all__ = ["DEFAULT_N_PROTOTYPES", "PROTOTYPE_METHODS", "SAMPLINGS", "sampled_columns", "prototype_pool"]
 
 PROTOTYPE_METHODS = ("pchol", "kcenter", "random", "renyi", "all")
 SAMPLINGS = ("random", "kcenter", "fvs")
@@ -126,7 +126,7 @@ def _check_rows(rows, X, name, distinct=True):
     return idx.astype(np.intp)
 
 
-def nystrom_columns(X, kernel, method="random", n_basis=None, random_state=None):
+def sampled_columns(X, kernel, method="random", n_basis=None, random_state=None):
     """Rows whose kernel columns the Nyström approximation samples.
 
     Parameters
@@ -162,9 +162,9 @@ def nystrom_columns(X, kernel, method="random", n_basis=None, random_state=None)
     random_state = check_random_state(random_state)
     if not isinstance(method, str):
         idx = _check_rows(method, X, "basis", distinct=False)
-        return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]
+        return drop_near_duplicates(X[idx], kernel, idx, what="sampled column", stacklevel=3)[1]
     if method == "uniform":
-        raise ValueError('the uniform draw of Nystrom columns is now called "random"; pass basis="random"')
+        raise ValueError('the uniform draw of sampled columns is now called "random"; pass basis="random"')
     if method not in SAMPLINGS:
         raise ValueError(f"basis must be one of {SAMPLINGS} or an array of row indices; got {method!r}")
     n = X.shape[0]
@@ -175,4 +175,4 @@ def nystrom_columns(X, kernel, method="random", n_basis=None, random_state=None)
         idx = kcenter(X, c, random_state)
     else:
         idx = feature_vector_selection(X, kernel, n_basis=c, random_state=random_state).indices
-    return drop_near_duplicates(X[idx], kernel, idx, what="Nystrom column", stacklevel=3)[1]
+    return drop_near_duplicates(X[idx], kernel, idx, what="sampled column", stacklevel=3)[1]

@@ -205,13 +205,15 @@ def _duration(seconds):
     return f"{seconds / 60:.0f} min"
 
 
-def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", basis="pchol", n_basis=None,
+def estimate_cost(kind, rows, features, evaluations, n_alphas, *, cv="loo", basis="pchol", n_basis=None,
                   rate=None, classification=True):
     """Estimate the cost of a search of ``evaluations`` kernel parameter values.
 
     Parameters
     ----------
-    model : {"sparse", "fixed-size", "nystrom"}
+    kind : {"sparse", "pool", "low-rank"}
+        The cost model of the search's family (``cost_kind`` of :class:`lssvm.estimators.search_cv.SearchFamily`):
+        the exact path on a basis, a prototype pool with SCDP's curves on folds, or columns cut to rank k.
     rows, features : int
     evaluations, n_alphas : int
         Criterion calls and alphas per call.
@@ -261,14 +263,14 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
     basis = "pchol" if basis is None else basis  # the estimators' default
     # the fixed-size search scores the whole-pool model as the sparse one (exact LOO for an int cv), then
     # runs SCDP's fold curves once, in the refit (size_search="refit")
-    full_pool = model == "fixed-size" and basis == "pchol"
+    full_pool = kind == "pool" and basis == "pchol"
     if full_pool and isinstance(cv, int):
         folds = 0
-    n = size(default_basis_size(basis, n_basis, m, classification) if model == "sparse" or full_pool
+    n = size(default_basis_size(basis, n_basis, m, classification) if kind == "sparse" or full_pool
              else n_basis)
-    if model == "sparse" and n_basis is None and basis in ("random", "kcenter"):  # as select_basis draws them
+    if kind == "sparse" and n_basis is None and basis in ("random", "kcenter"):  # as select_basis draws them
         n = min(DEFAULT_N_BASIS, m)
-    if model == "sparse" or full_pool:
+    if kind == "sparse" or full_pool:
         select = {"pchol": (2 * m * n * n + 3 * m * n * d, 4 * n**3, 30 * m * n + 1e5 * n),
                   "fvs": (m * m * n, 0, 0), "kcenter": (m * n * d, 0, 0)}.get(basis, (0, 0, 0))
         gemm = 6 * m * n * n + 2 * m * n * d + 4 * n_alphas * m * n
@@ -281,7 +283,7 @@ def estimate_cost(model, rows, features, evaluations, n_alphas, *, cv="loo", bas
             refit = (2 * m * n * d + 2 * m * n * n + 10 * (2 * m / 10 * n * n) + 10 * n * n * min(n, 200),
                      10 * n**3, 12 * m * n)
         nbytes = 8 * (3 * m * n + m * d)
-    elif model == "nystrom":
+    elif kind == "low-rank":
         k = n // 2
         select = (0, 0, 0)
         per_eval = (2 * m * n * d + 2 * m * n * k + 2 * n_alphas * m * k, 10 * n**3, 12 * m * n)

@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from ..basis import BASIS_METHODS
+from ..estimators import MODELS
 from ..io.tabular import DEFAULT_MIN_FREQUENCY
 
 __all__ = ["table_options", "kernel_options", "basis_options", "verbose_option", "CATEGORICAL_HELP", "check_normal",
@@ -102,16 +103,33 @@ class _CountOrFraction(click.ParamType):
         return number if number < 1 else int(number)
 
 
+def _models_help(describe):
+    """``"name: describe(regressor preset); ..."`` over the model families of ``lssvm select --model``."""
+    return "; ".join(f"{name}: {describe(regressor)}" for name, (regressor, _) in MODELS.items())
+
+
+def _bases_help(search):
+    default = search().get_params()["basis"]
+    return ", ".join([f"{default} (default)", *(b for b in search.string_options("basis") if b != default)])
+
+
+def dask_bases_help():
+    """The bases each model family draws on Dask input, its default there first."""
+    return _models_help(lambda search: " or ".join(search.search_family().dask_bases))
+
+
 #: --basis, --n-basis (every model family: prototype pools and sampled columns are bases too)
 basis_options = _apply([
     click.option("--basis", type=click.Choice([*BASIS_METHODS, "all"]), default=None,
-                 help="Basis method.  Sparse: pchol (pivoted Cholesky, the default), fvs (exact greedy, O(rows^2) "
-                      "per point), random, greedy, kcenter or renyi; fixed-size prototype pool: pchol (default), "
-                      "kcenter, random, renyi or all; Nystrom columns: random (default), kcenter or fvs.  With "
-                      "--chunk-rows: pchol (among a row sample) or random."),
+                 help=f"Basis method of each --model: {_models_help(_bases_help)}.  pchol: pivoted Cholesky (auto: "
+                      "pchol, or the gradient search's random basis); fvs: exact greedy, O(rows^2) per point.  With "
+                      f"--chunk-rows: {dask_bases_help()}."),
     click.option("--n-basis", type=_CountOrFraction(), default=None,
-                 help="Basis size (pchol, fvs: at most); fixed-size and Nystrom also take a fraction of the rows "
-                      "(< 1).  Default min(700, 10 sqrt(rows)); sparse regression min(500, 10 sqrt(rows)).  "
+                 help="Basis size (pchol, fvs: at most); --model "
+                      + " and ".join(name for name, (search, _) in MODELS.items() if search.accepts(n_basis=0.5))
+                      + " also take a fraction of the rows "
+                      "(< 1).  Default: auto for --model sparse in memory (not --search gradient); otherwise "
+                      "min(700, 10 sqrt(rows)), sparse regression min(500, 10 sqrt(rows)).  "
                       "auto (sparse, pchol): after the search, the basis grows by doublings while the exact CV "
                       "error of every size drops; the size of lowest CV error is kept (--time-budget)."),
 ])

@@ -236,7 +236,7 @@ def predict(model_file, data, output, keep, interval, proba):
     absent = [c for c in keep if c not in frame.columns]
     if absent:
         raise click.BadParameter(f"column(s) {', '.join(absent)} not in DATA", param_hint="--keep")
-    est = model.estimator
+    est = model.predictor()  # a transformed target mapped back to its scale
     try:
         with collect_warnings() as caught:  # what the encoding changed: one line each, below
             X = model.model_inputs(frame)  # the path of SavedModel.predict & co. in Python
@@ -302,7 +302,7 @@ def uncertainty_columns(out, model, X, interval, proba):
     """
     if interval is None and not proba:
         return out
-    est = model.estimator
+    est = model.predictor()
     try:
         if interval is not None:
             if not hasattr(est, "predict_interval") or hasattr(est, "classes_"):

@@ -170,10 +170,10 @@ def _figure_basis(plt, best, path):
         sizes = np.atleast_1d(best.model_size_)
         ax.axvline(sizes[0], color="r", ls="--", lw=1, label=f"chosen size {sizes[0]}")
         ax.set_yscale("log")
-        ax.set_xlabel("model size (SCDP non-zeros)")
+        ax.set_xlabel("model size (prototypes with a weight)")
         ax.set_ylabel("CV score")
         ax.legend()
-        ax.set_title(f"Fixed-size LS-SVM: {best.n_support_} prototypes used")
+        ax.set_title(f"{type(best).__name__}: {best.n_support_} prototypes used")
     elif hasattr(best, "approximation_bound") and getattr(best, "factorization_", None) is not None:
         s2 = np.sort(best.factorization_.eigenvalues)[::-1]
         ax.semilogy(np.arange(1, s2.size + 1), s2, "o-", ms=3)
@@ -218,7 +218,7 @@ CAPTIONS = {
                        "flat means under-fitting. Classification: the diagonal holds the correct counts, the "
                        "off-diagonal cells the confusions.",
     "basis.png": "The model's basis: the reconstruction error of the FVS basis (it should fall steeply, then "
-                 "flatten), the CV score per fixed-size model size, or the Nyström kernel's spectrum (a fast "
+                 "flatten), the CV score per model size (prototypes with a weight), or the Nyström kernel's spectrum (a fast "
                  "decay means few columns suffice).",
     "curve.png": "The fitted function of this one-input model (red) over the training rows (grey). Look for a "
                  "curve that follows the trend without chasing single points (over-fitting) or missing the "

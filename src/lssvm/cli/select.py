@@ -20,14 +20,7 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from .. import __version__
 from .._labels import LabelCoder
 from ..cv import resolve_folds
-from ..estimators import (
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVRCV,
-    NystromLSSVCCV,
-    NystromLSSVRCV,
-    SparseLSSVCCV,
-    SparseLSSVRCV,
-)
+from ..estimators import MODELS
 from ..estimators.ard_stage import ard_summary
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
@@ -35,31 +28,52 @@ from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
+from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
-from ._options import basis_options, kernel_options, parse_log_values, table_options, verbose_option
+from ._options import (
+    basis_options,
+    dask_bases_help,
+    kernel_options,
+    parse_log_values,
+    table_options,
+    verbose_option,
+)
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
+from ._target_choice import choose_cli_target_transform, target_transform_option, target_transform_text
 
 __all__ = ["select"]
 
-MODELS = {
-    "sparse": (SparseLSSVRCV, SparseLSSVCCV),
-    "fixed-size": (FixedSizeLSSVRCV, FixedSizeLSSVCCV),
-    "nystrom": (NystromLSSVRCV, NystromLSSVCCV),
-}
 #: groups up to this many are left out one at a time; more go into 10 group folds
 MAX_LEAVE_ONE_GROUP_OUT = 20
 
 
+def _models_that(takes):
+    """The --model names whose regressor preset ``takes(preset)``, as "a, b or c"."""
+    names = [name for name, (regressor, _) in MODELS.items() if takes(regressor)]
+    return " or ".join(", ".join(names[:-1]), names[-1]) if len(names) > 2 else " or ".join(names)
+
+
+def _model_help():
+    """--model's help: each family as its docstring names it (the text before the first colon)."""
+    return "; ".join(f"{name}: {' '.join(regressor.search_family().__doc__.split(':')[0].split())}"
+                     for name, (regressor, _) in MODELS.items()) + "."
+
+
+def _cv_default_help():
+    return ", ".join(f"{regressor.search_family().default_cv} for {name}" for name, (regressor, _) in MODELS.items())
+
+
 def _parse_cv(text, model):
     """``loo``, ``K`` or ``group:COL`` -> (cv for the estimator, group column or None)."""
+    search = MODELS[model][0]
     if text is None:
-        return (10 if model == "fixed-size" else "loo"), None
+        return search.search_family().default_cv, None
     if text == "loo":
-        if model == "fixed-size":
-            raise click.BadParameter("fixed-size models need folds: give K or group:COL", param_hint="--cv")
+        if not search.accepts(cv="loo"):
+            raise click.BadParameter(f"{model} models need folds: give K or group:COL", param_hint="--cv")
         return "loo", None
     if text.startswith("group:"):
         col = text[len("group:"):]
@@ -95,10 +109,10 @@ def _results_table(search, top):
 @table_options
 @kernel_options
 @click.option("--model", "model_kind", type=click.Choice(list(MODELS)), default="sparse", show_default=True,
-              help="sparse LS-SVM (papers 000/001), SCDP fixed-size (002) or Nystrom (003).")
+              help=_model_help())
 @click.option("--cv", "cv_text", default=None,
               help="loo, K (folds) or group:COL (leave one group out; GroupKFold(10) beyond "
-                   f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: loo, or 10 for fixed-size.")
+                   f"{MAX_LEAVE_ONE_GROUP_OUT} groups).  Default: {_cv_default_help()}.")
 @click.option("--search", type=click.Choice(["grid", "nelder-mead", "csa", "gradient"]), default="grid",
               show_default=True, help="gradient: L-BFGS-B on the exact CV error (--kernel ard: one width per input).")
 @click.option("--gammas", default=None,
@@ -116,9 +130,11 @@ def _results_table(search, top):
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds for the whole search (--model sparse; default 60): the ARD stage runs where its "
-                   "predicted time fits what is left, and the growth with --n-basis auto stops before a doubling "
+              help="Seconds for the whole search (--model sparse; default 60, the estimator's): the ARD stage "
+                   "runs where its predicted time fits what is left, and the basis growth stops before a doubling "
                    "that would not fit.")
+@target_transform_option
+@categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -131,16 +147,16 @@ def _results_table(search, top):
               help="Report folder (default: NAME-report).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @click.option("--chunk-rows", type=int, default=None,
-              help="Stream the files in blocks of this many rows with Dask instead of loading them (basis and "
-                   "prototypes by pivoted Cholesky among a row sample, random Nystrom columns; categorical columns "
-                   "and missing values encoded from a first pass; K folds are the same as in memory).  Needs "
-                   "lssvm[dask].")
+              help="Stream the files in blocks of this many rows with Dask instead of loading them (the basis "
+                   f"by the --basis each model draws on streamed rows: {dask_bases_help()}; pchol is pivoted "
+                   "Cholesky among a row sample; categorical columns and missing values encoded from a first "
+                   "pass; K folds are the same as in memory).  Needs lssvm[dask].")
 @verbose_option
 def select(data, target, drop, task, categorical, impute, min_frequency, scale, kernel, degree, coef0,
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose):
+           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
@@ -172,9 +188,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
     alpha_path = parse_log_values(alphas, "--alphas")
     gamma_values = None if gammas is None else parse_log_values(gammas, "--gammas")
     cv, group_col = _parse_cv(cv_text, model_kind)
-    if model_kind == "sparse" and isinstance(n_basis, float):
-        raise click.BadParameter(f"{n_basis}: the sparse model takes a whole number of basis points >= 1 (a fraction "
-                                 "of the rows is for --model fixed-size or nystrom)", param_hint="--n-basis")
+    if isinstance(n_basis, float) and not MODELS[model_kind][0].accepts(n_basis=n_basis):
+        raise click.BadParameter(f"{n_basis}: the {model_kind} model takes a whole number of basis points >= 1 (a "
+                                 f"fraction of the rows is for --model {_models_that(lambda c: c.accepts(n_basis=0.5))})",
+                                 param_hint="--n-basis")
     if max_evaluations is not None and not 2 <= max_evaluations <= MAX_EVALUATIONS:
         raise click.BadParameter(f"must be between 2 and {MAX_EVALUATIONS}; got {max_evaluations}",
                                  param_hint="--max-evaluations")
@@ -217,12 +234,15 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       max_evaluations=max_evaluations, random_state=random_state, degree=degree, coef0=coef0,
                       normalize_kernel=normalize_kernel,
                       param_space={} if kernel == "linear" else None if gamma_values is None else {"gamma": gamma_values})
+        if n_basis is None and cls.accepts(n_basis="auto"):  # the sparse searches' default: grown by exact CV
+            n_basis = "auto" if search != "gradient" and not streaming and basis in (None, "auto", "pchol") else None
         params.update(n_basis=n_basis, **({} if basis is None else {"basis": basis}))
-        if (n_basis == "auto" or time_budget is not None) and model_kind != "sparse":
-            raise ValueError("--n-basis auto and --time-budget are for --model sparse")
-        if search == "gradient" and model_kind != "sparse":
-            raise ValueError("--search gradient is for --model sparse (L-BFGS-B on the sparse model's exact CV "
-                             "error); use --search grid, nelder-mead or csa")
+        if (n_basis == "auto" or time_budget is not None) and not cls.accepts(n_basis="auto"):
+            raise ValueError("--n-basis auto and --time-budget are for --model "
+                             + _models_that(lambda c: c.accepts(n_basis="auto")))
+        if search == "gradient" and not cls.search_family().has_gradient_search:
+            raise ValueError(f"--search gradient is for --model {_models_that(lambda c: c.search_family().has_gradient_search)} "
+                             "(L-BFGS-B on the model's exact CV error); use --search grid, nelder-mead or csa")
         if time_budget is not None:
             params["time_budget"] = time_budget
         if calibration is not None:
@@ -244,15 +264,16 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"search     {cls.__name__}, {search}, cv={cv_text or cv}, kernel {kernel}, "
                    f"{alpha_path.size} alphas per evaluation")
         cost_basis = "random" if basis is None and search == "gradient" else basis  # basis="auto" (gradient_search)
-        cost = estimate_cost(model_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
+        cost = estimate_cost(cls.search_family().cost_kind, n_rows, len(features), expected, alpha_path.size, cv=cv, basis=cost_basis,
                              n_basis=None if n_basis == "auto" else n_basis,
                              classification=task == "classification")
         for line in cost.lines():
             click.echo(line)
         search_seconds = cost.seconds
         if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
-            click.echo("basis      auto: grown after the search" + (f" within {time_budget:g} s" if time_budget else ""))
-            search_seconds = max(search_seconds, time_budget or 0.0)
+            budget = est.time_budget
+            click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))
+            search_seconds = max(search_seconds, budget or 0.0)
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -283,11 +304,27 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                     est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
         caught[:] = _echo_edge_warnings(caught)
-        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding)
+        with collect_warnings() as caught_transform:
+            encoding_text = None
+            if not streaming:
+                chosen_encoding, Xs, encoding_text = choose_cli_encoding(
+                    est, encoding, frame, Xs, y, categorical_encoding, scale, alpha_path, streaming)
+                if chosen_encoding is not encoding:  # ordinal kept: the inputs and test rows re-encoded
+                    encoding, features = chosen_encoding, list(chosen_encoding.feature_names)
+                    center, scale_ = np.zeros(len(features)), np.ones(len(features))  # identity when encoded
+                    if X_test is not None:
+                        X_test = encoding.transform(test_frame)
+            elif categorical_encoding == "ordinal":
+                raise ValueError("--categorical-encoding ordinal needs the rows in memory (leave out --chunk-rows)")
+            est, transform_choice = choose_cli_target_transform(est, Xs, y, target_transform, task, streaming)
+        caught.extend(caught_transform)
+        transform_text = target_transform_text(transform_choice)
+        model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding,
+                           target_transform=None if transform_choice is None else transform_choice.transform)
         test_values = None
         if test_frame is not None:
             with collect_warnings() as caught_eval:
-                test_values = evaluate(est, X_test, y_test.to_numpy(), task)
+                test_values = evaluate(model.predictor(), X_test, y_test.to_numpy(), task)
             caught.extend(caught_test + caught_eval)
     except ValueError as exc:
         echo_warnings(caught, verbose)
@@ -309,11 +346,16 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                f"({est.search_time_:.2f} s search, {est.refit_time_:.2f} s refit)")
     grown = getattr(est, "basis_curve_", None)
     if grown is not None:
-        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + ("not grown: the search took the budget" if
-                   grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
+        click.echo(f"basis      {est.best_estimator_.n_basis_} points; " + (
+                   f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
+                   else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
     if getattr(est, "ard_stage_", None) is not None:
         click.echo(f"ard        {ard_summary(est.ard_stage_)}")
+    if encoding_text:
+        click.echo(f"encoding   categorical: {encoding_text}")
+    if transform_text:
+        click.echo(f"target     transform {transform_text}")
     click.echo("")
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     click.echo("")
@@ -346,6 +388,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                *([] if not verdict else [("note", verdict)]),
                ("evaluations", f"{est.n_evaluations_} x {alpha_path.size} alphas in {elapsed:.3g} s")]
     summary[1:1] = [("encoding", note) for note in notes]
+    if encoding_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("categorical encoding", encoding_text))
+    if transform_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("target transform", transform_text))
     if test_values is not None:
         summary.append(("test metrics", f"{format_metrics(test_values)} on {len(test_frame)} rows"))
     summary += [("lssvm version", __version__), ("date", time.strftime("%Y-%m-%d %H:%M:%S %Z")),
@@ -354,6 +400,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "best_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                       for k, v in est.best_params_.items()},
                       "cv_score": value, "criterion": crit,
+                      **({"target_transform": transform_text} if transform_text else {}),
+                      **({"categorical_encoding": encoding_text} if encoding_text else {}),
                       # a metric undefined on the test rows (AUC of one class) is stored as null
                       **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
                                                                           for k, v in test_values}})}
@@ -366,7 +414,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             task == "regression" or len(est.classes_) == 2):
         raw = model.x_center[0] + model.x_scale[0] * np.asarray(Xs)[:, 0]
         if task == "regression":
-            curve = (raw, y, lambda g: est.predict(model.transform(g)), features[0], str(target_name))
+            curve = (raw, y, lambda g: model.predictor().predict(model.transform(g)), features[0], str(target_name))
         else:  # decision value against the input, the rows at +1 / -1
             curve = (raw, LabelCoder(est.classes_).encode(y)[:, 0],
                      lambda g: est.decision_function(model.transform(g)), features[0],
@@ -418,14 +466,14 @@ def _check_streaming(data, chunk_rows, model_kind, basis):
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise click.ClickException("--chunk-rows needs Dask: pip install 'lssvm[dask]'") from None
-    allowed = ("random",) if model_kind == "nystrom" else ("pchol", "random")
+    allowed = MODELS[model_kind][0].search_family().dask_bases
     if basis not in (None, *allowed):
         raise click.BadParameter(f"--basis {basis} needs all rows in memory; --chunk-rows takes "
                                  + " or ".join(allowed) + " (pchol: pivoted Cholesky among a row sample)",
                                  param_hint="--basis")
     paths = expand_paths(data)
-    if basis is None:  # the model's default; pivoted Cholesky on a row sample for the sparse and fixed-size
-        basis = "random" if model_kind == "nystrom" else "pchol"
+    if basis is None:  # the family's default on Dask input ("pchol": pivoted Cholesky on a row sample)
+        basis = allowed[0]
     return paths, Path(paths[0]).name.split(".")[0], basis
 
 

@@ -47,7 +47,7 @@ __all__ = [
     "choose_basis_size",
     "gram_of_features",
     "grow_basis",
-    "nystrom_factor",
+    "pivot_cholesky_factor",
     "prefix_cv_sums",
 ]
 
@@ -69,7 +69,7 @@ def auto_basis_cap(m, max_size=None):
     return int(max(1, min(m, cap, AUTO_BASIS_BYTES // (8 * m))))
 
 
-def nystrom_factor(X, kernel, indices, G=None, L=None):
+def pivot_cholesky_factor(X, kernel, indices, G=None, L=None):
     """The factor ``G = K_mB L^-T`` of the pivots ``indices``, extended from that of a prefix.
 
     Parameters
@@ -188,7 +188,7 @@ def prefix_cv_sums(G, Y, alphas, folds=None, grams=None):
     Parameters
     ----------
     G : ndarray of shape (m, N)
-        Features: the Cholesky columns in pivot order (:func:`nystrom_factor`).
+        Features: the Cholesky columns in pivot order (:func:`pivot_cholesky_factor`).
     Y : ndarray of shape (m, v)
     alphas : ndarray of shape (A,)
     folds : list of ndarray, optional
@@ -416,7 +416,7 @@ def grow_basis(X, Y, kernel, alphas, folds=None, *, max_size=None, start=None, t
         n_old = pivots.size
         if idx.size < n_old or not np.array_equal(idx[:n_old], pivots):  # not nested (ties): start over
             G = L = FtF = None
-        G, L = nystrom_factor(X, kernel, idx, G, L)
+        G, L = pivot_cholesky_factor(X, kernel, idx, G, L)
         pivots = idx[: G.shape[1]]
         FtF, FtY = gram_of_features(G, Y, FtF)
         sse, s4 = prefix_cv_sums(G, Y, alphas, folds, grams=(FtF, FtY))

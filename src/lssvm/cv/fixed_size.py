@@ -15,12 +15,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._threads import parallel_map
-from ..solvers.fixed_size import FixedSizeSystem, GramSums, augmented_rows, normal_solve_error, solve_guarded
-from ..solvers.scdp import SCDPState
-from ..solvers.weighted_rls import weighted_gram_sums
+from ..solvers.fixed_size import (
+    FixedSizeSystem,
+    GramSums,
+    SCDPState,
+    augmented_rows,
+    normal_solve_error,
+    solve_guarded,
+    weighted_gram_sums,
+)
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
-           "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors"]
+           "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors",
+           "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out"]
 
 METRICS = ("mse", "error_rate")
 #: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
@@ -145,7 +152,7 @@ def fixed_size_cv_curves(
         needs the rows; ``n_wrong`` is then NaN).
     weights : ndarray of shape (N,), optional
         Row weights (rows in memory; ``system`` the weighted one,
-        :func:`lssvm.solvers.weighted_rls.weighted_gram_sums`): the fold's
+        :func:`lssvm.solvers.fixed_size.weighted_gram_sums`): the fold's
         downdate is weighted and its SSE and misclassification count are
         the weighted sums ``sum w e^2`` and ``sum w [wrong]``; the fold sizes
         its weight sums.
@@ -459,7 +466,7 @@ def curves_from_path_errors(errors, paths, fold_sizes, *, max_size, stop_window=
 # A fixed-size fit needs from its rows: the system (sums), the folds' CV
 # curves, guarded solves and the solution's error estimate.  In memory the
 # kernel rows K are at hand; on Dask only the sums of each fold (one pass,
-# lssvm.backends.dask.families) are.  Both classes give the estimator and the
+# lssvm.backends.dask.fixed_size) are.  Both classes give the estimator and the
 # criterion one code path; the SCDP runs, downdates and rules are shared.
 
 
@@ -580,3 +587,182 @@ class SummedRows:
         if count_wrong:
             wrong = self.path_errors(paths, 1, 1)["wrong"][0, :, :, 0].sum(axis=1)
         return sse, wrong
+
+
+class WeightedRowsInMemory:
+    """The rows of a weighted fixed-size fit, in memory: the protocol of
+    :class:`lssvm.cv.fixed_size.RowsInMemory` (``system``, ``n_samples``,
+    ``curves``, ``solve``, ``fit_error``, ``direct_cv``) on the weighted
+    sums (:func:`lssvm.solvers.fixed_size.weighted_gram_sums`).
+
+    ``n_samples`` is ``sum w``; the curves' fold sizes are the folds' weight
+    sums, so every score is a weighted mean (``sum w e^2 / sum w``).  The
+    guarded solves re-solve by QR on the rows scaled by ``sqrt(w)``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, M)
+    K_ZZ : ndarray of shape (M, M)
+    Y : ndarray of shape (N, v)
+    weights : ndarray of shape (N,)
+    folds : list of ndarray or None
+        Test indices of the size-selection folds.
+    """
+
+    def __init__(self, K, K_ZZ, Y, weights, folds):
+        self.K, self.K_ZZ, self.Y, self.weights, self.folds = K, K_ZZ, Y, weights, folds
+        self.fold_sums = None
+        if folds is not None:
+            self.fold_sums = [weighted_gram_sums(K[test], Y[test], weights[test]) for test in folds]
+            if any(not fs.n_samples > 0 for fs in self.fold_sums):
+                raise ValueError("a size-selection fold holds only rows of weight 0, so its weighted error is "
+                                 "undefined: use fewer folds (cv) or shuffled folds")
+
+    def system(self):
+        return FixedSizeSystem.from_sums(weighted_gram_sums(self.K, self.Y, self.weights), self.K_ZZ)
+
+    @property
+    def n_samples(self):
+        return float(self.weights.sum())
+
+    def curves(self, system, alphas, **kw):
+        """Weighted validation curves: the MSE from the folds' weighted sums, the error rate from the rows."""
+        if kw.get("stop_scoring", "mse") == "mse":
+            return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, **kw)
+        return fixed_size_cv_curves(system, self.K, self.Y, self.folds, alphas, weights=self.weights, **kw)
+
+    def solve(self, system, alpha, nu, call):
+        return solve_guarded(system.matrix(alpha, nu), system.rhs, self.K, self.K_ZZ, self.Y, alpha, nu, call=call,
+                             weights=self.weights)
+
+    def fit_error(self, A_sel, sel, coef):
+        return normal_solve_error(A_sel, np.sqrt(self.weights)[:, None] * augmented_rows(self.K)[:, sel], coef)
+
+    def direct_cv(self, system, alpha, nu, call, count_wrong=False):
+        """Per output: the weighted SSE and weight of misclassified rows of the all-prototype model,
+        one guarded solve per fold."""
+        v = self.Y.shape[1]
+        sse, wrong = np.zeros(v), np.zeros(v)
+        for test, fs in zip(self.folds, self.fold_sums, strict=True):
+            train = np.ones(self.K.shape[0], dtype=bool)
+            train[test] = False
+            sub = system.without(fs)
+            W = solve_guarded(sub.matrix(alpha, nu), sub.rhs, self.K[train], self.K_ZZ, self.Y[train], alpha, nu,
+                              call=call, weights=self.weights[train])
+            pred = augmented_rows(self.K[test]) @ W
+            w = self.weights[test]
+            sse += w @ (self.Y[test] - pred) ** 2
+            wrong += w @ ((pred > 0) != (self.Y[test] > 0))
+        return sse, wrong
+
+
+class InterceptOnlyEngine:
+    """The engine of outputs whose SCDP run kept the intercept alone (no prototype): their model is the
+    training rows' mean at every alpha, so a held-out row's value is the mean of the rows trained on
+    (no basis point to remove or keep).  Rows in memory; the per-row methods of the protocol
+    (:class:`lssvm.cv.SparseEngine`) that :class:`lssvm.cv.TargetGroupsEngine` assembles, O(m v) each.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (m, v)
+        The outputs' training targets (coded for classifiers).
+    """
+
+    rows_in_memory = True
+    n_basis = 0
+
+    def __init__(self, Y):
+        self.Y = Y
+
+    @property
+    def n_samples(self):
+        return self.Y.shape[0]
+
+    def in_memory(self, what, hint=""):
+        return self
+
+    def targets(self):
+        return self.Y
+
+    def _per_alpha(self, F, alphas):
+        return np.broadcast_to(F, (np.size(alphas),) + F.shape).copy()
+
+    def _trained_without(self, test):
+        train = np.ones(self.n_samples, dtype=bool)
+        train[test] = False
+        return self.Y[train].mean(axis=0)
+
+    def loo_residuals(self, alphas):
+        m = self.n_samples
+        return self._per_alpha((self.Y - self.Y.mean(axis=0)) * (m / (m - 1.0)), alphas)
+
+    def cv_outputs(self, folds, alphas, basis_in_holdout="remove"):
+        F = np.empty(self.Y.shape)
+        for test in folds:
+            F[test] = self._trained_without(test)
+        return self._per_alpha(F, alphas)
+
+    def holdout_outputs(self, test_indices, alphas, basis_in_holdout="remove"):
+        test = np.asarray(test_indices)
+        test = np.flatnonzero(test) if test.dtype == bool else test
+        return self._per_alpha(np.tile(self._trained_without(test), (test.size, 1)), alphas)
+
+
+def selected_coordinates_held_out(est, X, Y, folds=None, weights=None):
+    """Exact held-out decision values of a fitted fixed-size model on the coordinates each output's
+    SCDP run chose (prototypes and, where chosen, the intercept), the intercept's penalty ``nu``
+    included: the model ``min ||y - A_S c||^2 + c^T P_S c`` with ``A = [k(X, Z) 1]`` and
+    ``P = diag(alpha K_ZZ, nu)`` restricted to the chosen coordinates S.
+
+    Parameters
+    ----------
+    est : FixedSizeLSSVC
+        Fitted on ``X``, ``Y``.
+    X : ndarray of shape (m, d)
+    Y : ndarray of shape (m, v)
+        The coded targets of the fit.
+    folds : list of ndarray, optional
+        Test rows of each fold (a partition); None: leave-one-out.
+    weights : ndarray of shape (m,), optional
+        Row weights of a weighted fit: the model minimises ``sum_i w_i (y_i - A_i c)^2 + c^T P c``, and
+        each held-out model is that one refitted without the held-out rows.
+
+    Returns
+    -------
+    ndarray of shape (m, v)
+        Leave-one-out: the coordinates kept, ``y_i - (y_i - f_i) / (1 - h_ii)``.  Folds: each fold
+        refitted on its training rows without the prototypes its test rows are (``basis_in_holdout``
+        "remove", by row index).
+
+    Notes
+    -----
+    O(m M d) for the kernel, then per output O(m s^2 + s^3) for leave-one-out and O(h s^2 + s^3) per
+    fold of h rows, s the chosen coordinates.
+    """
+    Z, M, W = est.basis_vectors_, est.n_basis_, est.coef_full_
+    A = np.column_stack([est.kernel_(X, Z), np.ones(X.shape[0])])
+    P = np.zeros((M + 1, M + 1))
+    P[:M, :M] = float(est.alpha) * est.kernel_(Z, Z)
+    P[M, M] = float(est.nu)
+    rows = est.basis_indices_
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    F = np.zeros(Y.shape)
+    for j in range(Y.shape[1]):
+        sel = np.flatnonzero(W[:, j] != 0)
+        if sel.size == 0:
+            continue
+        if folds is None:  # h_ii = w_i a_i G^-1 a_i^T; a zero-weight row is its own held-out model
+            As = A[:, sel]
+            G = As.T @ (w[:, None] * As) + P[np.ix_(sel, sel)]
+            coef = np.linalg.solve(G, As.T @ (w * Y[:, j]))
+            h = w * np.einsum("ij,ij->i", As, np.linalg.solve(G, As.T).T)
+            F[:, j] = Y[:, j] - (Y[:, j] - As @ coef) / (1.0 - h)
+            continue
+        for test in folds:
+            keep = sel if rows is None else sel[~np.isin(sel, np.flatnonzero(np.isin(rows, test)))]
+            train = np.ones(X.shape[0], dtype=bool)
+            train[test] = False
+            At, wt = A[np.ix_(train, keep)], w[train]
+            coef = np.linalg.solve(At.T @ (wt[:, None] * At) + P[np.ix_(keep, keep)], At.T @ (wt * Y[train, j]))
+            F[test, j] = A[np.ix_(test, keep)] @ coef
+    return F

@@ -2,18 +2,20 @@
 
 from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
-from .family_search_cv import (
-    FixedSizeLSSVCCV,
-    FixedSizeLSSVRCV,
-    NystromLSSVCCV,
-    NystromLSSVRCV,
-    SparseLSSVCCV,
-    SparseLSSVRCV,
-)
+from .family_search_cv import SparseLSSVCCV, SparseLSSVRCV
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
-from .nystrom import NystromLSSVC, NystromLSSVR
+from .fixed_size_search import FixedSizeLSSVCCV, FixedSizeLSSVRCV
+from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
+
+#: The ``*CV`` presets of each model family, by the name ``lssvm select --model`` takes: (regressor,
+#: classifier).  The command line reads every family-dependent choice from these classes.
+MODELS = {
+    "sparse": (SparseLSSVRCV, SparseLSSVCCV),
+    "fixed-size": (FixedSizeLSSVRCV, FixedSizeLSSVCCV),
+    "nystrom": (NystromLSSVRCV, NystromLSSVCCV),
+}
 
 __all__ = [
     "FixedSizeLSSVC",

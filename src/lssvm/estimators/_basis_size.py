@@ -11,8 +11,8 @@ import scipy.sparse as sp
 
 from ..cv.basis_size import choose_basis_size, grow_basis
 
-__all__ = ["AUTO_BASIS_DOC", "auto_basis_rows", "check_auto_basis", "check_auto_basis_search", "grow_after_search",
-           "is_auto"]
+__all__ = ["AUTO_BASIS_DOC", "auto_basis_refusal", "auto_basis_rows", "check_auto_basis", "grow_after_search",
+           "is_auto", "record_not_applicable"]
 
 #: The searches' documentation of ``n_basis="auto"`` and ``time_budget``.
 AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead or csa): after the search at the default size, the
@@ -83,14 +83,13 @@ def grow_after_search(search, X, y, groups, clock_start):
     ``best_score_`` (``-cv_error`` at the chosen size).
     """
     best = search.best_estimator_
+    if not np.isfinite(search.best_score_):  # errors overflow float64: no size to compare, the caller says so
+        return record_not_applicable(search, "the search's CV error is not finite")
     if search.time_budget is not None:
         # the first stage costs about two of the search's evaluations (a basis and a factorisation at its size)
         per_evaluation = search.search_time_ / max(1, search.n_evaluations_)
         if time.perf_counter() - clock_start + 2 * per_evaluation > search.time_budget:
-            empty = np.zeros(0)
-            search.basis_curve_ = {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty,
-                                   "alpha": empty, "n_chosen": None, "stop_reason": "time_budget", "stages": [],
-                                   "replaced": False}
+            search.basis_curve_ = _empty_curve("time_budget")
             search.basis_pivots_ = np.asarray(best.basis_indices_)
             return search
     Y = np.asarray(best._targets_2d())
@@ -148,21 +147,43 @@ def _paired_gain(old, new):
     return bool(diff.mean() < -diff.std(ddof=1) / np.sqrt(m))
 
 
-def check_auto_basis_search(search, X, y, sample_weight=None):
-    """Refuse what a search's ``n_basis="auto"`` stage cannot do, with a clear message, before the search."""
+def auto_basis_refusal(search, X, y, sample_weight=None):
+    """Why a search's ``n_basis="auto"`` stage cannot run on this fit, or None when it can.
+
+    ``n_basis="auto"`` is the searches' default, so a fit it cannot serve falls back to the fixed size rule
+    (``lssvm.basis.default_basis_size``) rather than failing; the reason is recorded by
+    :func:`record_not_applicable`.
+    """
     from ..backends import is_dask_collection
 
-    owner = type(search).__name__
-    if sample_weight is not None:
-        raise ValueError(f"{owner}: n_basis='auto' grows an unweighted basis; give an int n_basis with sample_weight")
-    if search.search == "gradient":
-        raise ValueError(f"{owner}: n_basis='auto' grows a pivoted Cholesky basis after a grid, nelder-mead or "
-                         "csa search; search='gradient' takes an int n_basis")
     if is_dask_collection(X) or is_dask_collection(y):
-        raise ValueError(f"{owner}: n_basis='auto' needs the rows in memory; give an int n_basis for Dask input")
-    check_auto_basis(search.basis, X, owner, allowed=("auto", "pchol"))
+        return "Dask input"  # the growth scores every prefix on every row: rows in memory
+    if search.search == "gradient":
+        return "search='gradient'"  # the gradient search draws its own basis
+    if not (isinstance(search.basis, str) and search.basis in ("auto", "pchol")):
+        return f"basis={search.basis!r}"  # only pivoted Cholesky is nested
+    if sp.issparse(X):
+        return "sparse X"  # the basis factor is dense
+    if sample_weight is not None:
+        return "sample_weight"  # the growth is unweighted
     if getattr(search, "alpha_per_target", False):
-        raise ValueError(f"{owner}: n_basis='auto' chooses one basis size at one alpha; give an int n_basis "
-                         "with alpha_per_target=True")
+        return "alpha_per_target=True"  # one size at one alpha
     if not search.refit:
-        raise ValueError(f"{owner}: n_basis='auto' chooses the size for the refitted model; it needs refit=True")
+        return "refit=False"  # the size is chosen for the refitted model
+    return None
+
+
+def record_not_applicable(search, reason):
+    """Record on a fitted search that its basis has the fixed size because ``n_basis="auto"`` did not apply
+    (``basis_curve_["stop_reason"] = "not applicable: <reason>"``, no size grown)."""
+    best = getattr(search, "best_estimator_", None)
+    search.basis_curve_ = _empty_curve(f"not applicable: {reason}")
+    search.basis_pivots_ = None if getattr(best, "basis_indices_", None) is None else np.asarray(best.basis_indices_)
+    return search
+
+
+def _empty_curve(stop_reason):
+    """``basis_curve_`` of a fit where no size was grown."""
+    empty = np.zeros(0)
+    return {"n_basis": np.zeros(0, dtype=int), "cv_error": empty, "cv_error_se": empty, "alpha": empty,
+            "n_chosen": None, "stop_reason": stop_reason, "stages": [], "replaced": False}

@@ -68,8 +68,11 @@ SPARSE_SEARCH_DOC = """
         "auto": "pchol" for grid, nelder-mead and csa, "random" for gradient (``gradient_basis_``).  "random",
         "kcenter", "pchol" (at the scale width if the width is searched; gradient: at the best grid width) are
         drawn once; "fvs", "renyi", "greedy" are redrawn per candidate from one seed ("greedy" ranks at ``alpha``).
-    n_basis : int or "auto", optional
-        Default: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto" gradient: 300 from 900.
+    n_basis : int, "auto" or None, default="auto"
+        None, the fixed size rule: "pchol" regression 448 at m = 2000, 500 from 2500; "random" 200; "auto"
+        gradient: 300 from 900.  "auto": below; where it does not apply (Dask input, ``search="gradient"``, another
+        basis, sparse X, ``sample_weight``, ``alpha_per_target=True``, ``refit=False``) the fixed rule, with
+        ``basis_curve_["stop_reason"]`` "not applicable: <why>".
     random_state : int, RandomState or None
         Seeds the basis draws and "csa" (an int ``cv`` is unshuffled: no seed).
     basis_in_holdout : {"remove", "keep", "train"}, default="remove"

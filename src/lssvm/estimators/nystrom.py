@@ -10,11 +10,20 @@ factorisation serves every alpha; the engine built on it
 and evidence methods (:mod:`lssvm.estimators._exact_cv`).  The Woodbury
 factorisation of the dual (:mod:`lssvm.solvers.nystrom`) serves the exact
 predictor and the model-approximation bounds.
+
+Everything estimator-level of the family is here: the fit on Dask input (the
+sparse Dask fit with the rank-k map as its whitener), the weighted fit (the
+weighted sparse model on the columns), where the classifier's calibration
+takes its held-out decision values (the low-rank model's exact LOO or k-fold
+values, also with ``predictor="exact"``, whose own held-out values have no
+closed form), and the search over the family (:class:`NystromFamily`, scored
+by :class:`lssvm.selection.nystrom.NystromCV`) with its two presets.
 """
 
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -27,11 +36,12 @@ from .._params import count_or_fraction
 from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
-from ..basis import SAMPLINGS, drop_near_duplicates, nystrom_columns
+from ..basis import SAMPLINGS, drop_near_duplicates, sampled_columns
 from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError, NumericalWarning, warn_numerical
 from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
-from ..solvers import factorize_sparse_rls
+from ..selection.nystrom import NystromCV, WeightedNystromCV
+from ..solvers import factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.nystrom import (
     NystromMap,
     model_error_bound,
@@ -41,18 +51,20 @@ from ..solvers.nystrom import (
 )
 from ._base import check_sample_weight
 from ._bayes import BayesMixin
-from ._constraints import KERNEL_PARAMS, POSITIVE, SIZE, UNIT_OPEN, ValidatedParamsMixin
-from ._docs import PARAMETER_NAMES_NOTE
+from ._calibration import ProbaMixin, SearchProbaMixin, with_calibration
+from ._constraints import KERNEL_PARAMS, POSITIVE, SEARCH_PARAMS, SIZE, UNIT_OPEN, ValidatedParamsMixin
+from ._docs import PARAMETER_NAMES_NOTE, RESULT_DOC, SEARCH_DOC
 from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
 from ._expansion import ExpansionMixin
-from ._family_calibration import NystromProbaMixin, with_calibration
-from ._family_dask import NystromDaskMixin
-from ._intervals import SparseIntervalMixin
+from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
+from ._scale import is_scale
 from ._validation import validate_input
-from ._weights import fit_weighted_nystrom
+from ._weighted_search import WeightedSearchMixin
+from ._weights import check_weighted_classes, weighted_kernel
+from .search_cv import ClassifierSearchMixin, FamilySearchCV, SearchFamily
 
-__all__ = ["NystromLSSVC", "NystromLSSVR"]
+__all__ = ["NystromFamily", "NystromLSSVC", "NystromLSSVCCV", "NystromLSSVR", "NystromLSSVRCV"]
 
 KERNEL_ERRORS = ("trace", "spectral")
 PREDICTORS = ("exact", "low-rank")
@@ -144,6 +156,143 @@ _DOC = """
 """ + PARAMETER_NAMES_NOTE + """"""
 
 
+# ---------------------------------------------------------------- Dask fit
+def nystrom_map(W, rank, rcond):
+    """The Nyström map of c columns with kernel block ``W`` (c, c) at the
+    estimator's ``rank`` (a count, capped to c; a fraction of c; None: half):
+    what a fold that removes columns refits on its kept ones with."""
+    c = W.shape[0]
+    if isinstance(rank, Integral) and not isinstance(rank, bool):
+        rank = min(int(rank), c)
+    return nystrom_projection(W, count_or_fraction("rank", rank, 0.5, c), rcond)
+
+
+class NystromDaskMixin:
+    """``_fit_dask``, the engine of a Dask fit and the guards of a Dask-fitted model."""
+
+    def _fit_dask(self, X, y, classification):
+        """Fit the low-rank Nyström model on Dask collections: the columns
+        drawn as in memory, then one pass of feature moments
+        (:func:`lssvm.backends.dask.fit_sparse` with the map
+        ``nystrom_projection(K_SS, k)``)."""
+        from ..backends import dask as dask_backend
+        from ..backends.dask import families as fam
+
+        if self.predictor != "low-rank":
+            raise ValueError(f"predictor={self.predictor!r} needs every training row and its dual coefficient in "
+                             "memory; on Dask input use predictor='low-rank' (the model the CV methods score)")
+        data = dask_backend.as_row_data(X, y, numeric_y=not classification)
+        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
+        kernel = self._kernel_for(Xg)
+        self.gamma_ = resolve_gamma(self.gamma, Xg)
+        classes = dask_backend.count_classes(data) if classification else None
+        given = self._given_points(data.n_features, kernel, stacklevel=6)  # points stay the basis
+        Z, S = given if given is not None else fam.sampled_columns(data, kernel, self.basis, self.n_basis,
+                                                                   self.random_state)
+        rcond = float(self.rcond)
+        projection = nystrom_projection(kernel(Z, Z), self._rank_for(Z.shape[0]), rcond)
+        fit = dask_backend.fit_sparse(data, kernel, None, None, None, rcond, classes, basis_rows=(Z, S),
+                                      whitener=projection, fold_whitener=partial(nystrom_map, rank=self.rank,
+                                                                                 rcond=rcond))
+        beta, b = fit.solution.coef(float(self.alpha))
+        self.n_features_in_ = data.n_features
+        self.kernel_ = kernel
+        self.basis_vectors_ = Z
+        self.basis_indices_ = S
+        self.n_basis_ = int(Z.shape[0])
+        self.rank_ = int(projection.shape[1])
+        self.factorization_ = None
+        self._X_fit = None
+        self._dask_fit = self._engine = fit  # the engine (lssvm.cv.SparseEngine protocol)
+        self._a, self._b, self._beta = None, b, beta
+        if classification:
+            self.classes_ = classes
+        else:
+            self._y_1d = data.y.ndim == 1
+        # a = (y - f(x)) / alpha, lazily: the dual coefficients are the scaled training residuals
+        a = (fit.targets() - self._decision_2d(data.X)) / float(self.alpha)
+        single = self._single_output
+        self.dual_coef_ = a[:, 0] if single else a
+        self.intercept_ = float(b[0]) if single else b
+        return self
+
+    def _fitted_engine(self):
+        """The engine of a Dask fit (:class:`lssvm.backends.dask.DaskSparseFit`
+        on the Nyström features); otherwise the in-memory one, where the
+        estimator has it."""
+        engine = getattr(self, "_dask_fit", None)
+        if engine is not None:
+            return engine
+        in_memory = getattr(super(), "_fitted_engine", None)
+        if in_memory is None:
+            raise ValueError(f"{type(self).__name__} has no engine: it was not fitted on Dask input")
+        return in_memory()
+
+    def _in_memory(self, what):
+        if getattr(self, "_dask_fit", None) is not None:
+            raise ValueError(f"{what} needs the training rows in memory; this model was fitted on Dask input")
+
+
+# ---------------------------------------------------------------- weighted fit
+def fit_weighted_nystrom(est, X, Y, weights):
+    """Fit a Nyström estimator with row weights: the weighted sparse model on its sampled columns
+    with the rank-k map as the whitening.
+
+    Parameters
+    ----------
+    est : NystromLSSVR or NystromLSSVC
+        Parameters validated; ``classes_`` set for a classifier.
+    X : ndarray of shape (n, d)
+    Y : ndarray of shape (n, v)
+    weights : ndarray of shape (n,)
+        Validated row weights (finite, >= 0, positive sum).
+
+    Returns
+    -------
+    est
+
+    Notes
+    -----
+    Columns drawn by a method ("random", "kcenter", "fvs") come from the
+    rows of positive weight; indices or points given are kept.  Cost as the
+    unweighted fit: O(n c d + c^3 + n c k + n k^2).  The dual coefficients
+    are ``a_i = w_i (y_i - f(x_i)) / alpha``.
+    """
+    if est.predictor == "exact":
+        raise ValueError(
+            "predictor='exact' is not available with sample_weight (its dual solve on the true kernel is "
+            "unweighted); use predictor='low-rank' (the default)")
+    check_weighted_classes(est, weights)
+    kernel = weighted_kernel(est, X, weights)
+    if isinstance(est.basis, str):
+        positive = np.flatnonzero(weights > 0)
+        S = positive[sampled_columns(X[positive], kernel, est.basis, est.n_basis,
+                                     check_random_state(est.random_state))]
+        Z = X[S]
+    else:
+        Z, S = est._columns(X, kernel)
+    k = est._rank_for(Z.shape[0])
+    C = kernel(X, Z, block_size=est.block_size)
+    W = C[S] if S is not None else kernel(Z, Z)
+    proj = nystrom_projection(W, k, float(est.rcond))
+    fac = factorize_weighted_rls(C, W, Y, weights, rcond=float(est.rcond), whitener=proj)
+    alpha = float(est.alpha)
+    beta, b = fac.coef(alpha)
+    a = weights[:, None] * fac.residuals(alpha) / alpha
+    est._set_fitted(kernel, Z, S, fac, X, Y, k, a, b, beta, WeightedSparseEngine)
+    return est
+
+
+# ---------------------------------------------------------------- calibration
+class NystromProbaMixin(ProbaMixin):
+    """``predict_proba`` of :class:`lssvm.NystromLSSVC`, calibrated on the
+    low-rank model's exact LOO or k-fold decision values (module docstring)."""
+
+    def _calibration_engine(self):
+        return self._low_rank_engine()
+
+
+# ---------------------------------------------------------------- estimators
 class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     #: the CV and hold-out methods keep the fitted rank-k map by default (``_holdout_mode``)
     _default_basis_in_holdout = "keep"
@@ -225,7 +374,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         given = self._given_points(X.shape[1], kernel)
         if given is not None:
             return given
-        S = nystrom_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
+        S = sampled_columns(X, kernel, self.basis, self.n_basis, check_random_state(self.random_state))
         return X[S], S
 
     @uses_threads
@@ -539,3 +688,82 @@ class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, C
         self.classes_, self._codes, Y = encode_classes(y, "NystromLSSVC")
         self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the calibration weighs by them
         return self._fit_targets(X, Y, self._fit_weights)._fit_calibration()  # exact LOO / k-fold decision values
+
+
+# ---------------------------------------------------------------- the search over the family
+NYSTROM_SEARCH_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : "loo", int, splitter or iterable of (train, test), default="loo"
+        Exact CV of the Nyström model (the approximate CV of Ding & Liao 2012).
+    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
+        As for :class:`lssvm.NystromLSSVR`; random and k-center columns are drawn once for the whole
+        search, FVS columns per candidate.  Why "random" where the other two families
+        default to "pchol": it is Ding & Liao's uniform column sample, the model their bounds are for,
+        and pivoted Cholesky is not a Nyström column rule here (on pivoted-Cholesky columns the model
+        is :class:`lssvm.SparseLSSVRCV`'s).  It works on NumPy and Dask input.
+    n_basis, rank
+        As for :class:`lssvm.NystromLSSVR`.
+    predictor : {"low-rank", "exact"}, default="low-rank"
+        Predictor of the refitted model; "low-rank" is the model the CV
+        criterion scores.
+    random_state : int, RandomState or None
+    gamma, degree, coef0, normalize_kernel, block_size, n_jobs, rcond
+        As for :class:`lssvm.NystromLSSVR` (gamma only when not searched).
+""" + SEARCH_DOC + RESULT_DOC
+
+
+class NystromFamily(SearchFamily):
+    """The Nyström LS-SVM (Ding & Liao 2012): sampled columns cut to rank k, scored by the approximate model's
+    exact CV (:class:`lssvm.selection.nystrom.NystromCV`)."""
+
+    regressor, classifier = NystromLSSVR, NystromLSSVC
+    default_cv = "loo"
+    dask_bases = ("random",)  # kcenter and FVS columns need the rows in memory
+    cost_kind = "low-rank"
+    model_params = ("kernel", "gamma", "rank", "predictor", "degree", "coef0", "normalize_kernel", "block_size",
+                    "rcond")
+
+    def criterion(self, X, y, scoring, **kw):
+        s = self.search
+        columns = dict(n_basis=s.n_basis, rank=0.5 if s.rank is None else s.rank, basis=s.basis, rcond=s.rcond)
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.nystrom import DaskNystromCV
+
+            return DaskNystromCV(X, y, **columns, **kw)
+        if kw.get("sample_weight") is not None:  # the weighted model's exact weighted CV
+            return WeightedNystromCV(X, y, **columns, **kw)
+        return NystromCV(X, y, **columns, **kw)
+
+
+class _NystromSearchCV(WeightedSearchMixin, FamilySearchCV):
+    _family = NystromFamily
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: NystromLSSVR._parameter_constraints[k] for k in ("basis", "n_basis", "rank", "predictor", "rcond")},
+    }
+
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
+                 max_evaluations=None, refit=True, basis="random", n_basis=None, random_state=None, *,
+                 rank=None, predictor="low-rank", gamma="scale", degree=3, coef0=1.0,
+                 normalize_kernel=False, block_size=DEFAULT_BLOCK_SIZE, n_jobs=None, rcond=1e-10):
+        self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
+        self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
+        self.basis, self.n_basis, self.random_state, self.rcond = basis, n_basis, random_state, rcond
+        self.rank, self.predictor, self.gamma, self.degree, self.coef0 = rank, predictor, gamma, degree, coef0
+        self.normalize_kernel, self.block_size, self.n_jobs = normalize_kernel, block_size, n_jobs
+
+
+class NystromLSSVRCV(SearchIntervalMixin, RegressorMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM regression (Ding & Liao 2012) with built-in hyper-parameter
+    selection on the approximate model's exact CV.
+""" + NYSTROM_SEARCH_DOC
+
+
+@with_calibration("the refitted model's exact LOO (see :class:`lssvm.NystromLSSVC`)", "\n    Other Parameters", False)
+class NystromLSSVCCV(SearchProbaMixin, ClassifierSearchMixin, ClassifierMixin, _NystromSearchCV):
+    __doc__ = """Nyström LS-SVM classification (Ding & Liao 2012) with built-in
+    hyper-parameter selection on the approximate model's exact CV.
+""" + NYSTROM_SEARCH_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from .._targets import check_numeric_targets
@@ -30,7 +31,7 @@ from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..selection import coarse_to_fine_search, csa_search, grid_search, nelder_mead_search
 from ..solvers import check_alphas
-from ._basis_size import check_auto_basis_search, grow_after_search, is_auto
+from ._basis_size import auto_basis_refusal, grow_after_search, is_auto, record_not_applicable
 from ._constraints import SEARCH_PARAMS, SEARCHES, ValidatedParamsMixin
 from ._expansion import BestExpansionMixin
 from ._numerical_notes import fit_reporting_notes
@@ -68,6 +69,13 @@ class SearchFamily:
     model_params = ()
     #: ``cv=None``: the folds the family's criterion uses.
     default_cv = "loo"
+    #: The string ``basis`` values the family draws on Dask input, its default there first.
+    dask_bases = ("pchol", "random")
+    #: The cost model of a search of this family (``lssvm select``'s estimate): "sparse" (the exact path on a
+    #: basis), "pool" (a prototype pool with SCDP's curves on folds) or "low-rank" (columns cut to rank k).
+    cost_kind = "sparse"
+    #: Whether the family has ``search="gradient"`` (:meth:`gradient_search`).
+    has_gradient_search = False
 
     def __init__(self, search):
         self.search = search
@@ -116,6 +124,31 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
     _classification = False
     _parameter_constraints = SEARCH_PARAMS
     _family = SearchFamily
+
+    @classmethod
+    def search_family(cls):
+        """The :class:`SearchFamily` this search runs over; its class attributes (``default_cv``,
+        ``dask_bases``, ``cost_kind``, ``has_gradient_search``) describe the family to the command line."""
+        return cls._family
+
+    @classmethod
+    def accepts(cls, **params):
+        """Whether the constructor takes each of ``params`` at its value (its parameter constraints; a
+        parameter it does not have is not taken).  Cross-parameter rules are checked at ``fit``."""
+        constraints = cls._parameter_constraints
+        if not set(params) <= set(constraints):
+            return False
+        try:
+            validate_parameter_constraints({k: constraints[k] for k in params}, params, cls.__name__)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    @classmethod
+    def string_options(cls, param):
+        """The string values the constructor takes for ``param``, sorted (empty if none)."""
+        return tuple(sorted(option for constraint in cls._parameter_constraints.get(param, ())
+                            if isinstance(constraint, StrOptions) for option in constraint.options))
 
     @property
     def _estimator_class(self):
@@ -242,11 +275,12 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
             fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)
             return ard_after_search(self, X, y, groups, None) if hasattr(self, "ard") else self  # "ard=False"
         t0 = time.perf_counter()
-        if auto:
-            check_auto_basis_search(self, X, y, sample_weight)
+        refusal = auto_basis_refusal(self, X, y, sample_weight) if auto else None
         fit_reporting_notes(self, self._search_then_ard, X, y, groups, callback, sample_weight, t0)
         if not auto:
             return self
+        if refusal is not None:  # the fixed size rule, the reason recorded in basis_curve_
+            return record_not_applicable(self, refusal)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
                               y_numeric=not self._classification, ensure_min_samples=2, reset=False)
         return grow_after_search(self, X, y, groups, t0)

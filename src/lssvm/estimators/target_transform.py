@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TARGET_TRANSFORMS", "TargetTransform", "TargetTransformChoice", "TargetTransformRegressor",
-           "choose_target_transform", "fit_target_transform"]
+           "choose_target_transform", "fit_target_transform", "transform_fitted_target"]
 
 #: The transforms that can be asked for by name.
 TARGET_TRANSFORMS = ("identity", "log", "boxcox")
@@ -52,6 +52,25 @@ class TargetTransform:
     lmbda: float | None = None
     low: float = -np.inf
     high: float = np.inf
+
+    def to_dict(self):
+        """The transform as JSON values (a model file's ``target_transform`` object)."""
+        return {"name": self.name, "lmbda": self.lmbda, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_dict(cls, d):
+        """The transform of :meth:`to_dict`'s output; ``ValueError`` if it is not one."""
+        if not isinstance(d, dict) or set(d) != {"name", "lmbda", "low", "high"}:
+            raise ValueError("a target transform is an object with the keys name, lmbda, low and high")
+        name, lmbda, low, high = d["name"], d["lmbda"], d["low"], d["high"]
+        if name not in TARGET_TRANSFORMS or name == "identity":
+            raise ValueError(f"target transform name must be 'log' or 'boxcox'; got {name!r}")
+        numbers = [v for v in (low, high, lmbda) if v is not None]
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in numbers):
+            raise ValueError("the target transform's lmbda, low and high must be finite numbers")
+        if (name == "boxcox") != (lmbda is not None) or low is None or high is None or not low < high:
+            raise ValueError("a target transform needs low < high, and lmbda exactly for 'boxcox'")
+        return cls(name, None if lmbda is None else float(lmbda), float(low), float(high))
 
     def forward(self, y):
         """Transformed targets, shape of ``y``."""
@@ -278,7 +297,6 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
             self.estimator_, self.target_transform_ = est, TargetTransform("identity")
             self.target_transform_scores_, self.target_transform_cv_ = {}, None
             return self
-        search = hasattr(est, "_check_search_params")  # a *CV search: its best model and alpha path
         if len(names) == 1:
             first = fit_target_transform(names[0], y_arr)
             est.fit(X, first.forward(y_arr))
@@ -286,31 +304,95 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
             self.target_transform_scores_, self.target_transform_cv_ = {}, None
             return self
         est.fit(X, y_arr)
-        model = est.best_estimator_ if search else est
-        folds = getattr(est, "cv_folds_", None) if search else None
-        path = est._check_search_params(y_arr)[1] if search else None
-        Xd = np.asarray(X)
-        choice = choose_target_transform(model, Xd, y_arr, names, alphas=path, folds=folds)
-        tr = choice.transform
-        if tr.name != "identity":
-            refit = clone(model).set_params(alpha=choice.alphas[tr.name])
-            basis = getattr(model, "basis_indices_", None)
-            if basis is not None:
-                refit.set_params(basis=np.asarray(basis))
-            refit.fit(Xd, tr.forward(y_arr))
-            if search:  # the search's best model, alpha and score now describe the refit
-                est.best_estimator_ = refit
-                est.alpha_ = choice.alphas[tr.name]
-                est.best_params_ = {**est.best_params_, "alpha": est.alpha_}
-                if getattr(est, "scoring_", None) == "mse":
-                    est.best_score_ = -choice.scores[tr.name]  # original-scale CV MSE
-            else:
-                est = refit
-        self.estimator_, self.target_transform_ = est, tr
+        est, choice = _choose_on_fitted(est, np.asarray(X), y_arr, names)
+        self.estimator_, self.target_transform_ = est, choice.transform
         self.target_transform_scores_, self.target_transform_cv_ = choice.scores, choice.cv
         return self
+
+    @classmethod
+    def from_fitted(cls, estimator, transform):
+        """A fitted wrapper of ``estimator`` (fitted on ``transform.forward(y)``) that predicts on the
+        original scale: how a model file with a target transform predicts."""
+        out = cls(estimator, target_transform=transform.name)
+        out.estimator_, out.target_transform_ = estimator, transform
+        out.target_transform_scores_, out.target_transform_cv_ = {}, None
+        return out
 
     def predict(self, X):
         """Predictions on the original scale, shape (m,)."""
         check_is_fitted(self, "estimator_")
         return self.target_transform_.inverse(self.estimator_.predict(X))
+
+    def predict_interval(self, X, coverage=0.9, **kwargs):
+        """The estimator's prediction intervals mapped back to the original scale, shape (m, 2).
+
+        The transforms are increasing, so an interval that holds the transformed target with a coverage
+        holds the original one with the same coverage (jackknife+: the same guarantee); the bounds are
+        clipped as the predictions are (:class:`TargetTransform`).
+        """
+        check_is_fitted(self, "estimator_")
+        return self.target_transform_.inverse(self.estimator_.predict_interval(X, coverage=coverage, **kwargs))
+
+
+def _choose_on_fitted(est, X, y, names):
+    """Score ``names`` on a fitted search or model (its best kernel parameters and basis rows), and refit on
+    the chosen transform's scale; returns ``(estimator, TargetTransformChoice)``."""
+    search = hasattr(est, "_check_search_params")  # a *CV search: its best model and alpha path
+    model = est.best_estimator_ if search else est
+    folds = getattr(est, "cv_folds_", None) if search else None
+    path = est._check_search_params(y)[1] if search else None
+    choice = choose_target_transform(model, X, y, names, alphas=path, folds=folds)
+    tr = choice.transform
+    if tr.name != "identity":
+        refit = clone(model).set_params(alpha=choice.alphas[tr.name])
+        basis = getattr(model, "basis_indices_", None)
+        if basis is not None:
+            refit.set_params(basis=np.asarray(basis))
+        refit.fit(X, tr.forward(y))
+        if search:  # the search's best model, alpha and score now describe the refit
+            est.best_estimator_ = refit
+            est.alpha_ = choice.alphas[tr.name]
+            est.best_params_ = {**est.best_params_, "alpha": est.alpha_}
+            if getattr(est, "scoring_", None) == "mse":
+                est.best_score_ = -choice.scores[tr.name]  # original-scale CV MSE
+        else:
+            est = refit
+    return est, choice
+
+
+def transform_fitted_target(est, X, y, target_transform="auto"):
+    """Choose the target transform for an already fitted search (or model) by exact CV on the original
+    scale, and refit its best model on the chosen scale: what ``lssvm select --target-transform`` does.
+
+    Parameters
+    ----------
+    est : fitted SparseLSSVRCV (or another regressor search or model of the package)
+        Fitted on ``y``; with a transform other than identity chosen, its ``best_estimator_``,
+        ``alpha_``, ``best_params_["alpha"]`` and (MSE scoring) ``best_score_`` describe the refit.
+    X : ndarray of shape (m, d)
+    y : ndarray of shape (m,)
+        Targets on the original scale.
+    target_transform : "auto", "identity", "log" or "boxcox"
+        "auto": identity, log and Box-Cox scored when every target is positive (identity unless beaten by
+        more than one standard error of the paired per-row differences); a name: that transform (scored, and
+        used whatever its score).
+
+    Returns
+    -------
+    estimator : the search (or the refitted model), on the chosen scale
+    choice : TargetTransformChoice
+        The transform, and each candidate's exact CV mean squared error on the original scale.
+
+    Notes
+    -----
+    One refit (O(m n^2)) and its CV path (O(m n) per alpha, LOO) per candidate, plus one refit at the
+    chosen alpha: no new search.
+    """
+    y = np.asarray(y, dtype=float)
+    names = _candidates(target_transform, y)
+    for name in names:
+        if name not in TARGET_TRANSFORMS:
+            raise ValueError(f"target_transform must be 'auto' or among {list(TARGET_TRANSFORMS)}; got {name!r}")
+    if names == ("identity",):
+        return est, TargetTransformChoice(TargetTransform("identity"), cv=None)
+    return _choose_on_fitted(est, np.asarray(X), y, names)

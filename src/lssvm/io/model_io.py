@@ -21,7 +21,9 @@ object dtype —
   ``single_output``, ``metadata``, ``fitted_as``, ``fitted_params``,
   ``arrays`` (every other member's dtype and shape, except ``checksum``)
   (and ``classes_kind`` for classifiers, ``preprocessing`` for a stored
-  tabular encoding, :mod:`lssvm.io.tabular`);
+  tabular encoding, :mod:`lssvm.io.tabular`, ``target_transform`` for a
+  regressor fitted on a log or Box-Cox target: ``{"name", "lmbda", "low",
+  "high"}``, predictions mapped back by its inverse);
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
   ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), ``classes``
@@ -53,6 +55,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..estimators.target_transform import TargetTransform
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
 from ._archive import ModelFileError, read_archive
@@ -143,6 +146,11 @@ def save_model(path, model: SavedModel):
         meta["preprocessing"], pre_arrays = model.preprocessing.to_stored()
         arrays.update(pre_arrays)
     arrays.update(uncertainty_arrays(est))  # version 3: intervals / probabilities
+    transform = getattr(model, "target_transform", None)
+    if transform is not None and transform.name != "identity":
+        if name != "SparseLSSVR":
+            raise ValueError("cannot save the model: a target transform is for regression models")
+        meta["target_transform"] = transform.to_dict()
     curve_meta, curve_arrays = basis_curve_arrays(model.estimator, model.basis_curve)  # the CV error per size
     if curve_meta is not None:
         meta["basis_curve"] = curve_meta
@@ -330,6 +338,7 @@ def _build(meta, arrays):
         if pre.feature_names != [str(f) for f in meta["feature_names"]]:
             raise ModelFileError("the tabular encoding's columns do not match the feature names")
     basis_curve = stored_basis_curve(meta.get("basis_curve"), arrays, ModelFileError)
+    transform = _check_target_transform(meta, cls is SparseLSSVC)
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -341,7 +350,20 @@ def _build(meta, arrays):
         fitted_params=dict(meta["fitted_params"]),
         preprocessing=pre,
         basis_curve=basis_curve,
+        target_transform=transform,
     )
+
+
+def _check_target_transform(meta, is_classifier):
+    """The stored target transform (None without one); ``ModelFileError`` for a classifier's or an invalid one."""
+    if "target_transform" not in meta:
+        return None
+    if is_classifier:
+        raise ModelFileError("a target transform is for regression models; this file holds a classifier")
+    try:
+        return TargetTransform.from_dict(meta["target_transform"])
+    except ValueError as exc:
+        raise ModelFileError(f"invalid target transform: {exc}") from None
 
 
 def _check_predictions_finite(expansion):

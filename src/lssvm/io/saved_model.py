@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..estimators.target_transform import TargetTransform, TargetTransformRegressor
 from ..exceptions import InputWarning
 from .tables import input_matrix
 from .tabular import TabularEncoding
@@ -51,6 +52,11 @@ class SavedModel:
         The CV error per basis size of a model whose basis was grown by
         exact CV (``n_basis="auto"``): the fitted estimator's
         ``basis_curve_`` as stored (:mod:`lssvm.io.basis_curve`), else None.
+    target_transform : lssvm.estimators.target_transform.TargetTransform or None
+        A regressor fitted on a transformed target (log or Box-Cox,
+        ``lssvm select --target-transform``): ``estimator`` predicts on that
+        scale, and :meth:`predictor` (every prediction method here, and
+        ``lssvm predict``) maps back to the original one.  None: identity.
     """
 
     estimator: object
@@ -63,6 +69,14 @@ class SavedModel:
     fitted_params: dict | None = None
     preprocessing: TabularEncoding | None = None
     basis_curve: dict | None = None
+    target_transform: TargetTransform | None = None
+
+    def predictor(self):
+        """What predicts on the original target scale: the estimator, or, with a target transform, the
+        estimator wrapped to map its predictions and interval bounds back (the transforms are increasing)."""
+        if self.target_transform is None or self.target_transform.name == "identity":
+            return self.estimator
+        return TargetTransformRegressor.from_fitted(self.estimator, self.target_transform)
 
     def encode(self, frame):
         """Estimator inputs from a table (m rows): the tabular encoding, or
@@ -134,7 +148,7 @@ class SavedModel:
     def predict(self, X):
         """Predictions (m,) or (m, v) for raw inputs: a table with the
         training columns, or an unscaled array (:meth:`model_inputs`)."""
-        return self.estimator.predict(self.model_inputs(X))
+        return self.predictor().predict(self.model_inputs(X))
 
     def decision_function(self, X):
         """Decision values of a classifier for raw inputs (:meth:`model_inputs`)."""
@@ -161,7 +175,7 @@ class SavedModel:
             self.model_inputs(X), **kwargs)
 
     def _method(self, name, why):
-        est = self.estimator
+        est = self.predictor()
         classifier = hasattr(est, "classes_")
         wrong_task = (name == "predict_interval" and classifier) or (
             name in ("decision_function", "predict_proba") and not classifier)

@@ -234,6 +234,11 @@ class TabularEncoding:
         Positions in ``categorical`` that get a missing-value indicator.
     feature_names : list of str
         Output column names (as ``get_feature_names_out``).
+    categorical_encoding : {"one-hot", "ordinal"}, default="one-hot"
+        "ordinal" (:meth:`to_ordinal`): one column per categorical column, the position of its level in
+        ``levels`` (the infrequent group next, an unseen level at the training mean), scaled.
+    ordinal_center, ordinal_scale : ndarray of shape (len(categorical),) or None
+        ``(code - center) / scale`` of the ordinal columns.
     """
 
     numeric: list
@@ -249,6 +254,9 @@ class TabularEncoding:
     feature_names: list = field(default_factory=list)
     unseen: dict = field(default_factory=dict, compare=False)
     imputed: dict = field(default_factory=dict, compare=False)
+    categorical_encoding: str = "one-hot"
+    ordinal_center: np.ndarray | None = None
+    ordinal_scale: np.ndarray | None = None
 
     def __eq__(self, other):
         """Same columns, levels and (bit for bit) the same arrays."""
@@ -356,6 +364,9 @@ class TabularEncoding:
                 values = np.where(miss[:, j], self.fill[j] if self.fill else "", T[:, j]).astype(str)
                 index = {v: i for i, v in enumerate(lev)}
                 pos = np.array([index.get(v, -1) for v in values])
+                if self.categorical_encoding == "ordinal":
+                    blocks.append(self._ordinal_column(j, pos, values, rare, col))
+                    continue
                 B = np.zeros((len(values), len(lev) + int(bool(rare))))
                 known = pos >= 0
                 B[np.flatnonzero(known), pos[known]] = 1.0
@@ -368,6 +379,57 @@ class TabularEncoding:
             if self.categorical_indicators:
                 blocks.append(miss[:, self.categorical_indicators].astype(float))
         return np.hstack(blocks) if blocks else np.zeros((len(frame), 0))
+
+    def _ordinal_column(self, j, pos, values, rare, col):
+        """Column j's scaled ordinal codes (m, 1); counts its unseen levels."""
+        code = pos.astype(float)
+        unknown = pos < 0
+        if rare:
+            code[unknown & np.isin(values, rare)] = len(self.levels[j])
+        unseen = unknown & ~np.isin(values, rare) if rare else unknown
+        if unseen.any():
+            self.unseen[col] = int(unseen.sum())
+        center = 0.0 if self.ordinal_center is None else self.ordinal_center[j]
+        scale = 1.0 if self.ordinal_scale is None else self.ordinal_scale[j]
+        code[unseen] = center  # no level: the training mean, 0 after scaling
+        return ((code - center) / scale)[:, None]
+
+    def to_ordinal(self, frame, scale="standard"):
+        """This encoding with one ordinal column per categorical column instead of its one-hot block.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows (the codes' center and scale are theirs).
+        scale : {"standard", "minmax", "none"}
+            As the numeric columns: zero mean and unit variance, onto [0, 1], or the raw codes.
+
+        Returns
+        -------
+        TabularEncoding
+            ``categorical_encoding="ordinal"``; the numeric block and the missing-value indicators as here.
+            Codes follow the order of ``levels`` (the text's sorted order), the infrequent group last.
+        """
+        if scale not in SCALERS:
+            raise ValueError(f"scale must be one of {SCALERS}; got {scale!r}")
+        k = len(self.categorical)
+        out = TabularEncoding(self.numeric, self.medians, self.numeric_indicators, self.center, self.scale,
+                              self.categorical, self.fill, self.levels, self.rare_levels,
+                              self.categorical_indicators, [], categorical_encoding="ordinal",
+                              ordinal_center=np.zeros(k), ordinal_scale=np.ones(k))
+        width = len(self.numeric) + len(self.numeric_indicators) if self.numeric else 0
+        n_onehot = sum(len(v) + int(bool(r)) for v, r in zip(self.levels, self.rare_levels, strict=True))
+        names = list(self.feature_names)
+        out.feature_names = names[:width] + [f"cat__{c}" for c in self.categorical] + names[width + n_onehot:]
+        codes = out.transform(frame)[:, width:width + k]
+        if scale == "standard":
+            center, spread = codes.mean(axis=0), codes.std(axis=0)
+        elif scale == "minmax":
+            center, spread = codes.min(axis=0), np.ptp(codes, axis=0)
+        else:
+            center, spread = np.zeros(k), np.ones(k)
+        out.ordinal_center, out.ordinal_scale = center, np.where(spread > 0, spread, 1.0)
+        return out
 
     def input_changes(self):
         """What the last :meth:`transform` changed in its table, as sentences
@@ -396,6 +458,10 @@ class TabularEncoding:
                 "feature_names": self.feature_names}
         arrays = {"pre_medians": np.asarray(self.medians, float), "pre_center": np.asarray(self.center, float),
                   "pre_scale": np.asarray(self.scale, float)}
+        if self.categorical_encoding == "ordinal":  # one-hot files stay as they were
+            meta["categorical_encoding"] = "ordinal"
+            arrays["pre_ordinal_center"] = np.asarray(self.ordinal_center, float)
+            arrays["pre_ordinal_scale"] = np.asarray(self.ordinal_scale, float)
         return meta, arrays
 
     @classmethod
@@ -439,10 +505,26 @@ class TabularEncoding:
         if not (np.all(np.isfinite(out["pre_center"])) and np.all(np.isfinite(out["pre_scale"]))
                 and np.all(out["pre_scale"] != 0)) or np.any(np.isinf(out["pre_medians"])):
             raise ValueError("the numeric scaling holds NaN, infinity or a zero scale")
-        n_out = width + sum(len(v) + int(bool(r)) for v, r in zip(levels, rare, strict=True)) + len(c_ind)
+        encoding = meta.get("categorical_encoding", "one-hot")
+        if encoding not in ("one-hot", "ordinal"):
+            raise ValueError(f"categorical_encoding must be 'one-hot' or 'ordinal'; got {encoding!r}")
+        ordinal = {}
+        if encoding == "ordinal":
+            for name in ("pre_ordinal_center", "pre_ordinal_scale"):
+                a = arrays.get(name)
+                if a is None or a.dtype.kind != "f" or a.shape != (len(cat),) or not np.all(np.isfinite(a)):
+                    raise ValueError(f"array {name!r} must hold {len(cat)} finite floats, one per categorical column")
+                ordinal[name] = a
+            if np.any(ordinal["pre_ordinal_scale"] == 0):
+                raise ValueError("the ordinal scaling holds a zero scale")
+            n_cat = len(cat)
+        else:
+            n_cat = sum(len(v) + int(bool(r)) for v, r in zip(levels, rare, strict=True))
+        n_out = width + n_cat + len(c_ind)
         if len(meta["feature_names"]) != n_out:
             raise ValueError(f"{len(meta['feature_names'])} encoded column names for {n_out} columns")
         return cls(list(num), out["pre_medians"], list(n_ind), out["pre_center"], out["pre_scale"], list(cat),
                    None if fill is None else list(fill), [list(v) for v in levels], [list(r) for r in rare],
                    list(c_ind),
-                   list(meta["feature_names"]))
+                   list(meta["feature_names"]), categorical_encoding=encoding,
+                   ordinal_center=ordinal.get("pre_ordinal_center"), ordinal_scale=ordinal.get("pre_ordinal_scale"))

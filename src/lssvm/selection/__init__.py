@@ -12,8 +12,6 @@ from .criteria import (
     PAPER003_GAMMAS,
     CVPath,
     DenseLSSVMCV,
-    FixedSizeCV,
-    NystromCV,
 )
 from .csa import CSAResult, coupled_simulated_annealing
 from .gradient import cv_error_and_gradient
@@ -21,4 +19,4 @@ from .refine import coarse_to_fine_evaluations, coarse_to_fine_search
 from .search import MAX_EVALUATIONS, SearchResult, csa_search, grid_search, nelder_mead_search
 from .sparse_cv import SparseLSSVMCV
 
-__all__ = ["MAX_EVALUATIONS", "DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "SparseLSSVMCV", "SearchResult", "grid_search", "coarse_to_fine_search", "coarse_to_fine_evaluations", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing", "cv_error_and_gradient"]
+__all__ = ["MAX_EVALUATIONS", "DEFAULT_ALPHAS", "PAPER003_GAMMAS", "CVPath", "DenseLSSVMCV", "SparseLSSVMCV", "SearchResult", "grid_search", "coarse_to_fine_search", "coarse_to_fine_evaluations", "nelder_mead_search", "csa_search", "CSAResult", "coupled_simulated_annealing", "cv_error_and_gradient"]

@@ -3,8 +3,8 @@
 :class:`DenseLSSVMCV` is the exact LS-SVM (every training point a basis
 function, the dual ``[K + alpha I, 1; 1^T, 0]``); :class:`~lssvm.selection.SparseLSSVMCV`
 (:mod:`lssvm.selection.sparse_cv`) the sparse LS-SVM on a basis (Cawley & Talbot 2004; Pahikkala et al. 2012: exact LOO, or exact k-fold with
-held-out basis points removed); :class:`FixedSizeCV` the SCDP fixed-size
-LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`NystromCV`
+held-out basis points removed); :class:`lssvm.selection.fixed_size.FixedSizeCV` the SCDP fixed-size
+LS-SVM scored at the size its rule picks (Karsmakers et al. 2011); :class:`lssvm.selection.nystrom.NystromCV`
 the approximate criterion of Ding & Liao 2012, the LS-SVM on a rank-k Nyström kernel
 (Algorithm 2).  Each fixes the folds and every kernel-independent random
 draw (basis, prototypes, columns) when constructed, so every candidate is
@@ -19,30 +19,22 @@ candidate used, so an estimator refitted on them is the model scored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from .._labels import LabelCoder, encode_classes
-from .._params import check_int, count_or_fraction
 from .._sums import sum_squares, warn_if_overflow
 from .._targets import check_numeric_targets
 from .._threads import check_n_jobs, uses_threads
-from ..basis import nystrom_columns, prototype_pool
 from ..basis.duplicates import near_duplicate_free, warn_dropped
 from ..cv import resolve_folds
-from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves
-from ..cv.fixed_size import scdp_seed as _scdp_seed
-from ..kernels import RBF, gamma_scale, make_kernel, squared_distances
-from ..solvers import check_alphas
-from ..solvers.fixed_size import FixedSizeSystem, augmented_rows, solve_guarded
-from ..solvers.nystrom import dense_factorize, nystrom_factorize
-from ..solvers.scdp import DEFAULT_N_CANDIDATES
+from ..kernels import RBF, make_kernel, squared_distances
+from ..solvers import check_alphas, dense_factorize
 from ..solvers.whitening import BLOCK as WHITENING_BLOCK
 
-__all__ = ["CVPath", "DenseLSSVMCV", "FixedSizeCV", "NystromCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
+__all__ = ["CVPath", "DenseLSSVMCV", "DEFAULT_ALPHAS", "PAPER003_GAMMAS"]
 
 # Paper 003's grid: its LS-SVM gamma in 2^-15 ... 2^9 (steps of 2^2), alpha = 1/gamma;
 # its RBF sigma^2 in 2^-15 ... 2^5, our gamma = 1/sigma^2 (math.md section 1).
@@ -289,168 +281,3 @@ class DenseLSSVMCV(_LSSVMCV):
     def _factorize(self, kern):
         K = kern.from_squared_distances(self._D) if isinstance(kern, RBF) and self._D is not None else kern(self.X, self.X)
         return dense_factorize(K, self.Y)
-
-
-class FixedSizeCV(_RowsCV):
-    """CV of the SCDP fixed-size LS-SVM (Karsmakers et al. 2011), each alpha scored at the
-    model size the 0.1-std rule picks on the fast v-fold curves.
-
-    Parameters
-    ----------
-    X, y, kernel, alphas, classification, groups, random_state, kernel_params
-        As for :class:`DenseLSSVMCV`.
-    cv : int, splitter or iterable of (train, test), default=10
-        Folds (no "loo").
-    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
-        The pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the width is
-        searched; "renyi" depends on the kernel: per candidate).
-    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
-        As for :class:`lssvm.FixedSizeLSSVR`.
-    size_scoring : {"mse", "error_rate"}, default="mse"
-        Score of the size rule and of stopping rule (38).
-
-    Attributes
-    ----------
-    refit_random_state : int
-        Drawn from ``random_state``: a :class:`lssvm.FixedSizeLSSVR` given
-        this ``random_state``, ``basis=rows_for(...)`` and these folds
-        makes the same SCDPP draws, so it refits the model scored here.
-
-    Notes
-    -----
-    Per call: O(N M d) kernel values, O(N M^2) for the system, then per fold
-    an O(h M^2) downdate and per alpha one SCDP run of k steps, O(k^2 M)
-    (:func:`lssvm.cv.fixed_size.fixed_size_cv_curves`).  The error rate is
-    given for two classes only.
-    """
-
-    def __init__(self, X, y, *, cv=10, basis="pchol", n_basis=None, solver="scdp", max_size=None,
-                 n_candidates=None, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse",
-                 **kw):
-        n_candidates = DEFAULT_N_CANDIDATES if n_candidates is None else n_candidates
-        if isinstance(cv, str):
-            raise ValueError(f"FixedSizeCV needs folds (an int, a splitter or (train, test) pairs); got cv={cv!r}")
-        for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
-            check_int(name, value)
-        if max_size is not None:
-            check_int("max_size", max_size)
-        if not (isinstance(nu, Real) and np.isfinite(nu) and nu > 0):
-            raise ValueError(f"nu must be a finite number > 0; got {nu!r}")
-        if not (isinstance(size_rule, Real) and np.isfinite(size_rule) and size_rule >= 0):
-            raise ValueError(f"size_rule must be a finite number >= 0; got {size_rule!r}")
-        if stop_tol is not None and not (isinstance(stop_tol, Real) and np.isfinite(stop_tol) and stop_tol >= 0):
-            raise ValueError(f"stop_tol must be a finite number >= 0 or None; got {stop_tol!r}")
-        super().__init__(X, y, cv=cv, **kw)
-        if size_scoring == "error_rate" and (not self.classification or self.Y.shape[1] != 1):
-            raise ValueError("size_scoring='error_rate' is for two-class problems; use 'mse'")
-        if solver not in ("scdp", "scdpp", "direct"):
-            raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
-        if size_scoring not in ("mse", "error_rate"):
-            raise ValueError(f"size_scoring must be 'mse' or 'error_rate'; got {size_scoring!r}")
-        self.solver, self.max_size, self.nu = solver, max_size, float(nu)
-        self.n_candidates = n_candidates if solver == "scdpp" else None
-        self.stop = (stop_window, stop_tol)
-        self.size_rule, self.size_scoring = size_rule, size_scoring
-        self.refit_random_state = int(self.random_state.randint(2**31 - 1))
-        self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
-
-        def draw(kern, rng):
-            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
-                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
-            rows = prototype_pool(self.X, kern, basis, n_basis, rng)[1]
-            if rows is None:
-                raise ValueError("the basis (prototype pool) must come from the training rows: a method name or row indices "
-                                 "(a search scores every candidate on its own rows)")
-            return rows
-
-        independent = not isinstance(basis, str) or basis != "renyi"
-        self._init_rows(independent, draw)
-
-    @uses_threads
-    def __call__(self, **params):
-        kern = self._kernel(params)
-        rows, K = self._rows_and_columns(kern, params)
-        system = FixedSizeSystem.from_kernel(K, K[rows], self.Y)
-        D = system.n_coef
-        A, v = self.alphas.size, self.Y.shape[1]
-        if self.max_size is not None and self.max_size > D:
-            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={D - 1} prototypes + intercept)")
-        if self.solver == "direct":
-            R = np.empty((A,) + self.Y.shape)
-            for test in self.folds:
-                sub = system.without_rows(K[test], self.Y[test])
-                Ka = augmented_rows(K[test])
-                train = np.ones(K.shape[0], dtype=bool)
-                train[test] = False
-                for a, alpha in enumerate(self.alphas):
-                    W = solve_guarded(sub.matrix(float(alpha), self.nu), sub.rhs, K[train], K[rows], self.Y[train],
-                                      float(alpha), self.nu, call="fixed-size direct CV")
-                    R[a, test] = self.Y[test] - Ka @ W
-            return self._path(R, {"model_size": D})
-        curves = fixed_size_cv_curves(
-            system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
-            n_candidates=self.n_candidates, seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
-            stop_scoring=self.size_scoring,
-        )
-        sizes = chosen_sizes(curves, self.size_scoring, self.size_rule)
-        pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
-        mse = curves.curve("mse")[0][pick].mean(axis=1)
-        err = None
-        if self.classification and v == 1:
-            err = curves.curve("error_rate")[0][pick][:, 0]
-        self.n_evaluations += 1
-        return CVPath(self.alphas, mse, err, {"model_size": sizes.mean(axis=1)})
-
-
-class NystromCV(_RowsCV):
-    """Paper 003's approximate CV: the LS-SVM on a rank-k Nyström kernel.
-
-    Parameters
-    ----------
-    X, y, kernel, cv, alphas, classification, groups, random_state, kernel_params
-        As for :class:`DenseLSSVMCV`.
-    n_basis : int or float, default=0.1
-        c columns (a count or a fraction of n), drawn once at construction
-        (the same columns for every candidate, so the criterion is smooth in
-        the parameters).
-    rank : int or float, default=0.5
-        k (a count or a fraction of c).
-    basis : {"random", "kcenter", "fvs"} or 1-D int array, default="random"
-        As for :class:`lssvm.NystromLSSVR`; "fvs" depends on the kernel and
-        is redrawn per candidate from a fixed seed.
-    rcond : float in (0, 1), default=1e-10
-        As for :class:`lssvm.NystromLSSVR`.
-
-    Notes
-    -----
-    Per call: O(n c) kernel values (from cached distances for RBF), O(c^3)
-    ``eigh``, O(n c k) features; per alpha O(n k) for LOO, or O(n k^2)
-    per fold plus O(k^3 + h k) per fold and alpha.  Memory O(n c).
-    """
-
-    def __init__(self, X, y, *, n_basis=0.1, rank=0.5, basis="random", rcond=1e-10, **kw):
-        super().__init__(X, y, **kw)
-        self.rank_spec = rank
-        self.rcond = float(rcond)
-
-        def draw(kern, rng):
-            return nystrom_columns(self.X, kern if kern is not None else self._kernel({}), basis, n_basis, rng)
-
-        self._init_rows(not isinstance(basis, str) or basis != "fvs", draw)
-        #: k for the fixed columns (None while FVS draws them per candidate)
-        self.rank = None if self._fixed is None else count_or_fraction("rank", rank, 0.5, self._fixed.size)
-
-    def _factorize_rows(self, kern, params):
-        rows, C = self._rows_and_columns(kern, params)
-        k = count_or_fraction("rank", self.rank_spec, 0.5, rows.size)
-        return nystrom_factorize(C, C[rows], self.Y, rank=k, rcond=self.rcond)
-
-    @uses_threads
-    def __call__(self, **params):
-        fac = self._factorize_rows(self._kernel(params), params)
-        return self._path(fac.loo_residuals(self.alphas) if self.loo else fac.cv_residuals(self.folds, self.alphas))
-
-    @property
-    def columns(self):
-        """The sampled rows (kernel-independent sampling)."""
-        return self._fixed

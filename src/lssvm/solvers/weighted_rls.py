@@ -32,7 +32,6 @@ import numpy as np
 from scipy import linalg
 
 from .._threads import eigh_threads
-from .fixed_size import GramSums, augmented_rows
 from .sparse_rls import (
     LEVERAGE_TOL,
     PathSolution,
@@ -43,7 +42,7 @@ from .sparse_rls import (
 )
 from .whitening import whiten_rows
 
-__all__ = ["WeightedRLSFactorization", "factorize_weighted_rls", "check_row_weights", "weighted_gram_sums"]
+__all__ = ["WeightedRLSFactorization", "factorize_weighted_rls", "check_row_weights"]
 
 
 def check_row_weights(weights, n_samples):
@@ -231,26 +230,3 @@ def factorize_weighted_rls(K_mn, K_BB, Y, weights, *, rcond: float = 1e-10, warn
         n_samples=K_mn.shape[0], M=M, y_centered=Yc, weights=w, weight_sum=total,
     )
 
-
-def weighted_gram_sums(K, Y, weights):
-    """The fixed-size model's row sums with row weights: ``[K 1]^T W [K 1]``,
-    ``[K 1]^T W Y``, ``sum_i w_i y_i^2`` and ``n_samples = sum w``, so that
-    the normal equations built on them (:class:`lssvm.solvers.fixed_size.FixedSizeSystem`)
-    are those of ``sum_i w_i (y_i - f(x_i))^2 + alpha w^T K_ZZ w + nu b^2``
-    and a validation SSE from them (``GramSums.sse``) is the weighted one.
-
-    Parameters
-    ----------
-    K : ndarray of shape (b, M)
-    Y : ndarray of shape (b, v)
-    weights : ndarray of shape (b,)
-
-    Returns
-    -------
-    lssvm.solvers.fixed_size.GramSums
-        O(b M^2).  A zero weight adds nothing: the row is removed.
-    """
-    Ka = augmented_rows(K)
-    w = np.asarray(weights, dtype=float)
-    WKa = w[:, None] * Ka
-    return GramSums(Ka.T @ WKa, WKa.T @ Y, np.einsum("i,ij,ij->j", w, Y, Y), float(w.sum()))

@@ -62,15 +62,10 @@ def sparse_full_conformal(fac, kernel, basis_vectors, X, coverage, alpha, block_
 
     Parameters
     ----------
-    fac : SparseRLSFactorization
-    kernel : callable
-        ``kernel(X, Z)``, the fitted kernel.
-    basis_vectors : ndarray of shape (n, d)
-    X : ndarray of shape (t, d)
-    coverage : float
-    alpha : float
-    block_size : int, optional
-        Most test rows per block.
+    fac, kernel, basis_vectors, X, coverage, alpha, block_size
+        As :func:`lssvm.cv.conformal.jackknife.sparse_jackknife_plus`: the
+        factorisation, the fitted kernel, the basis (n, d), the test rows
+        (t, d), the coverage, the fitted alpha and the most test rows per block.
 
     Returns
     -------
@@ -144,7 +139,8 @@ def screened_full_conformal(E, A, row_norms, Ax, offset, centre, coverage, x_nor
     h = offset + x_norms * x_norms
     out = np.empty((Ax.shape[0], 2, v))
     done = np.zeros(Ax.shape[0], dtype=bool)
-    if np.all(np.isfinite(E)) and np.all(np.isfinite(A)) and np.all(np.isfinite(Ax)):
+    # finite row norms (sums of squares) certify finite rows without a pass over the m x r rows per block
+    if np.all(np.isfinite(E)) and np.all(np.isfinite(row_norms)) and np.all(np.isfinite(Ax)):
         selections = []
         for j in range(v):
             s = np.sign(E[:, j])

@@ -1,14 +1,138 @@
-"""The fixed-size model on its whole prototype pool: the last size of SCDP's curve, scored
-directly where SCDP's runs stop before it (:class:`lssvm.FixedSizeLSSVR`)."""
+"""Model selection of the fixed-size LS-SVM (Karsmakers et al. 2011): :class:`FixedSizeCV`, the search
+criterion that scores each alpha at the model size SCDP's size rule picks on the fast v-fold curves
+(:mod:`lssvm.cv.fixed_size`), and the model on the whole prototype pool: the last size of SCDP's curve,
+scored directly where SCDP's runs stop before it (:func:`whole_pool_outputs`, used by
+:class:`lssvm.FixedSizeLSSVR`).
+"""
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
-from ..cv.fixed_size import select_model_size
-from ..solvers.row_blocks import code_targets, misclassified
+from .._params import check_int
+from .._threads import uses_threads
+from ..basis import prototype_pool
+from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, select_model_size
+from ..cv.fixed_size import scdp_seed as _scdp_seed
+from ..kernels import gamma_scale
+from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, FixedSizeSystem, augmented_rows, solve_guarded
+from ..solvers.row_blocks import misclassified
+from .criteria import CVPath, _RowsCV
 
-__all__ = ["WHOLE_POOL_RCOND", "complete_curve_sizes", "dask_whole_pool_cv", "whole_pool_fold_scores", "whole_pool_outputs"]
+__all__ = ["FixedSizeCV", "WHOLE_POOL_RCOND", "complete_curve_sizes", "whole_pool_fold_scores", "whole_pool_outputs"]
+
+
+class FixedSizeCV(_RowsCV):
+    """CV of the SCDP fixed-size LS-SVM (Karsmakers et al. 2011), each alpha scored at the
+    model size the 0.1-std rule picks on the fast v-fold curves.
+
+    Parameters
+    ----------
+    X, y, kernel, alphas, classification, groups, random_state, kernel_params
+        As for :class:`DenseLSSVMCV`.
+    cv : int, splitter or iterable of (train, test), default=10
+        Folds (no "loo").
+    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
+        The pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the width is
+        searched; "renyi" depends on the kernel: per candidate).
+    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol, size_rule
+        As for :class:`lssvm.FixedSizeLSSVR`.
+    size_scoring : {"mse", "error_rate"}, default="mse"
+        Score of the size rule and of stopping rule (38).
+
+    Attributes
+    ----------
+    refit_random_state : int
+        Drawn from ``random_state``: a :class:`lssvm.FixedSizeLSSVR` given
+        this ``random_state``, ``basis=rows_for(...)`` and these folds
+        makes the same SCDPP draws, so it refits the model scored here.
+
+    Notes
+    -----
+    Per call: O(N M d) kernel values, O(N M^2) for the system, then per fold
+    an O(h M^2) downdate and per alpha one SCDP run of k steps, O(k^2 M)
+    (:func:`lssvm.cv.fixed_size.fixed_size_cv_curves`).  The error rate is
+    given for two classes only.
+    """
+
+    def __init__(self, X, y, *, cv=10, basis="pchol", n_basis=None, solver="scdp", max_size=None,
+                 n_candidates=None, nu=1e-8, stop_window=10, stop_tol=1e-4, size_rule=0.1, size_scoring="mse",
+                 **kw):
+        n_candidates = DEFAULT_N_CANDIDATES if n_candidates is None else n_candidates
+        if isinstance(cv, str):
+            raise ValueError(f"FixedSizeCV needs folds (an int, a splitter or (train, test) pairs); got cv={cv!r}")
+        for name, value in (("stop_window", stop_window), ("n_candidates", n_candidates)):
+            check_int(name, value)
+        if max_size is not None:
+            check_int("max_size", max_size)
+        if not (isinstance(nu, Real) and np.isfinite(nu) and nu > 0):
+            raise ValueError(f"nu must be a finite number > 0; got {nu!r}")
+        if not (isinstance(size_rule, Real) and np.isfinite(size_rule) and size_rule >= 0):
+            raise ValueError(f"size_rule must be a finite number >= 0; got {size_rule!r}")
+        if stop_tol is not None and not (isinstance(stop_tol, Real) and np.isfinite(stop_tol) and stop_tol >= 0):
+            raise ValueError(f"stop_tol must be a finite number >= 0 or None; got {stop_tol!r}")
+        super().__init__(X, y, cv=cv, **kw)
+        if size_scoring == "error_rate" and (not self.classification or self.Y.shape[1] != 1):
+            raise ValueError("size_scoring='error_rate' is for two-class problems; use 'mse'")
+        if solver not in ("scdp", "scdpp", "direct"):
+            raise ValueError(f"solver must be 'scdp', 'scdpp' or 'direct'; got {solver!r}")
+        if size_scoring not in ("mse", "error_rate"):
+            raise ValueError(f"size_scoring must be 'mse' or 'error_rate'; got {size_scoring!r}")
+        self.solver, self.max_size, self.nu = solver, max_size, float(nu)
+        self.n_candidates = n_candidates if solver == "scdpp" else None
+        self.stop = (stop_window, stop_tol)
+        self.size_rule, self.size_scoring = size_rule, size_scoring
+        self.refit_random_state = int(self.random_state.randint(2**31 - 1))
+        self.scdp_seed = _scdp_seed(np.random.RandomState(self.refit_random_state))
+
+        def draw(kern, rng):
+            if kern is None:  # drawn once: "pchol" at the scale width when the width is searched
+                kern = self._kernel({} if "gamma" in self.kernel_params else {"gamma": gamma_scale(self.X)})
+            rows = prototype_pool(self.X, kern, basis, n_basis, rng)[1]
+            if rows is None:
+                raise ValueError("the basis (prototype pool) must come from the training rows: a method name or row indices "
+                                 "(a search scores every candidate on its own rows)")
+            return rows
+
+        independent = not isinstance(basis, str) or basis != "renyi"
+        self._init_rows(independent, draw)
+
+    @uses_threads
+    def __call__(self, **params):
+        kern = self._kernel(params)
+        rows, K = self._rows_and_columns(kern, params)
+        system = FixedSizeSystem.from_kernel(K, K[rows], self.Y)
+        D = system.n_coef
+        A, v = self.alphas.size, self.Y.shape[1]
+        if self.max_size is not None and self.max_size > D:
+            raise ValueError(f"max_size={self.max_size} exceeds the {D} coefficients (M={D - 1} prototypes + intercept)")
+        if self.solver == "direct":
+            R = np.empty((A,) + self.Y.shape)
+            for test in self.folds:
+                sub = system.without_rows(K[test], self.Y[test])
+                Ka = augmented_rows(K[test])
+                train = np.ones(K.shape[0], dtype=bool)
+                train[test] = False
+                for a, alpha in enumerate(self.alphas):
+                    W = solve_guarded(sub.matrix(float(alpha), self.nu), sub.rhs, K[train], K[rows], self.Y[train],
+                                      float(alpha), self.nu, call="fixed-size direct CV")
+                    R[a, test] = self.Y[test] - Ka @ W
+            return self._path(R, {"model_size": D})
+        curves = fixed_size_cv_curves(
+            system, K, self.Y, self.folds, self.alphas, nu=self.nu, max_size=self.max_size,
+            n_candidates=self.n_candidates, seed=self.scdp_seed, stop_window=self.stop[0], stop_tol=self.stop[1],
+            stop_scoring=self.size_scoring,
+        )
+        sizes = chosen_sizes(curves, self.size_scoring, self.size_rule)
+        pick = (np.arange(A)[:, None], np.arange(v)[None], sizes - 1)
+        mse = curves.curve("mse")[0][pick].mean(axis=1)
+        err = None
+        if self.classification and v == 1:
+            err = curves.curve("error_rate")[0][pick][:, 0]
+        self.n_evaluations += 1
+        return CVPath(self.alphas, mse, err, {"model_size": sizes.mean(axis=1)})
 
 
 def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):
@@ -193,80 +317,3 @@ def whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, scoring, fac=Non
     per_fold = per_fold_errors / sizes
     spread = per_fold.std(ddof=1) if len(folds) > 1 else 0.0
     return np.array([per_fold_errors.sum() / sizes.sum()]), W, np.array([spread])
-
-
-def dask_whole_pool_cv(data, Z, zidx, kernel, folds, classes, scoring):
-    """``alpha -> (scores (v,), W (M + 1, v), spread (v,))`` of the model on the whole pool of Dask rows:
-    the sparse LS-SVM on the prototypes (:func:`lssvm.backends.dask.fit_sparse`, one pass; whitened by
-    ``K_ZZ``, so not squaring the kernel's conditioning as the fixed-size sums' normal equations do), its
-    exact hold-outs on ``folds`` with the prototypes kept (two passes: the fold models, then each fold's
-    errors, :func:`_per_fold_errors`) and the spread of its fold scores, as in memory."""
-    from ..backends import dask as dask_backend
-
-    def score(alpha):
-        fit = dask_backend.fit_sparse(data, kernel, None, None, None, 1e-10, classes, basis_rows=(Z, zidx))
-        if fit.ctx.basis.shape[0] != Z.shape[0]:
-            return np.full(1, np.inf), None
-        outputs = fit.cv_outputs(folds, [alpha], "keep")  # (1, m, v), lazy: the fold models are solved now
-        sse, wrong, count = _per_fold_errors(outputs, folds, classes)
-        a, b = fit.solution.coef(float(alpha))
-        keep = count > 0
-        per_fold = (np.repeat(wrong[:, None], sse.shape[1], axis=1) if scoring == "error_rate" else sse)[keep]
-        per_fold = per_fold / count[keep, None]
-        total = wrong.sum() if scoring == "error_rate" else sse.sum(axis=0)
-        scores = np.broadcast_to(total / count.sum(), (a.shape[1],)).copy()
-        spread = per_fold.std(axis=0, ddof=1) if keep.sum() > 1 else np.zeros(a.shape[1])
-        return scores, np.vstack([a, np.reshape(b, (1, -1))]), np.broadcast_to(spread, (a.shape[1],)).copy()
-
-    return score
-
-
-def _per_fold_errors(outputs, folds, classes):
-    """Per fold: the squared errors (n_folds, v), misclassified rows (n_folds,) and rows (n_folds,) of
-    the out-of-fold ``outputs`` (a Dask array (1, m, v) chunked as the rows): one pass."""
-    import dask
-
-    from ..backends import dask as dask_backend
-
-    spec = dask_backend.shared(folds.spec)
-    blocks = list(folds.data.blocks())
-    out_blocks = outputs.to_delayed(optimize_graph=False).ravel()
-    parts = [dask.delayed(_block_fold_errors, pure=True)(F, y, g, r0, spec, classes)
-             for F, (_, y, g, r0) in zip(out_blocks, blocks, strict=True)]
-    merged = dask_backend.run_pass("whole-pool fold errors", dask_backend.tree_reduce(parts, _merge_fold_errors))
-    n_folds = 1 + max(merged)
-    v = next(iter(merged.values()))[0].size
-    sse, wrong, count = np.zeros((n_folds, v)), np.zeros(n_folds), np.zeros(n_folds)
-    for f, (e, w, c) in merged.items():
-        sse[f], wrong[f], count[f] = e, w, c
-    return sse, wrong, count
-
-
-def _block_fold_errors(F, y, g, row0, spec, classes):
-    """One row block's per-fold errors: {fold: (squared errors (v,), misclassified, rows)}."""
-    F = np.asarray(F)
-    fold_of = np.asarray(spec.block_folds(row0, F.shape[1], g), dtype=np.int64).ravel()
-    Y = code_targets(y, classes, row0)
-    out = {}
-    for f in np.unique(fold_of):
-        rows = np.flatnonzero(fold_of == f)
-        Ff = F[:, rows]
-        if not np.all(np.isfinite(Ff)):  # rows of no fold model
-            continue
-        E = Y[rows] - Ff[0]
-        wrong = float(misclassified(Ff, Y[rows])[0]) if classes is not None else 0.0
-        out[int(f)] = ((E * E).sum(axis=0), wrong, float(rows.size))
-    return out
-
-
-def _merge_fold_errors(*parts):
-    """Sum per-fold errors of several blocks (a tree reduction's merge)."""
-    out = {}
-    for part in parts:
-        for f, (e, w, c) in part.items():
-            if f in out:
-                e0, w0, c0 = out[f]
-                out[f] = (e0 + e, w0 + w, c0 + c)
-            else:
-                out[f] = (e, w, c)
-    return out
