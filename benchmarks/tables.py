@@ -16,9 +16,14 @@ the same matrix.
 
 Contenders, each timed from the encoded matrix to test predictions:
 
-* ``lssvm``: ``SparseLSSVRCV()`` / ``SparseLSSVCCV()`` with their defaults;
+* ``lssvm``: ``SparseLSSVRCV()`` / ``SparseLSSVCCV()`` with their defaults (the isotropic search, then
+  the ARD stage and the basis growth within ``time_budget=60``; the note gives the stage's line and, for LOO
+  regression, how many paired standard errors the ARD model's LOO error lies below the isotropic one's);
 * ``lssvm-fixed``: the defaults with the fixed basis size rule (``n_basis=None``) instead of the size
   grown by exact CV;
+* ``lssvm-iso``: the defaults without the ARD stage (``ard=False``);
+* ``lssvm-ard``: the defaults with the ARD stage always run to its 20 evaluations (``ard=True,
+  time_budget=None``): what the stage gives where the budget allows it (a machine less loaded);
 * ``lssvm-auto``: the same with ``n_basis="auto", time_budget=--time-budget``
   (the basis size chosen by exact CV; ``lssvm select --n-basis auto``);
 * ``lssvm-tt`` (regression): the defaults with the target transform (identity, log or Box-Cox) chosen
@@ -65,6 +70,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.svm import SVC
 
 from lssvm import SparseLSSVCCV, SparseLSSVRCV
+from lssvm.estimators.ard_stage import ard_summary
 from lssvm.estimators.target_transform import TargetTransformRegressor
 from lssvm.io.tabular import make_tabular_preprocessor
 
@@ -84,7 +90,8 @@ TABLES = {
     "adult": ("adult_train", "adult_test", "classification"),
 }
 QUICK = ("boston", "puma32H", "magic")
-CONTENDERS = ("lssvm", "lssvm-fixed", "lssvm-auto", "lssvm-tt", "hgb", "krr-grid", "svc-grid", "neo")
+CONTENDERS = ("lssvm", "lssvm-fixed", "lssvm-iso", "lssvm-ard", "lssvm-auto", "lssvm-tt", "hgb", "krr-grid",
+              "svc-grid", "neo")
 FRIEDMAN_TRAIN, FRIEDMAN_TEST = 20_000, 5_000
 
 
@@ -140,6 +147,8 @@ def contenders(task, d, budget, neo):
     if task == "regression":
         out = {"lssvm": (lambda: SparseLSSVRCV(random_state=0), None),
                "lssvm-fixed": (lambda: SparseLSSVRCV(n_basis=None, random_state=0), None),
+               "lssvm-iso": (lambda: SparseLSSVRCV(ard=False, random_state=0), None),
+               "lssvm-ard": (lambda: SparseLSSVRCV(ard=True, time_budget=None, random_state=0), None),
                "lssvm-auto": (lambda: SparseLSSVRCV(n_basis="auto", time_budget=budget, random_state=0), None),
                "lssvm-tt": (lambda: TargetTransformRegressor(SparseLSSVRCV(random_state=0)), None),
                "hgb": (lambda: HistGradientBoostingRegressor(random_state=0), None)}
@@ -148,6 +157,8 @@ def contenders(task, d, budget, neo):
     else:
         out = {"lssvm": (lambda: SparseLSSVCCV(random_state=0), None),
                "lssvm-fixed": (lambda: SparseLSSVCCV(n_basis=None, random_state=0), None),
+               "lssvm-iso": (lambda: SparseLSSVCCV(ard=False, random_state=0), None),
+               "lssvm-ard": (lambda: SparseLSSVCCV(ard=True, time_budget=None, random_state=0), None),
                "lssvm-auto": (lambda: SparseLSSVCCV(n_basis="auto", time_budget=budget, random_state=0), None),
                "hgb": (lambda: HistGradientBoostingClassifier(random_state=0), None)}
         grid = {"C": list(np.logspace(-1, 3, 5)), "gamma": _grid_widths(d)}
@@ -201,6 +212,12 @@ def run_one(make, cap, Xtr, ytr, Xte, yte, task, max_grid_rows, seed):
         note = f"target {tr.name}{lam}" + (f" (CV MSE {', '.join(f'{k} {v:.4g}' for k, v in scores.items())})"
                                            if scores else "")
         model = model.estimator_
+    stage = getattr(model, "ard_stage_", None)
+    if isinstance(stage, dict) and stage.get("ran"):
+        z = stage.get("paired_z", float("nan"))
+        note = (note + "; " if note else "") + ard_summary(stage) + ("" if z != z else f", {z:.2f} paired SE")
+    elif isinstance(stage, dict) and stage.get("reason") != "ard=False":
+        note = (note + "; " if note else "") + ard_summary(stage)
     curve = getattr(model, "basis_curve_", None)
     if isinstance(curve, dict) and curve.get("n_chosen") is not None:
         note += (f"basis {model.best_estimator_.n_basis_} (grown {curve['n_basis'][-1]}, {curve['stop_reason']}"

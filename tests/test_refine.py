@@ -77,7 +77,7 @@ def test_coarse_to_fine_falls_back_to_the_exhaustive_grid():
 def test_default_search_is_coarse_to_fine_and_an_explicit_grid_exhaustive(rng):
     X = rng.standard_normal((120, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
-    kw = dict(basis="random", n_basis=40, random_state=0, gamma="scale")
+    kw = dict(basis="random", n_basis=40, random_state=0, gamma="scale", ard=False)  # the isotropic searches
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchEdgeWarning)
         fine = SparseLSSVRCV(**kw).fit(X, y)

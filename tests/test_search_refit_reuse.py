@@ -43,7 +43,7 @@ def test_refit_reuses_the_scored_factorisation_and_equals_a_fresh_fit(rng, count
     X, y = _data(rng)
     w = _quiet()
     try:
-        est = SparseLSSVRCV(gamma="scale", basis="pchol", n_basis=60, random_state=0).fit(X, y)
+        est = SparseLSSVRCV(gamma="scale", basis="pchol", n_basis=60, ard=False, random_state=0).fit(X, y)
         assert count_factorisations == []  # the refit factorised nothing
         best = est.best_estimator_
         fresh = SparseLSSVR(gamma=est.gamma_, alpha=est.alpha_, basis=best.basis_indices_).fit(X, y)
@@ -63,7 +63,7 @@ def test_classifier_refit_reuses_the_factorisation(rng, count_factorisations):
     labels = np.where(y > 0, "up", "down")
     w = _quiet()
     try:
-        est = SparseLSSVCCV(gamma="scale", basis="pchol", n_basis=50, random_state=0).fit(X, labels)
+        est = SparseLSSVCCV(gamma="scale", basis="pchol", n_basis=50, ard=False, random_state=0).fit(X, labels)
         assert count_factorisations == []
         fresh = SparseLSSVC(gamma=est.gamma_, alpha=est.alpha_, basis=est.best_estimator_.basis_indices_).fit(X, labels)
     finally:

@@ -21,6 +21,7 @@ from .. import __version__
 from .._labels import LabelCoder
 from ..cv import resolve_folds
 from ..estimators import MODELS
+from ..estimators.ard_stage import ard_summary
 from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel
@@ -129,8 +130,9 @@ def _results_table(search, top):
                    "start, default max(60, 3 (inputs + 1)).")
 @basis_options
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds for the search with --n-basis auto (default 60, the estimator's): the basis growth "
-                   "stops before a doubling that would not fit.")
+              help="Seconds for the whole search (--model sparse; default 60, the estimator's): the ARD stage "
+                   "runs where its predicted time fits what is left, and the basis growth stops before a doubling "
+                   "that would not fit.")
 @target_transform_option
 @categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
@@ -348,6 +350,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                    f"fixed size rule (auto {grown['stop_reason']})" if grown["stop_reason"].startswith("not applicable")
                    else "not grown: the search took the budget" if grown["n_chosen"] is None else f"{grown['n_basis'][-1]} grown ({grown['stop_reason']}), lowest CV "
                    f"error at {grown['n_chosen']}, " + ("kept" if grown["replaced"] else "no lower than the search's")))
+    if getattr(est, "ard_stage_", None) is not None:
+        click.echo(f"ard        {ard_summary(est.ard_stage_)}")
     if encoding_text:
         click.echo(f"encoding   categorical: {encoding_text}")
     if transform_text:

@@ -98,13 +98,15 @@ def grow_after_search(search, X, y, groups, clock_start):
     rows, alpha, err = auto_basis_rows(search, X, Y, best.kernel_, alphas, search.cv_folds_,
                                        time_budget=search.time_budget, clock_start=clock_start,
                                        start=best.n_basis_)
-    searched = float(search.cv_results_["mean_test_mse"][search.best_index_])
+    ard = getattr(search, "ard_stage_", None) or {}
+    # the model to beat: the ARD stage's where it replaced the search's (not a row of cv_results_)
+    searched = float(ard["cv_mse_ard"] if ard.get("kept") else search.cv_results_["mean_test_mse"][search.best_index_])
     search.basis_curve_["replaced"] = bool(err < searched)  # LOO: confirmed by the paired rule below
     if not err < searched:
         return search
     t0 = time.perf_counter()
     kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
-    params = {**search._model_params(), **kernel_params, "alpha": alpha, "basis": rows}
+    params = {**search._model_params(), "kernel": best.kernel, **kernel_params, "alpha": alpha, "basis": rows}
     est = search._fit_one(params, X, y, groups=groups)
     if search.cv_folds_ is None and search.scoring_ == "mse":
         # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 
 from ..backends import is_dask_collection
 from ..kernels import DEFAULT_BLOCK_SIZE
@@ -24,6 +25,7 @@ from ._constraints import SPARSE_SEARCH_PARAMS
 from ._docs import PER_TARGET_RESULT_DOC, RESULT_DOC, SEARCH_DOC, SPARSE_SEARCH_DOC
 from ._intervals import SearchIntervalMixin
 from ._weighted_search import WeightedSearchMixin
+from .ard_stage import ARD_DOC, DEFAULT_TIME_BUDGET
 from .classifier import SparseLSSVC
 from .gradient_search import GradientSearch
 from .regressor import SparseLSSVR
@@ -91,14 +93,16 @@ class SparseFamily(SearchFamily):
 
 class _SparseSearchCV(WeightedSearchMixin, FamilySearchCV):
     _family = SparseFamily
-    _parameter_constraints = SPARSE_SEARCH_PARAMS
+    _parameter_constraints = {**SPARSE_SEARCH_PARAMS, "ard": [StrOptions({"auto"}), "boolean"]}
 
     def __init__(self, kernel="rbf", alphas=None, param_space=None, cv="loo", search="grid", scoring=None,
                  max_evaluations=None, refit=True, basis="auto", n_basis="auto", random_state=None, *,
                  basis_in_holdout="remove", gamma="scale", alpha=1.0, degree=3, coef0=1.0, basis_tol=1e-6,
                  pivot_tol=1e-6, n_candidates=None, rcond=1e-10, block_size=DEFAULT_BLOCK_SIZE,
                  normalize_kernel=False, n_jobs=None, n_restarts=2, hyper_penalty=False, selection_rule="one-se",
-                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto", time_budget=60.0):
+                 alpha_per_target=False, store_cv_results=False, n_targets_batch="auto",
+                 time_budget=DEFAULT_TIME_BUDGET, ard="auto"):
+        self.ard = ard
         self.n_restarts, self.hyper_penalty, self.selection_rule = n_restarts, hyper_penalty, selection_rule
         self.alpha_per_target, self.store_cv_results = alpha_per_target, store_cv_results
         self.n_targets_batch = n_targets_batch
@@ -111,7 +115,7 @@ class _SparseSearchCV(WeightedSearchMixin, FamilySearchCV):
         self.normalize_kernel, self.n_jobs = normalize_kernel, n_jobs
 
 
-_SPARSE_DOC = SPARSE_SEARCH_DOC.replace("    random_state : int", AUTO_BASIS_DOC + "    random_state : int", 1) \
+_SPARSE_DOC = SPARSE_SEARCH_DOC.replace("    random_state : int", AUTO_BASIS_DOC + ARD_DOC + "    random_state : int", 1) \
     + SEARCH_DOC + RESULT_DOC + PER_TARGET_RESULT_DOC
 
 

@@ -158,6 +158,10 @@ class _Stop(Exception):
     """A non-finite criterion or gradient: end this start at its best point."""
 
 
+class _OutOfBudget(Exception):
+    """The evaluation cap or the deadline of :meth:`GradientSearch.run_from`: end every start at the best point."""
+
+
 @dataclass
 class GradientSearchResult:
     """What :meth:`GradientSearch.run` found, stored by the estimator as its fitted attributes: ``grid`` (the
@@ -182,6 +186,7 @@ class GradientSearchResult:
     feature_relevance: np.ndarray | None = None
     search_time: float = 0.0  # seconds, of the search and of the fit of ``model``
     refit_time: float = 0.0
+    stopped: str | None = None  # "evaluations" or "time": what ended a capped search (run_from) before L-BFGS-B did
 
 
 class GradientSearch:
@@ -275,7 +280,7 @@ class GradientSearch:
         Each evaluation costs one factorisation and one adjoint pass, O(m n^2 + m n d); the grid costs what
         ``search="grid"`` does on the same basis.
         """
-        classification, m = self.classification, X.shape[0]
+        classification = self.classification
         t0 = time.perf_counter()
         basis, n_basis = auto_basis(self.basis, self.n_basis, X.shape[0], np.unique(X, axis=0).shape[0])
         criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=classification,
@@ -285,25 +290,89 @@ class GradientSearch:
         scoring = "evidence" if evidence else "mse"
         # the grid only starts L-BFGS-B, whose widths and alpha range over GAMMA_BOUNDS / ALPHA_BOUNDS: no edge warning
         grid = grid_search(criterion, {"gamma": gammas}, scoring, callback=callback, warn_edges=False)
+        self._rng = rng
         g0, a0 = float(grid.best_params["gamma"]), float(grid.best_params["alpha"])
         rows = criterion.rows_for(gamma=g0)
         pchol_seed = None
         if isinstance(self.basis, str) and self.basis in FIXED_AFTER_GRID:  # pchol at the best grid width, then fixed
             pchol_seed = int(rng.randint(2**31 - 1))
             rows = self._pchol_rows(X, g0, pchol_seed)
+        folds = None if criterion.loo else criterion.folds
+        return self._search_from(X, y, g0, a0, rows, criterion.alphas, folds, groups, grid=grid, t0=t0,
+                                 n_targets=criterion.Y.size, constant=self._constant_targets(criterion),
+                                 basis={"basis": basis if isinstance(basis, str) else "rows", "gamma": g0,
+                                        "n_basis": int(np.size(rows)), "random_state": pchol_seed})
+
+    def run_from(self, X, y, gamma, alpha, rows, alphas, folds=None, groups=None, *, max_total_evaluations=None,
+                 deadline=None):
+        """L-BFGS-B from an isotropic point found elsewhere (a grid, coarse-to-fine or CSA search), on a given basis.
+
+        Parameters
+        ----------
+        X : ndarray of shape (m, d)
+        y : ndarray of shape (m,) or (m, v), or labels (classification)
+        gamma, alpha : float
+            The start: every width ``gamma`` (for ``kernel="ard"``), and ``alpha``.
+        rows : ndarray of int
+            The basis rows, kept fixed (the criterion stays smooth in the widths).
+        alphas : ndarray of float
+            The alpha path that refines alpha after each run (step 3 of the module's docstring).
+        folds : list of ndarray or None
+            The hold-out rows of each fold (None: exact LOO).
+        groups : array-like of shape (m,), optional
+        max_total_evaluations : int, optional
+            Cap on the criterion evaluations of all L-BFGS-B runs together (the refinements' restarts included).
+        deadline : float, optional
+            A ``time.perf_counter()`` value: no evaluation starts that would, at the time of the last, end
+            after it.
+
+        Returns
+        -------
+        GradientSearchResult
+            ``grid`` None; ``stopped`` says whether the cap or the deadline ended the search.
+
+        Notes
+        -----
+        Each evaluation costs one factorisation and one adjoint pass, O(m n^2 + m n d), for n basis rows.
+        """
+        m = X.shape[0]
+        cv = "loo" if folds is None else [(np.setdiff1d(np.arange(m), f), f) for f in folds]
+        criterion = SparseLSSVMCV(X, y, kernel="rbf", cv=cv, alphas=alphas, classification=self.classification,
+                                  groups=groups, random_state=0, basis=np.asarray(rows),
+                                  basis_in_holdout=self.basis_in_holdout, rcond=self.rcond)
+        folds = None if criterion.loo else criterion.folds
+        return self._search_from(X, y, float(gamma), float(alpha), np.asarray(rows), criterion.alphas, folds, groups,
+                                 n_targets=criterion.Y.size, constant=self._constant_targets(criterion),
+                                 basis={"basis": "rows", "gamma": float(gamma), "n_basis": int(np.size(rows)),
+                                        "random_state": None},
+                                 max_total_evaluations=max_total_evaluations, deadline=deadline)
+
+    def _constant_targets(self, criterion):
+        return not self.classification and bool(np.all(np.ptp(criterion.Y, axis=0) == 0))
+
+    def _search_from(self, X, y, g0, a0, rows, alphas, folds, groups, *, basis, grid=None, t0=None, n_targets=None,
+                     constant=False, max_total_evaluations=None, deadline=None):
+        """Steps 2-5 of the module's docstring from the isotropic point ``(g0, a0)`` on the basis ``rows``
+        (``n_targets`` residuals per fold set; ``constant``: constant targets, nothing to search)."""
+        t0 = time.perf_counter() if t0 is None else t0
+        classification, m = self.classification, X.shape[0]
+        evidence = self.scoring == "evidence"
+        scoring = "evidence" if evidence else "mse"
+        loo = folds is None
         ard = self.kernel == "ard"
         # None: the cap grows with the widths that can move (a constant column's width has no gradient)
         n_eval = gradient_evaluations(self.max_evaluations, int(np.count_nonzero(np.ptp(X, axis=0) > 0)) if ard else 1)
         self._options = {"maxfun": n_eval, "maxiter": n_eval, "ftol": GRADIENT_FTOL}
-        self._p, self._n_res, self._evidence, self._rows = X.shape[1] if ard else 1, criterion.Y.size, evidence, rows
+        self._eval_cap, self._deadline, self._n_fun, self._fun_seconds = max_total_evaluations, deadline, 0, 0.0
+        self._p, self._n_res, self._evidence, self._rows = X.shape[1] if ard else 1, n_targets, evidence, rows
         self._X, self._y, self._groups = X, y, groups
-        self._folds = "loo" if criterion.loo else [(None, f) for f in criterion.folds]
+        self._folds = "loo" if loo else [(None, f) for f in folds]
         # Narrow ARD widths on noise features make K_BB ill-conditioned long before the
         # fit is: the search keeps the (exactly differentiated) Cholesky route down to this
         # condition estimate, and stops only below it or where Cholesky fails.
         self._search_rcond = min(self.rcond, SEARCH_RCOND)
         # the one-standard-error rule needs each point's LOO residuals and evidence (gradient_select)
-        self._one_se = self.selection_rule == "one-se" and criterion.loo and not (evidence or self.hyper_penalty)
+        self._one_se = self.selection_rule == "one-se" and loo and not (evidence or self.hyper_penalty)
         self._trace = {"objective": [], "mse": [], "start": [], "theta": [], "log_evidence": [], "search": []}
         self._loo_sq = []  # per point: its squared LOO residuals (one_se), else None
         self._best = {"obj": np.inf}
@@ -312,14 +381,15 @@ class GradientSearch:
         hi = np.r_[np.full(p, np.log(GAMMA_BOUNDS[1])), np.log(ALPHA_BOUNDS[1])]
         theta0 = np.clip(np.r_[np.full(p, np.log(g0)), np.log(a0)], lo, hi)
         starts = [theta0]
-        draw = check_random_state(rng.randint(2**31 - 1))
-        for _ in range(self.n_restarts):
-            jitter = np.r_[draw.normal(size=p), 0.0]
-            starts.append(np.clip(theta0 + jitter, lo, hi))
-        if not classification and np.all(np.ptp(criterion.Y, axis=0) == 0):
+        if grid is not None:  # the restarts draw from the search's generator after the grid
+            draw = check_random_state(self._rng.randint(2**31 - 1))
+            for _ in range(self.n_restarts):
+                jitter = np.r_[draw.normal(size=p), 0.0]
+                starts.append(np.clip(theta0 + jitter, lo, hi))
+        if constant:
             starts = []  # constant targets (ConstantTargetWarning): every CV error is 0, log MSE and its gradient undefined
-        # the grid's folds as (train, test) pairs, so that the alpha paths use them
-        folds_or_loo = "loo" if criterion.loo else [(np.setdiff1d(np.arange(m), f), f) for f in criterion.folds]
+        # the folds as (train, test) pairs, so that the alpha paths use them
+        folds_or_loo = "loo" if loo else [(np.setdiff1d(np.arange(m), f), f) for f in folds]
 
         def path_criterion(alphas, gamma):  # the exact CV over an alpha path on the search's basis and folds
             return SparseLSSVMCV(X, y, kernel=self.kernel, cv=folds_or_loo, alphas=alphas,
@@ -327,11 +397,13 @@ class GradientSearch:
                                  basis_in_holdout=self.basis_in_holdout, rcond=self._search_rcond,
                                  kernel_params={"gamma": gamma})
 
-        stops, n_paths = self._lbfgsb_starts(starts, path_criterion, criterion.alphas, lo, hi)
-        if self._one_se and starts:  # a short evidence search from the same isotropic start adds candidates
+        stops, n_paths, ended = self._lbfgsb_starts(starts, path_criterion, alphas, lo, hi)
+        if self._one_se and starts and ended is None:  # a short evidence search from the same isotropic start
             try:
                 self._minimize(theta0, (len(starts), True), lo, hi)
             except _Stop:  # a singular K_BB on the way: its points so far are candidates all the same
+                pass
+            except _OutOfBudget:
                 pass
         selection = self._select()
         best = self._best
@@ -341,18 +413,17 @@ class GradientSearch:
                 f"may be at an edge of the range {GAMMA_BOUNDS} or the basis kernel matrix singular"
                 + ("; no start evaluated a point, so the isotropic grid's best is kept: a larger n_basis or a "
                    "narrower param_space['gamma'] lets the search move" if "theta" not in best else ""),
-                stacklevel=2, affects_result="theta" not in best)
-        if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic grid's best
-            best.update(theta=theta0, mse=float(grid.best_score) / (self._n_res if evidence else 1), obj=np.nan)
+                stacklevel=3, affects_result="theta" not in best)
+        if "theta" not in best:  # not even the starting point evaluated: fall back on the isotropic start
+            start_score = np.nan if grid is None else float(grid.best_score) / (self._n_res if evidence else 1)
+            best.update(theta=theta0, mse=start_score, obj=np.nan)
         theta = best["theta"]
         self._warn_collapse(np.exp(theta[:p]), g0)
+        n_grid = 0 if grid is None else grid.n_evaluations
         result = GradientSearchResult(
-            grid=grid, scoring=scoring, n_evaluations=grid.n_evaluations + len(self._trace["mse"]) + n_paths,
-            cv_folds=None if criterion.loo else criterion.folds,
-            trace={k: np.asarray(v) for k, v in self._trace.items()}, selection=selection, basis_rows=rows,
-            basis={"basis": basis if isinstance(basis, str) else "rows", "gamma": g0, "n_basis": int(np.size(rows)),
-                   "random_state": pchol_seed},
-            max_evaluations=n_eval, search_time=time.perf_counter() - t0)
+            grid=grid, scoring=scoring, n_evaluations=n_grid + len(self._trace["mse"]) + n_paths,
+            cv_folds=folds, trace={k: np.asarray(v) for k, v in self._trace.items()}, selection=selection,
+            basis_rows=rows, basis=basis, max_evaluations=n_eval, search_time=time.perf_counter() - t0, stopped=ended)
         t1 = time.perf_counter()
         # evidence: the total log evidence
         self._refit_at(theta, -float(best["mse"]) * (self._n_res if evidence else 1), result)
@@ -385,10 +456,15 @@ class GradientSearch:
     def _fun(self, theta, start, by_evidence=None):
         evidence = self._evidence
         by_evidence = evidence if by_evidence is None else by_evidence
+        self._check_budget()
+        t_eval = time.perf_counter()
         try:
             value, obj, gobj, det = self._evaluate(theta, by_evidence=by_evidence)
         except (NumericalWarning, ValueError, np.linalg.LinAlgError) as exc:
             raise _Stop(str(exc)) from None
+        finally:
+            self._n_fun += 1
+            self._fun_seconds = max(self._fun_seconds, time.perf_counter() - t_eval)
         if not (np.isfinite(obj) and np.all(np.isfinite(gobj))):
             raise _Stop("the CV error or its gradient is not finite")
         if by_evidence and not evidence:  # the one-SE rule's evidence search: its points are not LOO iterates
@@ -398,6 +474,14 @@ class GradientSearch:
         # max(|f|, 1), and log MSE shifts with the targets' scale (the search must not depend on it)
         self._shift = obj if self._shift is None else self._shift
         return obj - self._shift, gobj
+
+    def _check_budget(self):
+        """Raise :class:`_OutOfBudget` before an evaluation past the cap, or one that would end after the deadline
+        if it took as long as the slowest so far."""
+        if self._eval_cap is not None and self._n_fun >= self._eval_cap:
+            raise _OutOfBudget("evaluations")
+        if self._deadline is not None and time.perf_counter() + self._fun_seconds > self._deadline:
+            raise _OutOfBudget("time")
 
     def _record(self, theta, start, value, obj, det=None, update_best=True):
         for key, item in {"objective": obj, "mse": value, "start": start, "theta": theta.copy(),
@@ -415,30 +499,39 @@ class GradientSearch:
 
     def _lbfgsb_starts(self, starts, path_criterion, alphas, lo, hi):
         """L-BFGS-B from every start, each followed by the alpha path at its best widths (step 3 of the
-        module's docstring); returns the early stops' texts and the number of paths scored."""
-        p, stops, n_paths = self._p, [], 0
+        module's docstring); returns the early stops' texts, the number of paths scored, and what ended a
+        capped search (``"evaluations"``, ``"time"`` or None).  The cap ends L-BFGS-B, not the alpha path
+        (one factorisation) at its best widths; the deadline ends both."""
+        p, stops, n_paths, ended = self._p, [], 0, None
         for k, start in enumerate(starts):
             for restarts_left in range(ALPHA_REFINEMENTS, -1, -1):
                 try:
                     self._minimize(start, (k,), lo, hi)
                 except _Stop as exc:  # its best point so far may still gain from another alpha
                     stops.append(f"start {k}: {exc}")
+                except _OutOfBudget as exc:
+                    ended = str(exc)
+                if ended == "time":
+                    break
                 refined = refined_alpha(path_criterion, alphas, self._trace, k, p, self.kernel, lo, hi,
                                          self._evidence)
                 n_paths += 1
                 if refined is None:
                     break
                 start, value = refined
-                if restarts_left == 0:  # no restart left: keep the path's best alpha at those widths
+                if restarts_left == 0 or ended:  # no restart left: keep the path's best alpha at those widths
                     obj = value if self._evidence else search_objective(value, np.zeros(p + 1), np.exp(start[:p]),
                                                                         self._n_res, self.hyper_penalty)[0]
                     try:  # one_se: evaluated, for its residuals and evidence
-                        if not self._one_se:
+                        if not self._one_se or ended:
                             raise _Stop
                         self._fun(start, k)
-                    except _Stop:
+                    except (_Stop, _OutOfBudget):
                         self._record(start, k, value, obj)
-        return stops, n_paths
+                    break
+            if ended:
+                break
+        return stops, n_paths, ended
 
     def _select(self):
         """The one-standard-error rule over every point evaluated (moves the best point); its record or None."""

@@ -38,6 +38,7 @@ from ._numerical_notes import fit_reporting_notes
 from ._per_target import TargetPaths, check_per_target_request, finish_per_target
 from ._scale import DEFAULT_CV_GAMMA_FACTORS, is_scale, search_scale
 from ._validation import validate_input
+from .ard_stage import ard_after_search, ard_applies, check_ard
 
 __all__ = ["DEFAULT_CV_ALPHAS", "DEFAULT_CV_GAMMA_FACTORS", "FamilySearchCV", "SEARCHES", "SearchFamily"]
 
@@ -263,19 +264,35 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         return self._fit_stages(X, y, groups, callback)
 
     def _fit_stages(self, X, y, groups, callback, sample_weight=None):
-        """The search with every numerical note collected into one summary; with ``n_basis="auto"`` the
-        search at the default size, then the growth of the basis (:func:`grow_after_search`)."""
-        if not is_auto(getattr(self, "n_basis", None)):
-            return fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)
-        t0 = time.perf_counter()
-        refusal = auto_basis_refusal(self, X, y, sample_weight)
-        if refusal is not None:  # the fixed size rule, the reason recorded in basis_curve_
+        """The search with every numerical note collected into one summary; then, where the preset has ``ard``,
+        the ARD stage (:func:`ard_after_search`), and with ``n_basis="auto"`` the growth of the basis at the
+        kernel kept (:func:`grow_after_search`)."""
+        ard = getattr(self, "ard", False)
+        if ard is not False:
+            check_ard(self, X, y, sample_weight)
+        auto = is_auto(getattr(self, "n_basis", None))
+        if not auto and ard is False:
             fit_reporting_notes(self, self._fit, X, y, groups, callback, sample_weight)
+            return ard_after_search(self, X, y, groups, None) if hasattr(self, "ard") else self  # "ard=False"
+        t0 = time.perf_counter()
+        refusal = auto_basis_refusal(self, X, y, sample_weight) if auto else None
+        fit_reporting_notes(self, self._search_then_ard, X, y, groups, callback, sample_weight, t0)
+        if not auto:
+            return self
+        if refusal is not None:  # the fixed size rule, the reason recorded in basis_curve_
             return record_not_applicable(self, refusal)
-        fit_reporting_notes(self, self._fit, X, y, groups, callback)
         X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
                               y_numeric=not self._classification, ensure_min_samples=2, reset=False)
         return grow_after_search(self, X, y, groups, t0)
+
+    def _search_then_ard(self, X, y, groups, callback, sample_weight, t0):
+        self._fit(X, y, groups, callback, sample_weight)
+        if not hasattr(self, "ard"):  # a preset without the stage
+            return self
+        if self.ard is not False and ard_applies(self, X, y, sample_weight):
+            X, y = validate_input(self, X, y, dtype=np.float64, multi_output=not self._classification,
+                                  y_numeric=not self._classification, ensure_min_samples=2, reset=False)
+        return ard_after_search(self, X, y, groups, t0, sample_weight)
 
     def _fit(self, X, y, groups=None, callback=None, sample_weight=None):
         family = self._family(self)
