@@ -75,11 +75,11 @@ from lssvm.basis import (
 from lssvm.kernels import make_kernel
 from lssvm.selection import (
     CVPath,
-    FixedSizeCV,
     SparseLSSVMCV,
     coupled_simulated_annealing,
     csa_search,
 )
+from lssvm.selection.fixed_size import FixedSizeCV
 from lssvm.selection.nystrom import NystromCV
 
 SEED, OTHER_SEED = 0, 1
