@@ -102,3 +102,43 @@ def test_stored_ordinal_encoding_is_checked():
         TabularEncoding.from_stored(meta, bad)
     with pytest.raises(ValueError, match="pre_ordinal_center"):
         TabularEncoding.from_stored(meta, {k: v for k, v in arrays.items() if k != "pre_ordinal_center"})
+
+
+def _ard_frame(seed=0, m=240):
+    """One input that matters, one of noise and a categorical level effect: the ARD stage keeps one width
+    per encoded column on this table."""
+    rng = np.random.default_rng(seed)
+    frame = _frame(seed, m)
+    frame["noise"] = rng.normal(size=m)
+    return frame
+
+
+def test_auto_keeps_one_hot_where_the_model_has_a_width_per_one_hot_column(tmp_path):
+    _ard_frame().to_csv(tmp_path / "t.csv", index=False)
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "t.csv"), "--target", "y", "--kernel", "ard",
+                                   "--search", "gradient", "--max-evaluations", "8", "--target-transform",
+                                   "identity", "--no-report", "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 0, res.output
+    line = next(t for t in res.output.splitlines() if t.startswith("encoding   categorical:"))
+    assert "one-hot" in line and "one per one-hot column" in line, line
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing.categorical_encoding == "one-hot"
+
+
+def test_ordinal_with_per_column_widths_is_refused_before_the_search(tmp_path):
+    _ard_frame().to_csv(tmp_path / "t.csv", index=False)
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "t.csv"), "--target", "y", "--kernel", "ard",
+                                   "--search", "gradient", "--categorical-encoding", "ordinal", "--no-report",
+                                   "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code != 0 and "--kernel ard" in res.output and "Traceback" not in res.output, res.output
+    assert "evaluating" not in res.output  # refused before any search work
+
+
+def test_ordinal_asked_runs_the_search_without_the_ard_stage(tmp_path):
+    _ard_frame().to_csv(tmp_path / "t.csv", index=False)
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "t.csv"), "--target", "y", "--categorical-encoding",
+                                   "ordinal", "--n-basis", "20", "--target-transform", "identity", "--no-report",
+                                   "-o", str(tmp_path / "m.npz")])
+    assert res.exit_code == 0, res.output
+    assert "ARD: kept" not in res.output, res.output
+    assert load_model(tmp_path / "m.npz").preprocessing.categorical_encoding == "ordinal"
