@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lssvm import NystromLSSVR, SparseLSSVC, SparseLSSVR, SparseLSSVRCV
+from lssvm import FixedSizeLSSVR, NystromLSSVR, SparseLSSVC, SparseLSSVR, SparseLSSVRCV
 
 
 def _data(seed, v=None):
@@ -19,7 +19,8 @@ def _data(seed, v=None):
 
 
 @pytest.mark.parametrize("make", [lambda: SparseLSSVR(n_basis=20, alpha=0.1),
-                                  lambda: NystromLSSVR(n_basis=20, alpha=0.1)])
+                                  lambda: NystromLSSVR(n_basis=20, alpha=0.1),
+                                  lambda: FixedSizeLSSVR(n_basis=20, alpha=0.1, solver="direct")])
 @pytest.mark.parametrize("v", [None, 3])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_targets_modified_after_fit_raise(make, v, order):
@@ -34,6 +35,8 @@ def test_targets_modified_after_fit_raise(make, v, order):
         model.loo_residuals()
     with pytest.raises(ValueError, match="modified in place"):
         model.cv_error(cv=4)
+    with pytest.raises(ValueError, match="modified in place"):
+        model.predict_interval(X[:2])
     # restoring the values restores the model's answers
     y[...] = saved
     np.testing.assert_allclose(model.press(), press, rtol=1e-12)

@@ -169,7 +169,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)
         classes = self.classes_ if is_classifier(self) else None
         self._engine = MemorySparseEngine(fac, X, Z, sel.indices, kernel, self.rcond, classes, self.n_jobs)
-        remember_training_data(self, X)
+        remember_training_data(self, X, fac.y)
         self._set_coef(a, b)
         return self
 
@@ -220,7 +220,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X
         classes = self.classes_ if is_classifier(self) else None
         self._engine = WeightedSparseEngine(fac, X, Z, indices, kernel, self.rcond, classes, self.n_jobs)
-        remember_training_data(self, X)
+        remember_training_data(self, X, None)  # the weighted factorisation holds centred copies
         self._set_coef(*self._coef_at_alpha(fac, Y.shape[1]))
         return self
 
@@ -324,7 +324,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
     def _fitted_engine(self):
         """The engine of the fit (:class:`lssvm.cv.SparseEngine`): in memory or on Dask."""
         self._factorization()
-        check_training_data(self, self._X_fit)
+        check_training_data(self)
         return self._engine
 
     def __sklearn_tags__(self):

@@ -38,31 +38,31 @@ def _update(digest, array):
         digest.update(np.ascontiguousarray(array[lo : lo + step]).data)
 
 
-def training_digest(X, factorization):
-    """A digest of the training rows ``X`` (dense or sparse, or None) and the factorisation's
-    held targets (its ``y``, where it has one): O(m (d + v)) time, one row block of workspace."""
+def training_digest(X, Y):
+    """A digest of the training rows ``X`` (dense or sparse, or None) and targets ``Y`` (or None):
+    O(m (d + v)) time, one row block of workspace."""
     digest = hashlib.blake2b(digest_size=16)
     _update(digest, X)
-    _update(digest, getattr(factorization, "y", None))
+    _update(digest, Y)
     return digest.digest()
 
 
-def remember_training_data(estimator, X):
-    """Record the digest of the arrays ``estimator.factorization_`` and ``X`` hold (after a fit)."""
-    fac = estimator.factorization_
-    estimator._training_check = (fac, training_digest(X, fac))
+def remember_training_data(estimator, X, Y):
+    """Record, after a fit, the arrays ``X`` and ``Y`` the model holds (references, not copies)
+    and their digest."""
+    estimator._training_check = (X, Y, training_digest(X, Y))
 
 
-def check_training_data(estimator, X):
+def check_training_data(estimator):
     """Raise ``ValueError`` where the training arrays of the fit have been modified since.
 
-    Only the factorisation the digest was taken of is checked (a restriction to some
-    targets is a new one, checked through the model it came from)."""
+    A copy of the model (a restriction to some targets) holds the same record: the whole
+    arrays it came from are checked."""
     check = getattr(estimator, "_training_check", None)
-    fac = getattr(estimator, "factorization_", None)
-    if check is None or fac is None or check[0] is not fac:
+    if check is None:
         return
-    if training_digest(X, fac) != check[1]:
+    X, Y, digest = check
+    if training_digest(X, Y) != digest:
         raise ValueError(
             f"{type(estimator).__name__}: the training X or y passed to fit has been modified in place "
             "since the fit (the model holds them without a copy); its cross-validation methods would mix "
