@@ -18,7 +18,7 @@ import click
 import numpy as np
 from sklearn.base import clone
 
-__all__ = ["categorical_encoding_option", "choose_cli_encoding", "encoding_cv_errors"]
+__all__ = ["categorical_encoding_option", "choose_cli_encoding", "encoding_cv_errors", "ordinal_columns"]
 
 categorical_encoding_option = click.option(
     "--categorical-encoding", type=click.Choice(["auto", "one-hot", "ordinal"]), default="auto",
@@ -42,17 +42,44 @@ def _path_errors(model, path, scoring, folds, basis_in_holdout, m):
     return err.reshape(path.size, -1).mean(axis=1)
 
 
-def encoding_cv_errors(search, encodings, y, path):
+def ordinal_columns(encoding):
+    """The one-hot column positions each ordinal column stands for: a list, per column of
+    ``encoding.to_ordinal(...)``, of arrays of positions in ``encoding``'s one-hot columns (the numeric
+    block and the missing-value indicators map to themselves, a categorical column to its level block)."""
+    width = len(encoding.numeric) + len(encoding.numeric_indicators) if encoding.numeric else 0
+    blocks = [len(v) + int(bool(r)) for v, r in zip(encoding.levels, encoding.rare_levels, strict=True)]
+    out = [np.array([j]) for j in range(width)]
+    start = width
+    for size in blocks:
+        out.append(np.arange(start, start + size))
+        start += size
+    out += [np.array([j]) for j in range(start, len(encoding.feature_names))]
+    return out
+
+
+def _per_input_gamma(gamma, columns):
+    """One width per encoded column (an ARD kernel's ``gamma``) moved to another encoding: each new column
+    gets the mean width of the columns it stands for (``columns``, from :func:`ordinal_columns`)."""
+    gamma = np.asarray(gamma, dtype=float)
+    return np.array([gamma[c].mean() for c in columns])
+
+
+def encoding_cv_errors(search, encodings, y, path, gammas=None):
     """``{name: (CV error per alpha (A,), refitted model)}``: the search's best model refitted on each
     encoded matrix of ``encodings`` (``{name: X}``), same kernel parameters and basis rows.
 
     The error is the search's criterion (``scoring_``): mean squared error, or the error rate.
+    ``gammas`` (``{name: widths}``) replaces the best model's per-column widths (an ARD kernel's)
+    on an encoding of another column count.
     """
     best = search.best_estimator_
     rows = np.asarray(best.basis_indices_)
     out = {}
     for name, X in encodings.items():
-        model = clone(best).set_params(basis=rows).fit(X, y)
+        model = clone(best).set_params(basis=rows)
+        if gammas is not None and name in gammas:
+            model.set_params(gamma=gammas[name])
+        model.fit(X, y)
         out[name] = (_path_errors(model, path, search.scoring_, search.cv_folds_,
                                   getattr(search, "basis_in_holdout", None), len(y)), model)
     return out
@@ -80,7 +107,13 @@ def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, stre
     ordinal = encoding.to_ordinal(frame, scale)
     X_ord = ordinal.transform(frame)
     path = np.asarray(path, dtype=float)
-    errors = encoding_cv_errors(search, {"one-hot": Xs, "ordinal": X_ord}, y, path)
+    # an ARD winner has one width per one-hot column: the ordinal column of a categorical input gets the mean
+    # width of its level block, the other columns keep theirs (as the widths, a comparison towards one-hot)
+    columns = ordinal_columns(encoding)
+    gamma = np.asarray(search.best_estimator_.get_params().get("gamma"), dtype=object)
+    per_column = gamma.ndim == 1 and gamma.size == Xs.shape[1] != X_ord.shape[1]
+    gammas = {"ordinal": _per_input_gamma(gamma.astype(float), columns)} if per_column else None
+    errors = encoding_cv_errors(search, {"one-hot": Xs, "ordinal": X_ord}, y, path, gammas)
     best = {name: float(np.min(e)) for name, (e, _) in errors.items()}
     keep = "ordinal" if asked == "ordinal" or best["ordinal"] < best["one-hot"] else "one-hot"
     crit = "error rate" if search.scoring_ == "error_rate" else "MSE"
@@ -96,5 +129,10 @@ def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, stre
     search.best_estimator_ = model
     search.alpha_ = alpha
     search.best_params_ = {**search.best_params_, "alpha": alpha}
+    if per_column:
+        search.best_params_["gamma"] = search.gamma_ = gammas["ordinal"]
+        relevance = getattr(search, "feature_relevance_", None)
+        if relevance is not None and np.size(relevance) == Xs.shape[1]:
+            search.feature_relevance_ = np.array([np.asarray(relevance, dtype=float)[c].sum() for c in columns])
     search.best_score_ = -float(e[i]) if search.scoring_ == "mse" else 1.0 - float(e[i])
     return ordinal, X_ord, text

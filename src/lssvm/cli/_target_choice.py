@@ -12,7 +12,7 @@ import numpy as np
 
 from ..estimators.target_transform import transform_fitted_target
 
-__all__ = ["target_transform_option", "choose_cli_target_transform", "target_transform_text"]
+__all__ = ["target_transform_option", "check_cli_target_transform", "choose_cli_target_transform", "target_transform_text"]
 
 #: the option's values -> the library's names
 _NAMES = {"auto": "auto", "identity": "identity", "log": "log", "box-cox": "boxcox"}
@@ -36,17 +36,31 @@ def choose_cli_target_transform(est, X, y, asked, task, streaming):
         Dask (the refits need the rows in memory), or for a target it cannot take (log / Box-Cox of a
         target that is not positive).
     """
+    if not check_cli_target_transform(y, asked, task, streaming):
+        return est, None
+    return transform_fitted_target(est, X, y, _NAMES[asked])
+
+
+def check_cli_target_transform(y, asked, task, streaming):
+    """Whether the transform choice applies (in-memory regression of one target); run before the search too,
+    so that a transform the target cannot take is refused before the search's time is spent.
+
+    Raises
+    ------
+    ValueError
+        As :func:`choose_cli_target_transform`.
+    """
     name = _NAMES[asked]
     if task != "regression" or streaming or np.ndim(y) != 1:
         if name not in ("auto", "identity"):
             why = ("is for regression" if task != "regression" else
                    "needs the rows in memory (leave out --chunk-rows)" if streaming else "needs one target column")
             raise ValueError(f"--target-transform {asked} {why}")
-        return est, None
+        return False
     if name in ("log", "boxcox") and not np.all(np.asarray(y, dtype=float) > 0):
         raise ValueError(f"--target-transform {asked} needs a positive target; the smallest value is "
                          f"{float(np.min(y)):.6g}")
-    return transform_fitted_target(est, X, y, name)
+    return True
 
 
 def target_transform_text(choice):

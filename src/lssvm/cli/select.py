@@ -42,7 +42,12 @@ from ._options import (
 from ._outputs import check_outputs as _check_outputs
 from ._outputs import write_outputs as _write_outputs
 from ._stream import expand_paths, pass_progress, stream_xy
-from ._target_choice import choose_cli_target_transform, target_transform_option, target_transform_text
+from ._target_choice import (
+    check_cli_target_transform,
+    choose_cli_target_transform,
+    target_transform_option,
+    target_transform_text,
+)
 
 __all__ = ["select"]
 
@@ -227,6 +232,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             n_rows, target_name = Xs.shape[0], y.name
             y = y.to_numpy()
         cls = MODELS[model_kind][task == "classification"]
+        check_cli_target_transform(y, target_transform, task, streaming)  # before the search's time is spent
         if calibration is not None and task != "classification":
             raise ValueError("--calibration is for classification (class probabilities); this task is "
                              f"{task}: leave it out (prediction intervals: 'lssvm predict --interval')")

@@ -28,6 +28,7 @@ from ..solvers.loo_block import coef_per_target, restrict_targets
 from ._basis_size import auto_basis_rows, check_auto_basis, is_auto
 from ._constraints import SPARSE_PARAMS, ValidatedParamsMixin, check_target_alphas
 from ._expansion import ExpansionMixin, FromExpansionMixin
+from ._training_data import check_training_data, remember_training_data
 
 __all__ = ["BaseSparseLSSVM", "assemble_target_groups", "check_sample_weight", "per_target_alpha", "squeeze_outputs"]
 
@@ -168,6 +169,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X  # hold-out with basis removal re-evaluates k(x_H, z_E)
         classes = self.classes_ if is_classifier(self) else None
         self._engine = MemorySparseEngine(fac, X, Z, sel.indices, kernel, self.rcond, classes, self.n_jobs)
+        remember_training_data(self, X, fac.y)
         self._set_coef(a, b)
         return self
 
@@ -218,6 +220,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
         self._X_fit = X
         classes = self.classes_ if is_classifier(self) else None
         self._engine = WeightedSparseEngine(fac, X, Z, indices, kernel, self.rcond, classes, self.n_jobs)
+        remember_training_data(self, X, None)  # the weighted factorisation holds centred copies
         self._set_coef(*self._coef_at_alpha(fac, Y.shape[1]))
         return self
 
@@ -321,6 +324,7 @@ class BaseSparseLSSVM(ValidatedParamsMixin, FromExpansionMixin, ExpansionMixin, 
     def _fitted_engine(self):
         """The engine of the fit (:class:`lssvm.cv.SparseEngine`): in memory or on Dask."""
         self._factorization()
+        check_training_data(self)
         return self._engine
 
     def __sklearn_tags__(self):

@@ -26,6 +26,7 @@ from ..cv.folds import contiguous_folds
 from ..kernels import iter_row_blocks
 from ..solvers import check_alphas
 from ._base import BaseSparseLSSVM, per_target_alpha
+from ._training_data import check_training_data
 from ._validation import validate_input
 
 __all__ = ["SearchIntervalMixin", "SparseIntervalMixin", "check_interval_request"]
@@ -152,6 +153,8 @@ class SparseIntervalMixin:
         fitted = getattr(self, "_dual_coef_2d", None) is not None and getattr(self, "factorization_", None) is not None
         if engine is None or not fitted:
             engine = self._fitted_engine()  # not fitted, or no factorisation: its errors
+        else:
+            check_training_data(self)
         if not engine.rows_in_memory:  # fitted on Dask: streamed in passes
             basis_in_holdout = self._holdout_mode(basis_in_holdout)
             return self._dask_interval(X, coverage, method, alpha, cv, groups, basis_in_holdout)

@@ -115,7 +115,7 @@ def _refusal(search, X, y, sample_weight):
     if sp.issparse(X):
         return "the gradient needs a dense X"
     if sample_weight is not None:
-        return "the gradient search takes no sample_weight"
+        return "the stage's exact CV gradient takes no sample_weight"
     if getattr(search, "alpha_per_target", False):
         return "alpha_per_target=True"
     if not search.refit:

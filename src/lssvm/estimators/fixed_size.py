@@ -58,6 +58,7 @@ from ._expansion import ExpansionMixin
 from ._intervals import SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
+from ._training_data import check_training_data, remember_training_data
 from ._validation import validate_input
 from ._weights import check_weighted_classes, weighted_kernel
 
@@ -219,6 +220,7 @@ class SupportEngineMixin:
             group (:class:`lssvm.cv.TargetGroupsEngine`).
         """
         check_is_fitted(self, "coef_full_")
+        check_training_data(self)
         engine = getattr(self, "_engine", None)
         if engine is not None:
             return engine
@@ -515,6 +517,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         if weights is not None:  # SCDP on the weighted normal equations, the size by weighted v-fold CV
             return fit_weighted_fixed_size(self, X, Y, weights, groups, split_labels)
         self._X_fit, self._Y_fit, self._engine = X, Y, None  # the engine at the support: built on first use
+        remember_training_data(self, X, Y)
         kernel = self._kernel_for(X)  # fit has validated the parameters
         self.gamma_ = resolve_gamma(self.gamma, X)
         rng = check_random_state(self.random_state)

@@ -59,6 +59,7 @@ from ._expansion import ExpansionMixin
 from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
+from ._training_data import check_training_data, remember_training_data
 from ._validation import validate_input
 from ._weighted_search import WeightedSearchMixin
 from ._weights import check_weighted_classes, weighted_kernel
@@ -422,6 +423,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         classes = self.classes_ if is_classifier(self) else None
         self._engine = engine_class(fac, X, Z, S, kernel, float(self.rcond), classes, self.n_jobs,
                                     fold_whitener=self._map_rule())
+        remember_training_data(self, X, Y)
         single = self._single_output
         self.dual_coef_ = a[:, 0] if single else a
         self.intercept_ = float(b[0]) if single else b
@@ -450,6 +452,7 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         if getattr(self, "factorization_", None) is None:
             raise NotFittedError("this model has no training factorisation; call fit on the training data to get "
                                  "cross-validation results")
+        check_training_data(self)
         return self._engine
 
     def _fitted_engine(self):
