@@ -102,8 +102,6 @@ def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, stre
     if getattr(search, "best_estimator_", None) is None or getattr(search.best_estimator_, "basis_indices_",
                                                                      None) is None:
         return encoding, Xs, None
-    if getattr(search.best_estimator_, "kernel", None) == "ard":  # widths per one-hot column: no ordinal refit
-        return encoding, Xs, "one-hot (the model's widths are one per one-hot column: no ordinal refit)"
     ordinal = encoding.to_ordinal(frame, scale)
     X_ord = ordinal.transform(frame)
     path = np.asarray(path, dtype=float)

@@ -253,15 +253,6 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             params["time_budget"] = time_budget
         if calibration is not None:
             params["calibration"] = None if calibration == "none" else calibration  # saved for 'predict --proba'
-        if categorical_encoding == "ordinal" and encoding is not None and encoding.categorical:
-            # the search runs on the one-hot columns and the ordinal model is its refit: widths per one-hot
-            # column (ARD) have no ordinal counterpart
-            if kernel == "ard":
-                raise ValueError("--categorical-encoding ordinal refits the searched model on ordinal columns, and "
-                                 "--kernel ard learns one width per one-hot column; use --categorical-encoding "
-                                 "one-hot (or auto) with --kernel ard, or another kernel")
-            if cls.accepts(ard=False):
-                params["ard"] = False
         est = cls(**params)
         n_gammas = DEFAULT_CV_GAMMA_FACTORS.size if gamma_values is None else gamma_values.size
         n_grid = coarse_to_fine_evaluations(n_gammas) if gamma_values is None else n_gammas  # default: coarse-to-fine
