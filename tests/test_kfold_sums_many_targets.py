@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.model_selection import GroupKFold
 
 from lssvm import SparseLSSVR
 from lssvm.cv import holdout as holdout_paths
+from lssvm.exceptions import NumericalWarning
 
 
 def _data(rng, m, v, d=3):
@@ -53,13 +56,19 @@ def test_fold_sums_equal_explicit_refits(mode, n_basis, n_test, count_fused):
     X, Y = _data(rng, m=400, v=70)
     basis_rows = rng.choice(400, n_basis, replace=False)
     gamma, alphas = 0.3, np.geomspace(1e-4, 1e3, 15)
-    est = SparseLSSVR(gamma=gamma, basis=basis_rows).fit(X, Y)
-    engine = est._fitted_engine().holdout_engine()
-    test = np.sort(rng.choice(400, n_test, replace=False))
-    sse = engine.sums(test, alphas, mode)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NumericalWarning)
+        est = SparseLSSVR(gamma=gamma, basis=basis_rows).fit(X, Y)
+        engine = est._fitted_engine().holdout_engine()
+        test = np.sort(rng.choice(400, n_test, replace=False))
+        sse = engine.sums(test, alphas, mode)
     ref = _refit_sse(X, Y, basis_rows, gamma, alphas, test, mode)
     np.testing.assert_allclose(sse, ref, rtol=1e-8, err_msg=f"seed {rng_seed}")
-    assert count_fused, "the fold did not take the fused many-target route"
+    # a basis the fit or the fold finds numerically singular (some draws of 120 random rows at this width)
+    # takes the guarded refit route and says so by a NumericalWarning: the fused route is the one taken
+    # without a warning
+    if not any(issubclass(w.category, NumericalWarning) for w in caught):
+        assert count_fused, f"the fold did not take the fused many-target route (seed {rng_seed})"
     F = engine.predict(test, alphas, mode)  # the same numbers as the predictions' own residuals
     np.testing.assert_allclose(sse, ((F - Y[test]) ** 2).sum(axis=1), rtol=1e-10)
 
