@@ -38,5 +38,6 @@ def test_grown_basis_replaces_the_search_only_beyond_one_standard_error(split):
         # the search's model is kept, untouched
         assert auto.best_estimator_.n_basis_ == plain.best_estimator_.n_basis_
         np.testing.assert_allclose(auto.predict(Xte), plain.predict(Xte))
-        assert auto.best_score_ == plain.best_score_
+        # the same search, scored again: equal to rounding (BLAS threads sum in either order)
+        np.testing.assert_allclose(auto.best_score_, plain.best_score_, rtol=1e-9)
     assert curve["replaced"] == (split == 0)  # measured: z = -3.3 on split 0, about -0.1 on splits 1 and 2

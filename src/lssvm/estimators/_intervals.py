@@ -8,7 +8,7 @@ from contextlib import nullcontext
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from .._threads import single_threaded_blas, uses_threads
+from .._threads import single_threaded_blas
 from ..cv.conformal import (
     INTERVAL_METHODS,
     SortedFoldScores,
@@ -72,7 +72,6 @@ class SparseIntervalMixin:
     attributes of :class:`lssvm.estimators._base.BaseSparseLSSVM`)."""
 
     @per_target_alpha
-    @uses_threads  # the fit's thread plan (n_jobs, cores other work leaves free), not the BLAS default
     def predict_interval(self, X, coverage=0.9, method="jackknife+", alpha=None, cv=10, groups=None,
                          basis_in_holdout=None):
         """Conformal prediction intervals from the exact LOO or hold-out models.
