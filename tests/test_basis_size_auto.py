@@ -280,3 +280,13 @@ def test_loo_search_rechooses_alpha_at_the_grown_size():
     # the refitted coefficients are those of a fresh fit at that alpha
     fresh = SparseLSSVR(gamma=0.5, alpha=est.alpha, basis=est.basis_indices_).fit(X, y)
     np.testing.assert_allclose(est.predict(X), fresh.predict(X), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_grown_basis_refit_takes_the_searched_integer_parameters(seed):
+    # a searched grid keeps its values as floats (degree 3.0); the grown basis's refit must take the
+    # fitted model's integer degree, which the estimator's constraints require (these seeds grow and replace)
+    X = np.random.default_rng(seed).normal(size=(60, 2))
+    search = SparseLSSVRCV(kernel="poly", param_space={"degree": [2, 3]}, alphas=[1e-3, 1e-1],
+                           random_state=0).fit(X, X[:, 0] ** 2)
+    assert isinstance(search.best_estimator_.degree, (int, np.integer))

@@ -105,7 +105,10 @@ def grow_after_search(search, X, y, groups, clock_start):
     if not err < searched:
         return search
     t0 = time.perf_counter()
-    kernel_params = {k: v for k, v in search.best_params_.items() if k != "alpha"}
+    # from the refitted model, not best_params_: a searched grid stores its values as floats (degree 2.0),
+    # which the estimator's constraints refuse
+    fitted = best.get_params()
+    kernel_params = {k: fitted.get(k, v) for k, v in search.best_params_.items() if k != "alpha"}
     params = {**search._model_params(), "kernel": best.kernel, **kernel_params, "alpha": alpha, "basis": rows}
     est = search._fit_one(params, X, y, groups=groups)
     if search.cv_folds_ is None and search.scoring_ == "mse":
