@@ -21,8 +21,9 @@ k-th smallest of all m values, bit for bit.  The choice of ``L`` and ``U``
 only decides how often this holds and how wide the windows are.
 
 **Guess.**  ``q0 = P[k] + sum_j n_j mu_j / m`` (P the pooled sorted scores,
-n_j the fold sizes), one Newton step on the number of values below it (slope
-from the pooled scores' local spacing; counts read from a table,
+n_j the fold sizes), then two steps on the number of values below it, the
+first with the pooled scores' local spacing as slope, the second with each
+row's secant through its two guesses (counts read from a table,
 :class:`CountGrid`).  First try: in each block, 8 positions
 around the guess's position, certified by their neighbours instead of
 thresholds (:meth:`ShiftedBlocks.select_at`: no slack to reason about, about
@@ -296,7 +297,7 @@ _GRID_MAX_TOTAL = 1 << 16
 
 def _count_grid(blocks, x, spacing):
     """A :class:`CountGrid` over the thresholds ``x`` (t, K) of the first
-    guess with a margin for the Newton step and the first window, or None
+    guess with a margin for the guess's steps and the first window, or None
     where it would need more than ``_GRID_MAX_CELLS`` cells per score or
     ``_GRID_MAX_TOTAL`` in all."""
     cell = _GRID_CELL * spacing
