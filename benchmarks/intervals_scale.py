@@ -14,7 +14,9 @@ BLAS rate measured here on a GEMM of the same shape.  For jackknife+ and
 full conformal it also prints the share of the m training rows whose
 cross-leverages the screened order statistics formed
 (:mod:`lssvm.cv.conformal.screened`), and the flops of their two products
-(the test rows' features, 2 t n r, and the windows', 2 t w r).  ``--direct``:
+(the test rows' features, 2 t n r, and the windows', 2 t w r), and the
+CPU time those products take at the GEMM rate per CPU second measured here,
+as a share of the fit's CPU time (the floor of the screened methods).  ``--direct``:
 also the direct jackknife+ (every (t x m) value formed and partitioned, in
 blocks of 4M floats).  Times are the least of ``--repeats`` runs (the
 machine may be shared); the CPU columns are the process's CPU time, the
@@ -95,16 +97,18 @@ def window_share(module, fn, m):
 
 
 def blas_rate(t, m, r, rng):
-    """GEMM flops per second on a (t_b x r) times (r x m) product, t_b = 512
-    rows at a time as the interval code blocks them."""
+    """GEMM flops per second of wall time and of process CPU time on a (t_b x
+    r) times (r x m) product, t_b = 512 rows at a time as the interval code
+    blocks them."""
     tb = min(t, 512)
     A, B = rng.standard_normal((tb, r)), rng.standard_normal((r, m))
     A @ B
-    reps, t0 = 0, time.perf_counter()
+    reps, t0, c0 = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < 0.5:
         A @ B
         reps += 1
-    return 2.0 * tb * r * m * reps / (time.perf_counter() - t0)
+    flops = 2.0 * tb * r * m * reps
+    return flops / (time.perf_counter() - t0), flops / max(time.process_time() - c0, 1e-9)
 
 
 def main():
@@ -129,17 +133,18 @@ def main():
     est = SparseLSSVR(gamma=1.0 / X.shape[1], alpha=1e-2, basis="random", n_basis=args.n, random_state=args.seed)
     fit_s, fit_peak, _, fit_cpu = timed(lambda: est.fit(X, y), memory, args.repeats)
     r = est.factorization_.rank
-    rate = blas_rate(args.t, args.m, r, rng)
+    rate, cpu_rate = blas_rate(args.t, args.m, r, rng)
     gemm_flops = 2.0 * args.t * args.m * r
     print(f"# m = {args.m}, t = {args.t}, n = {args.n} (rank {r}); OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS', 'unset')}, load {os.getloadavg()[0]:.1f}")
-    print(f"# BLAS rate on a (512 x {r}) @ ({r} x {args.m}) GEMM: {rate / 1e9:.1f} GFLOP/s; the t x m "
-          f"cross-leverages, {gemm_flops / 1e9:.0f} GFLOP, would take {gemm_flops / rate:.2f} s at that rate")
+    print(f"# BLAS rate on a (512 x {r}) @ ({r} x {args.m}) GEMM: {rate / 1e9:.1f} GFLOP/s ({cpu_rate / 1e9:.1f} per "
+          f"CPU second); the t x m cross-leverages, {gemm_flops / 1e9:.0f} GFLOP, would take {gemm_flops / rate:.2f} s "
+          "at that rate")
     print()
     print("| what | time (s) | / fit | CPU (s) | CPU / fit | peak memory (MiB) | window share | GFLOP in products "
-          "| at the BLAS rate (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    print(f"| fit | {fit_s:.2f} | 1.00 | {fit_cpu:.2f} | 1.00 | {fit_peak:.0f} | | | |")
+          "| at the BLAS rate (s) | products' CPU floor / fit |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| fit | {fit_s:.2f} | 1.00 | {fit_cpu:.2f} | 1.00 | {fit_peak:.0f} | | | | |")
     modules = {"jackknife+": jackknife_module, "full": full_module}
     n = est.basis_vectors_.shape[0]
     for method in args.methods.split(","):
@@ -150,9 +155,9 @@ def main():
         if method in modules:
             w = window_share(modules[method], call, args.m)
             gf = (2.0 * args.t * n * r + 2.0 * args.t * w * args.m * r) / 1e9
-            share, flops = f"{w:.3f}", f"{gf:.1f} | {gf * 1e9 / rate:.2f}"
+            share, flops = f"{w:.3f}", f"{gf:.1f} | {gf * 1e9 / rate:.2f} | {gf * 1e9 / cpu_rate / fit_cpu:.2f}"
         else:
-            flops = " | "
+            flops = " | | "
         print(f"| predict_interval {method} (mean width {width:.3f}) | {wall:.2f} | {wall / fit_s:.2f} | {cpu:.2f} "
               f"| {cpu / fit_cpu:.2f} | {peak:.0f} "
               f"| {share} | {flops} |")
@@ -160,7 +165,8 @@ def main():
         wall, peak, out, cpu = timed(lambda: direct_jackknife_plus(est, Xt, 0.9), memory, args.repeats)
         print(f"| direct jackknife+, every (t x m) value | {wall:.2f} | {wall / fit_s:.2f} | {cpu:.2f} | "
               f"{cpu / fit_cpu:.2f} | {peak:.0f} | 1 | "
-              f"{(2.0 * args.t * n * (n + r) + gemm_flops) / 1e9:.1f} | {gemm_flops / rate:.2f} |")
+              f"{(2.0 * args.t * n * (n + r) + gemm_flops) / 1e9:.1f} | {gemm_flops / rate:.2f} | "
+              f"{gemm_flops / cpu_rate / fit_cpu:.2f} |")
 
 
 if __name__ == "__main__":

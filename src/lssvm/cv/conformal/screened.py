@@ -55,6 +55,10 @@ _EPS = np.finfo(float).eps
 _GROUP_ROWS = 256
 #: past this share of the m rows in a group's window, the group takes all rows (the direct product)
 _MAX_WINDOW_SHARE = 0.5
+#: a selection whose window holds this share of the group's union of windows selects over the whole union
+#: (its few extra rows cost less than gathering the window's columns: jackknife+ and full conformal's lower and
+#: upper windows are nearly the same rows, those whose score is near the quantile)
+_UNION_SHARE = 0.75
 
 
 class MonotoneValues:
@@ -171,9 +175,9 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
                 break
             lo, hi = got
             L, U = _kth(lo, k), _kth(hi, k)
-            below = np.count_nonzero(hi < L)
-            window = np.flatnonzero((hi >= L) & (lo <= U))
-            plans.append((window, k - below))
+            low = hi < L
+            window = np.flatnonzero(~low & (lo <= U))
+            plans.append((window, k - np.count_nonzero(low), low))
         if plans is None:
             continue
         parts = [p[0] for p in plans if isinstance(p, tuple)]
@@ -193,8 +197,15 @@ def screened_kth(Ax, A, row_norms, selections, max_reach=np.inf, group_rows=None
             if not isinstance(plan, tuple):
                 out[rows, s] = plan
                 continue
-            window, kk = plan
-            vals = selections[s][0].at(G if window.size == union.size else G[:, np.searchsorted(union, window)], window)
+            window, kk, low = plan
+            if window.size >= _UNION_SHARE * union.size:
+                # the whole union, no column gather: its rows outside this window are certainly below (hi_i <
+                # L <= q, and so is their computed value) or certainly above (> U >= q), so q is the same value
+                # at rank kk plus the union's rows certainly below
+                vals = selections[s][0].at(G, union)
+                kk += np.count_nonzero(low[union])
+            else:
+                vals = selections[s][0].at(G[:, np.searchsorted(union, window)], window)
             vals.partition(kk - 1, axis=1)  # in place: vals is this selection's own array
             out[rows, s] = vals[:, kk - 1]
         done[rows] = True

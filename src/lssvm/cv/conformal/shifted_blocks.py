@@ -21,8 +21,9 @@ k-th smallest of all m values, bit for bit.  The choice of ``L`` and ``U``
 only decides how often this holds and how wide the windows are.
 
 **Guess.**  ``q0 = P[k] + sum_j n_j mu_j / m`` (P the pooled sorted scores,
-n_j the fold sizes), one Newton step on the number of values below it (slope
-from the pooled scores' local spacing; counts read from a table,
+n_j the fold sizes), then two steps on the number of values below it, the
+first with the pooled scores' local spacing as slope, the second with each
+row's secant through its two guesses (counts read from a table,
 :class:`CountGrid`).  First try: in each block, 8 positions
 around the guess's position, certified by their neighbours instead of
 thresholds (:meth:`ShiftedBlocks.select_at`: no slack to reason about, about
@@ -51,14 +52,17 @@ _TINY = np.finfo(float).smallest_subnormal
 _MIN_FOLD_ROWS = 8
 #: fall back to the full selection when the windows hold more than this share of the m values
 _MAX_WINDOW_SHARE = 0.25
-#: Newton steps on the count, the half-width of the first window (in values' spacing), and window tries
-_NEWTON_STEPS = 1
+#: Newton steps on the count (the second a secant step), the half-width of the first window (in values'
+#: spacing), and window tries (at m = 20,000 one step left 36 % of the rows to the wider windows)
+_NEWTON_STEPS = 2
 _WINDOW_VALUES = 8
 _TRIES = 3
 #: +inf values after each block in ShiftedBlocks.padded (windows up to this wide read no mask), and the
 #: window of ShiftedBlocks.select_at (positions per block)
 _PAD = 16
 _AT = 8
+#: most candidate values a window selection or a full selection holds at a time (rows taken in passes)
+_SELECT_FLOATS = 1 << 22
 
 
 class ShiftedBlocks:
@@ -130,17 +134,22 @@ class ShiftedBlocks:
         if w == 0 or not ok.any():
             return out, np.zeros(t, dtype=bool)
         pos = np.arange(w)
-        if w <= _PAD:
-            # positions lo .. lo + w of each block, past hi too: those values are certainly > U (or +inf
-            # padding), so they cannot be the rank-th smallest of a window whose rank-th value is <= U, and a
-            # rank-th value above U is refused by the certificate below either way
-            vals = mu[:, :, None] + self.padded[(self.pad_starts + lo)[:, :, None] + pos]
-        else:
-            vals = mu[:, :, None] + self.S[np.minimum((self.starts + lo)[:, :, None] + pos, self.S.size - 1)]
-            vals[pos >= width[:, :, None]] = np.inf
-        vals = vals.reshape(t, K * w)
-        vals.sort(axis=1)
-        q = vals[np.arange(t), np.clip(rank, 1, K * w) - 1]
+        q = np.empty(t)
+        step = max(1, _SELECT_FLOATS // (K * w))  # rows per pass: the window values of a pass stay bounded
+        for start in range(0, t, step):
+            rows = slice(start, start + step)
+            if w <= _PAD:
+                # positions lo .. lo + w of each block, past hi too: those values are certainly > U (or +inf
+                # padding), so they cannot be the rank-th smallest of a window whose rank-th value is <= U, and
+                # a rank-th value above U is refused by the certificate below either way
+                vals = mu[rows, :, None] + self.padded[(self.pad_starts + lo[rows])[:, :, None] + pos]
+            else:
+                vals = mu[rows, :, None] + self.S[np.minimum((self.starts + lo[rows])[:, :, None] + pos,
+                                                             self.S.size - 1)]
+                vals[pos >= width[rows, :, None]] = np.inf
+            vals = vals.reshape(-1, K * w)
+            vals.sort(axis=1)
+            q[rows] = vals[np.arange(vals.shape[0]), np.clip(rank[rows], 1, K * w) - 1]
         ok &= (q >= L) & (q <= U)
         out[ok] = q[ok]
         return out, ok
@@ -225,9 +234,18 @@ def kth_of_shifted_blocks(mu, blocks, k):
     grid = None
     if spacing > 0:
         grid = _count_grid(blocks, q[:, None] - mu, spacing)
+        count = blocks.count_below if grid is None else grid.count_about
+        # values per unit of count: first the pooled scores' spacing, then each row's secant through its last
+        # two guesses (where the folds' shifts spread the blocks apart, the count rises more slowly than the
+        # pooled scores do, and steps of the pooled spacing fall short)
+        step, last = spacing, None
         for _ in range(_NEWTON_STEPS):
-            below = (blocks.count_below if grid is None else grid.count_about)(q[:, None] - mu)
-            q = q - (np.add.reduce(below, axis=1) - k + 0.5) * spacing
+            below = np.add.reduce(count(q[:, None] - mu), axis=1)
+            if last is not None:
+                moved = below != last[1]  # the count is monotone in q: a move is the same sign as q's
+                step = np.where(moved, (q - last[0]) / np.where(moved, below - last[1], 1), step)
+            last = q, below
+            q = q - (below - k + 0.5) * step
     out = np.empty(t)
     todo = np.arange(t)
     if grid is not None:  # first, windows around each block's guessed position, certified by their neighbours
@@ -279,7 +297,7 @@ _GRID_MAX_TOTAL = 1 << 16
 
 def _count_grid(blocks, x, spacing):
     """A :class:`CountGrid` over the thresholds ``x`` (t, K) of the first
-    guess with a margin for the Newton step and the first window, or None
+    guess with a margin for the guess's steps and the first window, or None
     where it would need more than ``_GRID_MAX_CELLS`` cells per score or
     ``_GRID_MAX_TOTAL`` in all."""
     cell = _GRID_CELL * spacing
@@ -461,6 +479,10 @@ def _full_selection(mu, S, sizes, k):
         return np.full(mu.shape[0], -np.inf)
     if k > S.size:
         return np.full(mu.shape[0], np.inf)
-    vals = np.repeat(mu, sizes, axis=1)
-    vals += S
-    return np.partition(vals, k - 1, axis=1)[:, k - 1]
+    out = np.empty(mu.shape[0])
+    step = max(1, _SELECT_FLOATS // S.size)  # rows per pass: (step, m) values at a time
+    for start in range(0, mu.shape[0], step):
+        vals = np.repeat(mu[start:start + step], sizes, axis=1)
+        vals += S
+        out[start:start + step] = np.partition(vals, k - 1, axis=1)[:, k - 1]
+    return out
