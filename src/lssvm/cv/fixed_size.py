@@ -32,7 +32,8 @@ from .weighted import WeightedSparseEngine
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors",
-           "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out", "support_engine"]
+           "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out", "support_engine",
+           "coordinate_groups"]
 
 METRICS = ("mse", "error_rate")
 #: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
@@ -713,6 +714,15 @@ class InterceptOnlyEngine:
         return self._per_alpha(np.tile(self._trained_without(test), (test.size, 1)), alphas)
 
 
+def coordinate_groups(coef):
+    """The outputs (columns of ``coef``, shape (M + 1, v)) grouped by the coordinates their SCDP runs chose
+    (the non-zeros among prototypes and intercept), in order of first appearance: a list of index arrays."""
+    groups = {}
+    for j in range(coef.shape[1]):
+        groups.setdefault((coef[:, j] != 0).tobytes(), []).append(j)
+    return [np.array(g) for g in groups.values()]
+
+
 def support_engine(X, Y, Z, indices, kernel, coef, support, *, classes=None, weights=None, block_size=None,
                    n_jobs=None, name="this model"):
     """The engine (:class:`lssvm.cv.SparseEngine`) of a fixed-size model fitted in memory: the sparse model on
@@ -770,10 +780,7 @@ def support_engine(X, Y, Z, indices, kernel, coef, support, *, classes=None, wei
             "group by output group; fit one output at a time, or use solver='direct'")
     # a classifier's one-vs-rest outputs on their own supports (an output's may be the intercept alone):
     # one engine per group, assembled
-    groups = {}
-    for j in range(coef.shape[1]):
-        groups.setdefault(coords[:, j].tobytes(), []).append(j)
-    cols = [np.array(g) for g in groups.values()]
+    cols = coordinate_groups(coef)
     engines = [engine(Y[:, g], np.flatnonzero(chosen[:, g[0]]), None, bool(coords[M, g[0]])) for g in cols]
     return TargetGroupsEngine(engines, cols, Y, classes, weights=weights)
 

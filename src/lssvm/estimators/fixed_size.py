@@ -36,7 +36,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
@@ -45,6 +44,7 @@ from ..cv.fixed_size import (
     RowsInMemory,
     WeightedRowsInMemory,
     chosen_sizes,
+    coordinate_groups,
     scdp_seed,
     selected_coordinates_held_out,
     support_engine,
@@ -74,7 +74,7 @@ from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._training_data import check_training_data, remember_training_data
-from ._validation import validate_input
+from ._validation import validate_input, validate_regression_data
 from ._weighted_search import WeightedSearchMixin
 from ._weights import check_weighted_classes
 from .family_search_cv import _dask_rows
@@ -193,13 +193,8 @@ class SupportEngineMixin:
         W = self.coef_full_
         if is_classifier(self) or W.shape[1] == 1:
             return None
-        keys = [np.flatnonzero(W[:, j] != 0).tobytes() for j in range(W.shape[1])]
-        if len(set(keys)) == 1:
-            return None
-        groups = {}
-        for j, key in enumerate(keys):
-            groups.setdefault(key, []).append(j)
-        return [(float(self.alpha), np.array(cols)) for cols in groups.values()]
+        groups = coordinate_groups(W)
+        return None if len(groups) == 1 else [(float(self.alpha), cols) for cols in groups]
 
     def _target_subset(self, targets, alpha):
         """A shallow copy of this fitted regressor restricted to outputs ``targets`` that share a support."""
@@ -278,17 +273,14 @@ class FixedSizeDaskMixin:
         """The engine of a Dask-fitted regressor's outputs ``targets``, which share a support: the sparse
         model on that support fitted to those outputs (its training pass deferred to its first use, then
         kept with the fit)."""
-        from ..backends.dask import RowData
         from ..backends.dask import fixed_size as fam
 
         cache = self.__dict__.setdefault("_group_engines", {})
         key = (id(self.coef_full_), np.asarray(targets).tobytes())
         if key not in cache:
-            data = self._dask_data
-            rows = RowData(data.X, data.y[:, targets], data.groups, data.offsets)
             W = self.coef_full_[:, targets]
-            support = np.flatnonzero(W[:self.n_basis_, 0] != 0)
-            cache[key] = fam.support_engine(rows, self.kernel_, self.basis_vectors_, self.basis_indices_, W, support)
+            cache[key] = fam.support_engine(self._dask_data, self.kernel_, self.basis_vectors_, self.basis_indices_,
+                                            W, np.flatnonzero(W[:self.n_basis_, 0] != 0), targets=targets)
         return cache[key]
 
 
@@ -322,10 +314,30 @@ class FixedSizeProbaMixin(ProbaMixin):
 
 class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMixin, ValidatedParamsMixin, ExpansionMixin,
                           BaseEstimator):
-    def __init__(self, kernel="rbf", gamma="scale", alpha=1.0, basis="pchol", n_basis=None, random_state=None, *,
-                 solver="scdp", max_size=None, cv=10, n_candidates=None, nu=1e-8, stop_window=10, stop_tol=1e-4,
-                 size_rule=0.1, scoring=None, degree=3, coef0=1.0, normalize_kernel=False,
-                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+    def __init__(
+        self,
+        kernel="rbf",
+        gamma="scale",
+        alpha=1.0,
+        basis="pchol",
+        n_basis=None,
+        random_state=None,
+        *,
+        solver="scdp",
+        max_size=None,
+        cv=10,
+        n_candidates=None,
+        nu=1e-8,
+        stop_window=10,
+        stop_tol=1e-4,
+        size_rule=0.1,
+        scoring=None,
+        degree=3,
+        coef0=1.0,
+        normalize_kernel=False,
+        block_size=DEFAULT_BLOCK_SIZE,
+        n_jobs=None,
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
@@ -388,14 +400,8 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels, weights=None):
         """Fit on validated ``X`` (N, d) and 2-D targets ``Y`` (N, v); ``fit`` has validated the parameters.
-
-        With row ``weights`` (validated, shape (N,)), SCDP runs on the weighted normal equations and the
-        size is the weighted v-fold CV curve's (``sum w e^2 / sum w``, or the weighted error rate
-        ``sum w [wrong] / sum w``, per fold; the downdate subtracts the fold's weighted Gram sums).  The
-        prototype pool (pivoted Cholesky, k-center, random, Rényi, all) is drawn among the rows of positive
-        weight and is not weighted otherwise: it depends on the inputs only.  So a zero weight is a
-        removed row and an integer weight a repeated row.  Cost O(N M (d + M)) plus the SCDP runs, with
-        weights or without.
+        With row ``weights`` (N,), as ``fit`` says; the size's weighted error rate is ``sum w [wrong] / sum w``
+        per fold, and a fold's downdate subtracts its weighted Gram sums.  O(N M (d + M)) plus the SCDP runs.
         """
         if weights is not None:
             check_weighted_classes(self, weights)
@@ -612,13 +618,8 @@ class FixedSizeLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, R
         if is_dask_collection(X) or is_dask_collection(y):
             self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # weights: a clear error
             return self._fit_dask(X, y, groups, classification=False)
-        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        y = check_numeric_targets(y)
-        warn_constant_targets(y)
-        self._y_1d = y.ndim == 1
-        Y = y[:, None] if y.ndim == 1 else y
-        self._X_fit, self._Y_fit = X, Y  # the engine at the support is built from them
-        self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the support engine is weighted
+        X, Y, self._y_1d = validate_regression_data(self, X, y)
+        self._fit_weights = check_sample_weight(self, sample_weight, X, Y)  # the support engine is weighted
         return self._fit_targets(X, Y, groups, None, self._fit_weights)
 
 

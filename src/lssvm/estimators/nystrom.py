@@ -33,7 +33,6 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
-from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import SAMPLINGS, drop_near_duplicates, sampled_columns
@@ -68,7 +67,7 @@ from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._training_data import check_training_data, remember_training_data
-from ._validation import validate_input
+from ._validation import validate_input, validate_regression_data
 from ._weighted_search import WeightedSearchMixin
 from ._weights import check_weighted_classes, weighted_kernel
 from .search_cv import ClassifierSearchMixin, FamilySearchCV, SearchFamily
@@ -622,12 +621,8 @@ class NystromLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, Reg
         if is_dask_collection(X) or is_dask_collection(y):
             check_sample_weight(self, sample_weight, X, y)  # weights with Dask input: a clear error
             return self._fit_dask(X, y, classification=False)
-        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        y = check_numeric_targets(y)
-        warn_constant_targets(y)
-        self._y_1d = y.ndim == 1
-        weights = check_sample_weight(self, sample_weight, X, y)
-        return self._fit_targets(X, y[:, None] if y.ndim == 1 else y, weights)
+        X, Y, self._y_1d = validate_regression_data(self, X, y)
+        return self._fit_targets(X, Y, check_sample_weight(self, sample_weight, X, Y))
 
 @with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
 class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):

@@ -665,6 +665,8 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     Returns
     -------
     SCDPResult
+        ``lssvm.solvers.fixed_size.SCDPResult``: ``order`` (the coordinates in the order chosen),
+        ``coef_path`` (the solution after each step), ``residual_norms`` and ``n_features``.
 
     Raises
     ------
