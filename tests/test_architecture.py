@@ -430,16 +430,7 @@ def _library_sources():
     return {str(path.relative_to(SRC)): path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-# Targets not met yet, with the library's count in the reason.  strict: once a family meets the
-# target its case XPASSes and fails, and its marker must go.
-_FAMILY_CASES = [
-    "nystrom",
-    pytest.param("fixed-size", marks=pytest.mark.xfail(strict=True, reason=(
-        f"fixed-size names are in 9 library files, above the target of {MAX_FAMILY_FILES}"))),
-]
-
-
-@pytest.mark.parametrize("family", _FAMILY_CASES)
+@pytest.mark.parametrize("family", sorted(FAMILY_NAMES))
 def test_family_code_in_few_files(family):
     """Each family's own names appear in at most :data:`MAX_FAMILY_FILES` library files: code below
     or beside the engine protocol that names a family is a second copy of a shared concern."""

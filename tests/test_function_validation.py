@@ -36,7 +36,8 @@ from lssvm.kernels import (
     squared_distances,
 )
 from lssvm.selection import DenseLSSVMCV, csa_search, grid_search, nelder_mead_search
-from lssvm.solvers import factorize_sparse_rls, scdp
+from lssvm.solvers import factorize_sparse_rls
+from lssvm.solvers.fixed_size import scdp
 
 rng = np.random.RandomState(0)
 X = rng.randn(30, 3)

@@ -21,7 +21,7 @@ from lssvm import (
 )
 from lssvm import estimators as all_estimators
 
-ALL = [getattr(all_estimators, name) for name in all_estimators.__all__]  # the twelve
+ALL = [obj for obj in map(all_estimators.__dict__.get, all_estimators.__all__) if isinstance(obj, type)]  # the estimators
 SEARCH = {"param_space": {"gamma": [0.5]}, "alphas": [0.1]}
 
 

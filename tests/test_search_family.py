@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import lssvm
-from lssvm.estimators import family_search_cv, fixed_size_search, nystrom, search_cv
+from lssvm.estimators import family_search_cv, fixed_size, nystrom, search_cv
 from lssvm.estimators.gradient_search import GradientSearch, GradientSearchResult
 
 SEARCH_MODULE = pathlib.Path(search_cv.__file__)
-FAMILY_MODULES = {"family_search_cv", "regressor", "classifier", "fixed_size", "fixed_size_search", "nystrom", "_base"}
+FAMILY_MODULES = {"family_search_cv", "regressor", "classifier", "fixed_size", "nystrom", "_base"}
 
 
 def _imported_estimator_modules(path):
@@ -39,8 +39,8 @@ def test_the_generic_search_imports_no_family():
 @pytest.mark.parametrize("name, family, base", [
     ("SparseLSSVRCV", family_search_cv.SparseFamily, lssvm.SparseLSSVR),
     ("SparseLSSVCCV", family_search_cv.SparseFamily, lssvm.SparseLSSVC),
-    ("FixedSizeLSSVRCV", fixed_size_search.FixedSizeFamily, lssvm.FixedSizeLSSVR),
-    ("FixedSizeLSSVCCV", fixed_size_search.FixedSizeFamily, lssvm.FixedSizeLSSVC),
+    ("FixedSizeLSSVRCV", fixed_size.FixedSizeFamily, lssvm.FixedSizeLSSVR),
+    ("FixedSizeLSSVCCV", fixed_size.FixedSizeFamily, lssvm.FixedSizeLSSVC),
     ("NystromLSSVRCV", nystrom.NystromFamily, lssvm.NystromLSSVR),
     ("NystromLSSVCCV", nystrom.NystromFamily, lssvm.NystromLSSVC),
 ])

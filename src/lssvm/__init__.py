@@ -15,7 +15,6 @@ from . import estimators
 from .estimators import *  # noqa: F403 (the public estimators: lssvm.estimators.__all__ lists them once)
 from .exceptions import ConstantTargetWarning, NumericalWarning, PerformanceWarning, SearchEdgeWarning
 from .io.tabular import make_tabular_pipeline
-from .solvers import scdp
 
 
 def _version(package_file=__file__):
@@ -48,7 +47,6 @@ __all__ = [
     "ConstantTargetWarning",
     "PerformanceWarning",
     "SearchEdgeWarning",
-    "scdp",
     "make_tabular_pipeline",
     "__version__",
 ]

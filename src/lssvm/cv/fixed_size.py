@@ -24,10 +24,16 @@ from ..solvers.fixed_size import (
     solve_guarded,
     weighted_gram_sums,
 )
+from ..solvers.sparse_rls import factorize_sparse_rls
+from ..solvers.weighted_rls import factorize_weighted_rls
+from .engine import MemorySparseEngine, TargetGroupsEngine
+from .no_intercept import NoInterceptRidgeEngine
+from .weighted import WeightedSparseEngine
 
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors",
-           "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out"]
+           "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out", "support_engine",
+           "coordinate_groups"]
 
 METRICS = ("mse", "error_rate")
 #: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
@@ -706,6 +712,107 @@ class InterceptOnlyEngine:
         test = np.asarray(test_indices)
         test = np.flatnonzero(test) if test.dtype == bool else test
         return self._per_alpha(np.tile(self._trained_without(test), (test.size, 1)), alphas)
+
+
+def coordinate_groups(coef):
+    """The outputs (columns of ``coef``, shape (M + 1, v)) grouped by the coordinates their SCDP runs chose
+    (the non-zeros among prototypes and intercept), in order of first appearance: a list of index arrays."""
+    groups = {}
+    for j in range(coef.shape[1]):
+        groups.setdefault((coef[:, j] != 0).tobytes(), []).append(j)
+    return [np.array(g) for g in groups.values()]
+
+
+def support_engine(X, Y, Z, indices, kernel, coef, support, *, classes=None, weights=None, block_size=None,
+                   n_jobs=None, name="this model"):
+    """The engine (:class:`lssvm.cv.SparseEngine`) of a fixed-size model fitted in memory: the sparse model on
+    the prototypes that carry a weight (weighted with ``weights``), O(m s d + m s^2 + s^3) for s of them; the
+    in-memory counterpart of :func:`lssvm.backends.dask.fixed_size.support_engine`.
+
+    An output whose SCDP run left the intercept out is the ridge without intercept on its prototypes
+    (:class:`lssvm.cv.no_intercept.NoInterceptRidgeEngine`); a classifier's outputs on different coordinates
+    get one engine per group (:class:`lssvm.cv.TargetGroupsEngine`), an output on the intercept alone the
+    training mean (:class:`InterceptOnlyEngine`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    Y : ndarray of shape (m, v)
+        The training targets (coded +1/-1 for a classifier).
+    Z : ndarray of shape (M, d)
+        The prototype pool.
+    indices : ndarray of shape (M,) or None
+        Their training-row indices.
+    kernel : lssvm.kernels.Kernel
+    coef : ndarray of shape (M + 1, v)
+        The fitted coefficients (prototypes, then the intercept).
+    support : ndarray of shape (s,)
+        The prototypes with a weight, in the model's order (one output).
+    classes : ndarray or None
+        A classifier's labels.
+
+    Raises
+    ------
+    ValueError
+        Where no sparse model is the fitted one: a weighted fit without the intercept, no coordinate, a
+        regressor without prototype, or a regressor's outputs on different prototypes (its methods run
+        output group by output group).
+    """
+    M = Z.shape[0]
+    chosen = coef[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
+    coords = coef != 0  # (M + 1, v): and whether it chose the intercept
+    if np.any(coef[M] == 0) and weights is not None:
+        raise ValueError(
+            "SCDP left the intercept out of this weighted model (its coefficient is 0), while the exact "
+            "weighted CV engine's model has an unpenalised intercept; use a larger max_size or solver='direct'")
+
+    def engine(Y, support, group_classes, intercept):
+        return _engine_at_support(X, Y, Z, indices, kernel, support, group_classes, classes is not None, weights,
+                                  block_size, n_jobs, intercept)
+
+    if np.all(coords == coords[:, :1]) and (classes is None or chosen[:, 0].any()):
+        support = np.asarray(support, dtype=np.intp) if coef.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
+        return engine(Y, support, classes, bool(coords[M, 0]))
+    if classes is None:
+        raise ValueError(
+            f"the {coef.shape[1]} outputs of {name} use different prototypes (each output's "
+            "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
+            "group by output group; fit one output at a time, or use solver='direct'")
+    # a classifier's one-vs-rest outputs on their own supports (an output's may be the intercept alone):
+    # one engine per group, assembled
+    cols = coordinate_groups(coef)
+    engines = [engine(Y[:, g], np.flatnonzero(chosen[:, g[0]]), None, bool(coords[M, g[0]])) for g in cols]
+    return TargetGroupsEngine(engines, cols, Y, classes, weights=weights)
+
+
+def _engine_at_support(X, Y, Z, indices, kernel, support, classes, classifier, weights, block_size, n_jobs,
+                       intercept):
+    """The engine of the sparse model on prototypes ``support`` for targets ``Y`` (a classifier's where
+    ``classifier``; ``classes`` None for one group of its outputs); without ``intercept``, the ridge without
+    intercept on them."""
+    rows = None if indices is None else np.asarray(indices)[support]
+    if support.size and not intercept:
+        return NoInterceptRidgeEngine(X, Y, Z[support], rows, kernel, classes, unavailable=(
+            "this fixed-size model has none (its SCDP run left the intercept out): use a larger max_size or "
+            "solver='direct'"))
+    if not intercept:  # neither a prototype nor the intercept: the model is 0
+        raise ValueError("this model uses no coordinate (SCDP chose neither a prototype nor the intercept), so "
+                         "it has nothing to cross-validate: use a larger max_size, size_rule=0 or solver='direct'")
+    if support.size == 0 and classifier:  # an output that predicts its training mean
+        return InterceptOnlyEngine(Y)
+    if support.size == 0:
+        raise ValueError(
+            "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
+            "cross-validate; its out-of-sample outputs are the training mean's: use a larger max_size, "
+            "size_rule=0 or solver='direct'")
+    Z = Z[support]
+    K = kernel(X, Z, block_size=block_size)
+    K_SS = K[rows] if rows is not None else kernel(Z, Z)
+    if weights is not None:  # the weighted sparse model on the support (a weighted fit)
+        fac = factorize_weighted_rls(K, K_SS, Y, weights)
+        return WeightedSparseEngine(fac, X, Z, rows, kernel, 1e-10, classes, n_jobs)
+    fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
+    return MemorySparseEngine(fac, X, Z, rows, kernel, 1e-10, classes, n_jobs)
 
 
 def selected_coordinates_held_out(est, X, Y, folds=None, weights=None):

@@ -3,8 +3,7 @@
 from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
 from .family_search_cv import SparseLSSVCCV, SparseLSSVRCV
-from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
-from .fixed_size_search import FixedSizeLSSVCCV, FixedSizeLSSVRCV
+from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVCCV, FixedSizeLSSVR, FixedSizeLSSVRCV, scdp
 from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
@@ -32,4 +31,5 @@ __all__ = [
     "SparseLSSVCCV",
     "SparseLSSVR",
     "SparseLSSVRCV",
+    "scdp",
 ]

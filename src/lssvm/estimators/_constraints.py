@@ -21,13 +21,14 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from ..basis import BASIS_METHODS
 from ..cv import BASIS_IN_HOLDOUT
-from ..kernels import KERNELS, Kernel
+from ..kernels import KERNELS, Kernel, make_kernel, resolve_gamma
 from ..selection import MAX_EVALUATIONS
 
 __all__ = [
     "check_target_alphas",
     "COUNT",
     "KERNEL_PARAMS",
+    "KernelParamsMixin",
     "Number",
     "POSITIVE",
     "SEARCHES",
@@ -162,3 +163,24 @@ class ValidatedParamsMixin:
 
     def _check_param_rules(self):
         """The one hook for rules that span parameters (none by default)."""
+
+
+class KernelParamsMixin:
+    """The kernel of an estimator's ``kernel``, ``gamma``, ``degree``, ``coef0`` and ``normalize_kernel``
+    (:data:`KERNEL_PARAMS`)."""
+
+    def _check_params(self, X=None):
+        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
+        self._validate_params()
+        return self._kernel_for(X)
+
+    def _fitted_kernel(self, X, weights=None):
+        """:meth:`_kernel_for` at fit: sets ``gamma_``, the width used."""
+        self.gamma_ = resolve_gamma(self.gamma, X, weights)
+        return self._kernel_for(X, weights)
+
+    def _kernel_for(self, X, weights=None):
+        """The kernel of validated parameters, ``gamma="scale"`` resolved on ``X`` (weighted rows with
+        ``weights``; 1.0 without ``X``)."""
+        return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X, weights), degree=self.degree,
+                           coef0=self.coef0, normalize=self.normalize_kernel)

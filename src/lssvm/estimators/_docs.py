@@ -1,6 +1,6 @@
 """Docstring text shared by the estimator families."""
 
-__all__ = ["PARAMETER_NAMES_NOTE", "PER_TARGET_RESULT_DOC", "RESULT_DOC", "SEARCH_DOC", "SPARSE_SEARCH_DOC"]
+__all__ = ["KERNEL_DOC", "PARAMETER_NAMES_NOTE", "PER_TARGET_RESULT_DOC", "RESULT_DOC", "SEARCH_DOC", "SPARSE_SEARCH_DOC"]
 
 #: The Notes paragraph mapping the papers' and LS-SVMlab's parameter names to ours
 #: (indented for a class docstring).
@@ -14,6 +14,20 @@ PARAMETER_NAMES_NOTE = """\
     ``sig2 = 1 / (2 gamma)``; Pahikkala et al. (2012) use
     ``lambda = alpha`` and our ``gamma``.  The documentation's "Coming
     from other libraries" and "Mathematics" pages have the details.
+"""
+
+
+#: The kernel parameters of the Nyström and fixed-size estimators (the sparse ones add "ard"), opening
+#: their Parameters section; the other kernel parameters are as for ``SparseLSSVR``.
+KERNEL_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
+    gamma : float > 0 or "scale", default="scale"
+        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
+        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
+        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
+        give narrower kernels (the papers' names for it: Notes).
 """
 
 

@@ -17,7 +17,7 @@ from ..backends import is_dask_collection
 from ..kernels import KernelExpansion
 from ._validation import validate_input
 
-__all__ = ["BestExpansionMixin", "ExpansionMixin", "FromExpansionMixin"]
+__all__ = ["BestExpansionMixin", "ExpansionMixin", "ExpansionRegressorMixin", "FromExpansionMixin"]
 
 
 class ExpansionMixin:
@@ -54,6 +54,25 @@ class ExpansionMixin:
         sparse = "csr" if self._predict_accepts_sparse else False
         X = validate_input(self, X, reset=False, dtype=np.float64, accept_sparse=sparse)
         return expansion(X, self.block_size)
+
+
+class ExpansionRegressorMixin:
+    """``predict`` of a regressor on ``_decision_2d``, with one output (``y`` was 1-D at fit: ``_y_1d``)
+    or several, and scikit-learn's multi-output tag."""
+
+    @property
+    def _single_output(self):
+        return self._y_1d
+
+    def predict(self, X):
+        """Predictions, shape (m,) or (m, n_outputs)."""
+        F = self._decision_2d(X)
+        return F[:, 0] if self._single_output else F
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class BestExpansionMixin:

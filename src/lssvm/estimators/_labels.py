@@ -10,7 +10,11 @@ __all__ = ["CodedClassifierMixin", "LabelCoder", "encode_classes"]
 
 class CodedClassifierMixin:
     """``decision_function`` and ``predict`` for estimators that regress +1/-1
-    codes and provide ``_decision_2d`` (m, v), ``classes_`` and ``_single_output``."""
+    codes and provide ``_decision_2d`` (m, v) and ``classes_``: one output for two classes, else one per class."""
+
+    @property
+    def _single_output(self):
+        return self.classes_.size == 2
 
     def decision_function(self, X):
         """Outputs of the LS-SVM, shape (m,) for two classes (positive means

@@ -1,10 +1,14 @@
-"""scikit-learn's ``validate_data`` with a clearer message for non-numeric inputs."""
+"""scikit-learn's ``validate_data`` with a clearer message for non-numeric inputs, and a regressor's
+training data."""
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.utils.validation import validate_data
 
-__all__ = ["validate_input"]
+from .._targets import check_numeric_targets, warn_constant_targets
+
+__all__ = ["validate_input", "validate_regression_data"]
 
 
 def validate_input(estimator, X="no_validation", y="no_validation", **kwargs):
@@ -27,3 +31,12 @@ def validate_input(estimator, X="no_validation", y="no_validation", **kwargs):
             f"{where} ({text}); {type(estimator).__name__} needs numbers: encode categorical columns "
             "(e.g. sklearn.preprocessing.OneHotEncoder) or drop them"
         ) from None
+
+
+def validate_regression_data(estimator, X, y):
+    """A regressor's training data: ``X`` (m, d) as float64 and numeric targets (at least two rows; a
+    constant target warns), as ``(X, Y, y_1d)`` with ``Y`` of shape (m, v) and whether ``y`` was 1-D."""
+    X, y = validate_input(estimator, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
+    y = check_numeric_targets(y)
+    warn_constant_targets(y)
+    return X, y.reshape(y.shape[0], -1), y.ndim == 1

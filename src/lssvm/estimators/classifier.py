@@ -119,10 +119,6 @@ class SparseLSSVC(ProbaMixin, ClassifierCVMixin, CodedClassifierMixin, Classifie
         self._fit_calibration()
         return self
 
-    @property
-    def _single_output(self):
-        return self.classes_.size == 2
-
     def _set_coef(self, a, b):
         super()._set_coef(a, b)
         self.dual_coef_ = a[:, 0] if self._single_output else a

@@ -2,7 +2,7 @@
 :mod:`lssvm.estimators.search_cv` over a family, a thin preset in the style of
 skglm's estimators composing a solver and a penalty.
 
-A family (:class:`SparseFamily`, Cawley & Talbot 2004; :class:`lssvm.estimators.fixed_size_search.FixedSizeFamily`,
+A family (:class:`SparseFamily`, Cawley & Talbot 2004; :class:`lssvm.estimators.fixed_size.FixedSizeFamily`,
 Karsmakers et al. 2011; :class:`lssvm.estimators.nystrom.NystromFamily`, Ding & Liao 2012) supplies its
 criterion, its base estimators, the model parameters the refit takes and the
 rows it is given; a preset adds the constructor (scikit-learn reads the

@@ -16,6 +16,12 @@ exact CV, interval and evidence methods (:mod:`lssvm.estimators._exact_cv`).
 The one difference is the intercept's regulariser ``nu`` (1e-8 by default),
 which the engine's model does not have: its predictions differ from the
 fitted model's by about ``nu / m`` relative to the intercept.
+
+Everything estimator-level of the family is here: the fit in memory (weighted
+or not) and on Dask, the engine at the support, where the classifier's
+calibration takes its held-out values, the search over the family
+(:class:`FixedSizeFamily`) with its two presets, and the public solver
+:func:`scdp` (with :class:`SCDPResult`), re-exported by the package root.
 """
 
 from __future__ import annotations
@@ -25,56 +31,61 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
-from ..cv import MemorySparseEngine, TargetGroupsEngine, WeightedSparseEngine, resolve_folds
+from ..cv import resolve_folds
 from ..cv.fixed_size import (
-    InterceptOnlyEngine,
     RowsInMemory,
     WeightedRowsInMemory,
     chosen_sizes,
+    coordinate_groups,
     scdp_seed,
     selected_coordinates_held_out,
+    support_engine,
 )
-from ..cv.no_intercept import NoInterceptRidgeEngine
-from ..exceptions import NotFittedError, warn_numerical
-from ..kernels import DEFAULT_BLOCK_SIZE, make_kernel, resolve_gamma
-from ..selection.fixed_size import WHOLE_POOL_RCOND, whole_pool_fold_scores, whole_pool_outputs
-from ..solvers import factorize_sparse_rls, factorize_weighted_rls
-from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, FS_GUARD_RTOL, SCDPState
+from ..exceptions import NotFittedError
+from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
+from ..selection import SparseLSSVMCV
+from ..selection.fixed_size import WHOLE_POOL_RCOND, FixedSizeCV, whole_pool_fold_scores, whole_pool_outputs
+from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, SCDPResult, grow_to_size, scdp
 from ._base import assemble_target_groups, check_sample_weight
 from ._bayes import BayesMixin
-from ._calibration import ProbaMixin, with_calibration
-from ._constraints import COUNT, KERNEL_PARAMS, POSITIVE, SIZE, Number, ValidatedParamsMixin
-from ._docs import PARAMETER_NAMES_NOTE
+from ._calibration import ProbaMixin, SearchProbaMixin, with_calibration
+from ._constraints import (
+    COUNT,
+    KERNEL_PARAMS,
+    POSITIVE,
+    SEARCH_PARAMS,
+    SIZE,
+    KernelParamsMixin,
+    Number,
+    ValidatedParamsMixin,
+)
+from ._docs import KERNEL_DOC, PARAMETER_NAMES_NOTE, RESULT_DOC, SEARCH_DOC
 from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
-from ._expansion import ExpansionMixin
-from ._intervals import SparseIntervalMixin
+from ._expansion import ExpansionMixin, ExpansionRegressorMixin
+from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._training_data import check_training_data, remember_training_data
-from ._validation import validate_input
-from ._weights import check_weighted_classes, weighted_kernel
+from ._validation import validate_input, validate_regression_data
+from ._weighted_search import WeightedSearchMixin
+from ._weights import check_weighted_classes
+from .family_search_cv import _dask_rows
+from .search_cv import ClassifierSearchMixin, FamilySearchCV, SearchFamily
 
-__all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR"]
+__all__ = ["FixedSizeFamily", "FixedSizeLSSVC", "FixedSizeLSSVCCV", "FixedSizeLSSVR", "FixedSizeLSSVRCV", "SCDPResult",
+           "SIZE_SEARCHES", "scdp"]
 
 SOLVERS = ("scdp", "scdpp", "direct")
 
-FIXED_SIZE_PARAMS_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0 or "scale", default="scale"
-        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
-        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
-        Kernel width, ``exp(-gamma ||x - z||^2)`` for "rbf"; larger values
-        give narrower kernels (1/sigma^2 in Karsmakers et al. 2011: Notes).
+FIXED_SIZE_PARAMS_DOC = KERNEL_DOC + """\
     alpha : float > 0, default=1.0
         Regularisation; larger values give smoother fits (LS-SVMlab's
         ``gam`` is ``1/alpha``: Notes).
@@ -120,13 +131,7 @@ FIXED_SIZE_PARAMS_DOC = """
         CV criterion for the model size and rule (38): mean squared error
         (PRESS / N, the paper's choice; None means "mse"), or the
         misclassification rate (classifiers with two classes).
-    degree, coef0 : int, float
-        Parameters of the "poly" kernel.
-    normalize_kernel : bool, default=False
-    block_size : int, default=2048
-        Rows per kernel block at prediction.
-    n_jobs : int or None, default=None
-        As for :class:`lssvm.SparseLSSVR`.
+    degree, coef0, normalize_kernel, block_size, n_jobs : as for :class:`lssvm.SparseLSSVR`.
 """
 
 FIXED_SIZE_ATTRS_DOC = """
@@ -162,6 +167,17 @@ FIXED_SIZE_ATTRS_DOC = """
 """
 
 
+def draw_pool(X, kernel, basis, n_basis, rng, weights=None):
+    """The prototype pool (M, d) and its training rows (M,), None for points given
+    (:func:`lssvm.basis.prototype_pool`); a method draws among the rows of positive weight (a zero
+    weight is a removed row)."""
+    if weights is None or not isinstance(basis, str):
+        return prototype_pool(X, kernel, basis, n_basis, rng)
+    positive = np.flatnonzero(weights > 0)
+    Z, rows = prototype_pool(X[positive], kernel, basis, n_basis, rng)
+    return Z, None if rows is None else positive[rows]
+
+
 class SupportEngineMixin:
     """``_fitted_engine()`` of a fitted fixed-size estimator (needs ``coef_full_``, ``support_``,
     ``basis_vectors_``, ``basis_indices_``, ``kernel_`` and the fit's ``_X_fit`` / ``_Y_fit``)."""
@@ -177,13 +193,8 @@ class SupportEngineMixin:
         W = self.coef_full_
         if is_classifier(self) or W.shape[1] == 1:
             return None
-        keys = [np.flatnonzero(W[:, j] != 0).tobytes() for j in range(W.shape[1])]
-        if len(set(keys)) == 1:
-            return None
-        groups = {}
-        for j, key in enumerate(keys):
-            groups.setdefault(key, []).append(j)
-        return [(float(self.alpha), np.array(cols)) for cols in groups.values()]
+        groups = coordinate_groups(W)
+        return None if len(groups) == 1 else [(float(self.alpha), cols) for cols in groups]
 
     def _target_subset(self, targets, alpha):
         """A shallow copy of this fitted regressor restricted to outputs ``targets`` that share a support."""
@@ -203,21 +214,14 @@ class SupportEngineMixin:
 
     def _fitted_engine(self):
         """The engine of the fitted model (:class:`lssvm.cv.SparseEngine`): the sparse model on the
-        supported prototypes at the fitted alpha, built on first use (O(m s d + m s^2 + s^3) for s
-        supported prototypes).
-
-        An output whose SCDP run left the intercept out is the same ridge without intercept on its
-        supported prototypes (:class:`lssvm.cv.no_intercept.NoInterceptRidgeEngine`, exact by one
-        solve per fold and alpha).
+        supported prototypes at the fitted alpha, built on first use by
+        :func:`lssvm.cv.fixed_size.support_engine` (which says where no sparse model is the fitted one; a
+        regressor's outputs on different prototypes run their methods group by group, :meth:`_support_groups`).
 
         Raises
         ------
         ValueError
-            Where no sparse model is the fitted one: a weighted fit without the intercept among its
-            coordinates, no prototype, or a fit on Dask collections (the rows are not in memory).  A
-            regressor's outputs on different prototypes run their methods group by group
-            (:meth:`_support_groups`), each group on its own engine.  A classifier's outputs on different prototypes get one engine per
-            group (:class:`lssvm.cv.TargetGroupsEngine`).
+            For a fit on Dask collections (the rows are not in memory), and as ``support_engine``.
         """
         check_is_fitted(self, "coef_full_")
         check_training_data(self)
@@ -232,63 +236,11 @@ class SupportEngineMixin:
                     "support (its rows are not in memory); fit on a NumPy sample")
             raise NotFittedError("this model keeps no training data (it was loaded from a file); fit it on the "
                                  "training data to get cross-validation results")
-        W, M = self.coef_full_, self.n_basis_
-        chosen = W[:M] != 0  # (M, v): the prototypes each output's SCDP run gave a weight
-        coords = W != 0  # (M + 1, v): and whether it chose the intercept
-        if np.any(W[M] == 0) and getattr(self, "_fit_weights", None) is not None:
-            raise ValueError(
-                "SCDP left the intercept out of this weighted model (its coefficient is 0), while the exact "
-                "weighted CV engine's model has an unpenalised intercept; use a larger max_size or solver='direct'")
-        classes = self.classes_ if is_classifier(self) else None
-        if np.all(coords == coords[:, :1]) and (classes is None or chosen[:, 0].any()):
-            support = np.asarray(self.support_, dtype=np.intp) if W.shape[1] == 1 else np.flatnonzero(chosen[:, 0])
-            self._engine = self._support_engine(X, Y, support, classes, bool(coords[M, 0]))
-            return self._engine
-        if classes is None:
-            raise ValueError(
-                f"the {W.shape[1]} outputs of this {type(self).__name__} use different prototypes (each output's "
-                "SCDP run chooses its own), so no one sparse model is the fitted one: its methods run output "
-                "group by output group; fit one output at a time, or use solver='direct'")
-        # a classifier's one-vs-rest outputs on their own supports (an output's may be the intercept alone):
-        # one engine per group, assembled
-        groups = {}
-        for j in range(W.shape[1]):
-            groups.setdefault(coords[:, j].tobytes(), []).append(j)
-        cols = [np.array(g) for g in groups.values()]
-        engines = [self._support_engine(X, Y[:, g], np.flatnonzero(chosen[:, g[0]]), None, bool(coords[M, g[0]]))
-                   for g in cols]
-        self._engine = TargetGroupsEngine(engines, cols, Y, classes, weights=getattr(self, "_fit_weights", None))
+        self._engine = support_engine(
+            X, Y, self.basis_vectors_, self.basis_indices_, self.kernel_, self.coef_full_, self.support_,
+            classes=self.classes_ if is_classifier(self) else None, weights=getattr(self, "_fit_weights", None),
+            block_size=self.block_size, n_jobs=self.n_jobs, name=f"this {type(self).__name__}")
         return self._engine
-
-    def _support_engine(self, X, Y, support, classes, intercept=True):
-        """The sparse model's engine on prototypes ``support`` for targets ``Y``: O(m s d + m s^2 + s^3);
-        without ``intercept``, the engine of the ridge without intercept on them."""
-        if support.size and not intercept:
-            Z = self.basis_vectors_[support]
-            rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
-            return NoInterceptRidgeEngine(X, Y, Z, rows, self.kernel_, classes, unavailable=(
-                "this fixed-size model has none (its SCDP run left the intercept out): use a larger max_size or "
-                "solver='direct'"))
-        if not intercept:  # neither a prototype nor the intercept: the model is 0
-            raise ValueError("this model uses no coordinate (SCDP chose neither a prototype nor the intercept), so "
-                             "it has nothing to cross-validate: use a larger max_size, size_rule=0 or solver='direct'")
-        if support.size == 0 and is_classifier(self):  # an output that predicts its training mean
-            return InterceptOnlyEngine(Y)
-        if support.size == 0:
-            raise ValueError(
-                "this model uses no prototype (SCDP stopped at the intercept alone), so it has no basis to "
-                "cross-validate; its out-of-sample outputs are the training mean's: use a larger max_size, "
-                "size_rule=0 or solver='direct'")
-        Z = self.basis_vectors_[support]
-        rows = None if self.basis_indices_ is None else np.asarray(self.basis_indices_)[support]
-        K = self.kernel_(X, Z, block_size=self.block_size)
-        K_SS = K[rows] if rows is not None else self.kernel_(Z, Z)
-        weights = getattr(self, "_fit_weights", None)
-        if weights is not None:  # the weighted sparse model on the support (a weighted fit)
-            fac = factorize_weighted_rls(K, K_SS, Y, weights)
-            return WeightedSparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
-        fac = factorize_sparse_rls(K, K_SS, Y, overwrite_k=True)
-        return MemorySparseEngine(fac, X, Z, rows, self.kernel_, 1e-10, classes, self.n_jobs)
 
 
 class FixedSizeDaskMixin:
@@ -321,17 +273,14 @@ class FixedSizeDaskMixin:
         """The engine of a Dask-fitted regressor's outputs ``targets``, which share a support: the sparse
         model on that support fitted to those outputs (its training pass deferred to its first use, then
         kept with the fit)."""
-        from ..backends.dask import RowData
         from ..backends.dask import fixed_size as fam
 
         cache = self.__dict__.setdefault("_group_engines", {})
         key = (id(self.coef_full_), np.asarray(targets).tobytes())
         if key not in cache:
-            data = self._dask_data
-            rows = RowData(data.X, data.y[:, targets], data.groups, data.offsets)
             W = self.coef_full_[:, targets]
-            support = np.flatnonzero(W[:self.n_basis_, 0] != 0)
-            cache[key] = fam.support_engine(rows, self.kernel_, self.basis_vectors_, self.basis_indices_, W, support)
+            cache[key] = fam.support_engine(self._dask_data, self.kernel_, self.basis_vectors_, self.basis_indices_,
+                                            W, np.flatnonzero(W[:self.n_basis_, 0] != 0), targets=targets)
         return cache[key]
 
 
@@ -363,62 +312,8 @@ class FixedSizeProbaMixin(ProbaMixin):
         return selected_coordinates_held_out(self, self._X_fit, self._Y_fit, folds, getattr(self, "_fit_weights", None))
 
 
-def fit_weighted_fixed_size(est, X, Y, weights, groups=None, split_labels=None):
-    """Fit a fixed-size estimator with row weights: SCDP on the weighted normal equations, the size by
-    weighted v-fold CV.
-
-    Parameters
-    ----------
-    est : FixedSizeLSSVR or FixedSizeLSSVC
-        Parameters validated; ``classes_`` set for a classifier.
-    X : ndarray of shape (N, d)
-    Y : ndarray of shape (N, v)
-    weights : ndarray of shape (N,)
-        Validated row weights.
-    groups, split_labels : ndarray of shape (N,), optional
-        For the size-selection folds, as the unweighted fit.
-
-    Returns
-    -------
-    est
-
-    Notes
-    -----
-    The prototype pool (pivoted Cholesky, k-center, random, Rényi, all) is
-    drawn among the rows of positive weight and is not weighted otherwise:
-    it depends on the inputs only.  SCDP's choice of prototypes is weighted:
-    each step is greedy on the weighted least-squares objective, and the
-    size is the weighted v-fold CV curve's (``sum w e^2 / sum w``, or the
-    weighted error rate ``sum w [wrong] / sum w``, per fold; the downdate
-    subtracts the fold's weighted Gram sums).
-    So a zero weight is a removed row and an integer weight a repeated row.
-    Cost as the unweighted fit, O(N M (d + M)) plus the SCDP runs.
-    """
-    check_weighted_classes(est, weights)
-    est.__dict__.pop("_kept_factorization", None)  # an unweighted search's factorisation does not apply
-    est._X_fit, est._Y_fit, est._engine = X, Y, None  # the engine at the support: built on first use
-    kernel = weighted_kernel(est, X, weights)
-    rng = check_random_state(est.random_state)
-    if isinstance(est.basis, str):  # a method draws among the positive-weight rows
-        positive = np.flatnonzero(weights > 0)
-        Z, zidx = prototype_pool(X[positive], kernel, est.basis, est.n_basis, rng)
-        zidx = None if zidx is None else positive[zidx]
-    else:
-        Z, zidx = prototype_pool(X, kernel, est.basis, est.n_basis, rng)
-    est._check_max_size(Z.shape[0])
-    seed = scdp_seed(rng)
-    K = kernel(X, Z)
-    K_ZZ = K[zidx] if zidx is not None else kernel(Z, Z)
-    folds = None
-    if est.cv is not None:
-        folds = resolve_folds(est.cv, X.shape[0], y=split_labels, groups=groups, classifier=split_labels is not None)
-    rows = WeightedRowsInMemory(K, K_ZZ, Y, weights, folds)
-    est._fit_rows(kernel, Z, zidx, rows, seed, None)
-    est._alpha_groups = est._support_groups()
-    return est
-
-
-class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMixin, ValidatedParamsMixin, ExpansionMixin,
+                          BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
@@ -490,16 +385,6 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         if self.scoring == "error_rate" and not is_classifier(self):
             raise ValueError(f"scoring must be 'mse' for regression; got {self.scoring!r}")
 
-    def _check_params(self, X=None):
-        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
-        self._validate_params()
-        return self._kernel_for(X)
-
-    def _kernel_for(self, X):
-        return make_kernel(
-            self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0, normalize=self.normalize_kernel
-        )
-
     @property
     def _scoring(self):
         return "mse" if self.scoring is None else self.scoring
@@ -514,14 +399,18 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
 
     @uses_threads
     def _fit_targets(self, X, Y, groups, split_labels, weights=None):
-        if weights is not None:  # SCDP on the weighted normal equations, the size by weighted v-fold CV
-            return fit_weighted_fixed_size(self, X, Y, weights, groups, split_labels)
+        """Fit on validated ``X`` (N, d) and 2-D targets ``Y`` (N, v); ``fit`` has validated the parameters.
+        With row ``weights`` (N,), as ``fit`` says; the size's weighted error rate is ``sum w [wrong] / sum w``
+        per fold, and a fold's downdate subtracts its weighted Gram sums.  O(N M (d + M)) plus the SCDP runs.
+        """
+        if weights is not None:
+            check_weighted_classes(self, weights)
+        kept = self.__dict__.pop("_kept_factorization", None)  # a search's factorisation of the whole pool
         self._X_fit, self._Y_fit, self._engine = X, Y, None  # the engine at the support: built on first use
         remember_training_data(self, X, Y)
-        kernel = self._kernel_for(X)  # fit has validated the parameters
-        self.gamma_ = resolve_gamma(self.gamma, X)
+        kernel = self._fitted_kernel(X, weights)  # fit has validated the parameters
         rng = check_random_state(self.random_state)
-        Z, zidx = prototype_pool(X, kernel, self.basis, self.n_basis, rng)
+        Z, zidx = draw_pool(X, kernel, self.basis, self.n_basis, rng, weights)
         self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
         K = kernel(X, Z)
@@ -532,14 +421,17 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
             folds = resolve_folds(self.cv, X.shape[0], y=split_labels, groups=groups,
                                   classifier=split_labels is not None)
         whole_pool_cv = None
-        kept = self.__dict__.pop("_kept_factorization", None)  # a search's factorisation of the whole pool
-        if folds is not None and zidx is not None and isinstance(self.kernel, str) and Y.shape[1] == 1:
-            fac = kept.fac if kept is not None and kept.matches(X, Y, kernel, zidx, WHOLE_POOL_RCOND) else None
+        if weights is not None:
+            rows = WeightedRowsInMemory(K, K_ZZ, Y, weights, folds)
+        else:
+            rows = RowsInMemory(K, K_ZZ, Y, folds)
+            if folds is not None and zidx is not None and isinstance(self.kernel, str) and Y.shape[1] == 1:
+                fac = kept.fac if kept is not None and kept.matches(X, Y, kernel, zidx, WHOLE_POOL_RCOND) else None
 
-            def whole_pool_cv(alpha):
-                return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac, self.n_jobs,
-                                              fold_spread=True)
-        self._fit_rows(kernel, Z, zidx, RowsInMemory(K, K_ZZ, Y, folds), seed, whole_pool_cv)
+                def whole_pool_cv(alpha):
+                    return whole_pool_fold_scores(X, Y, K, zidx, folds, kernel, alpha, self._scoring, fac,
+                                                  self.n_jobs, fold_spread=True)
+        self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
         self._alpha_groups = self._support_groups()
         return self
 
@@ -551,9 +443,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         from ..backends.dask import fixed_size as fam
 
         data = dask_backend.as_row_data(X, y, groups, numeric_y=not classification)
-        Xg = data.X if is_scale(self.gamma) else None  # not ==: an ARD width vector
-        kernel = self._kernel_for(Xg)
-        self.gamma_ = resolve_gamma(self.gamma, Xg)
+        kernel = self._fitted_kernel(data.X if is_scale(self.gamma) else None)  # not ==: an ARD width vector
         if classification:
             self.classes_ = dask_backend.count_classes(data)
             if self._scoring == "error_rate" and self.classes_.size > 2:
@@ -633,25 +523,10 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
                     sizes[j] = D
                     self.cv_score_[j] = full[2][j]
                     continue
-                state = SCDPState(A, system.rhs[:, j], rho, seed)
-                while state.k < sizes[j] and state.step() is not None:
-                    pass
-                if state.k < sizes[j] and state.skipped:
-                    warn_numerical(f"{name}: SCDP kept {state.k} of the {int(sizes[j])} requested "
-                        f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
-                        "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
-                        "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
-                        "ill-conditioned), a larger alpha or a narrower kernel avoid this", stacklevel=3)
+                state = grow_to_size(A, system.rhs[:, j], sizes[j], rho, seed, rows.fit_error, name)
                 W[state.order, j] = state.coef
                 orders.append(state.order.copy())
                 sizes[j] = state.k
-                if state.k:  # conditioning guard: SCDP solves the normal equations
-                    sel = state.order
-                    err = rows.fit_error(A[np.ix_(sel, sel)], sel, state.coef)
-                    if err > FS_GUARD_RTOL:
-                        warn_numerical(f"{name}: the SCDP solution's fitted values have an estimated "
-                            f"relative error of {err:.1e} (the normal equations square the kernel's "
-                            "conditioning); solver='direct' re-solves by QR, or increase alpha", stacklevel=3)
         if v == 1:  # keep SCDP's selection order
             used = np.array([c for c in orders[0] if c < M and W[c, 0] != 0], dtype=np.intp)
         else:
@@ -684,7 +559,8 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, ValidatedParam
         return self.support_vectors_, self._coef_2d, self._intercept_2d
 
 
-class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseFixedSizeLSSVM):
+class FixedSizeLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin,
+                     _BaseFixedSizeLSSVM):
     __doc__ = (
         """Fixed-size LS-SVM regression, solved sparsely by SCDP with the model
     size chosen by fast v-fold CV (Karsmakers et al. 2011).
@@ -712,10 +588,6 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
     True
     """
     )
-
-    @property
-    def _single_output(self):
-        return self._y_1d
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None, sample_weight=None):
@@ -746,24 +618,9 @@ class FixedSizeLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, Regresso
         if is_dask_collection(X) or is_dask_collection(y):
             self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # weights: a clear error
             return self._fit_dask(X, y, groups, classification=False)
-        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        y = check_numeric_targets(y)
-        warn_constant_targets(y)
-        self._y_1d = y.ndim == 1
-        Y = y[:, None] if y.ndim == 1 else y
-        self._X_fit, self._Y_fit = X, Y  # the engine at the support is built from them
-        self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the support engine is weighted
+        X, Y, self._y_1d = validate_regression_data(self, X, y)
+        self._fit_weights = check_sample_weight(self, sample_weight, X, Y)  # the support engine is weighted
         return self._fit_targets(X, Y, groups, None, self._fit_weights)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
-
-    def predict(self, X):
-        """Predictions, shape (m,) or (m, n_outputs)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
 
 
 @with_calibration("the exact leave-one-out values of the model at its support (the sparse model on\n        "
@@ -797,10 +654,6 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
     True
     """
     )
-
-    @property
-    def _single_output(self):
-        return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, groups=None, sample_weight=None):
@@ -837,3 +690,207 @@ class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixi
         self._codes = codes
         self._fit_weights = check_sample_weight(self, sample_weight, X, y)  # the calibration weighs by them
         return self._fit_targets(X, Y, groups, codes, self._fit_weights)._fit_calibration(groups)  # exact held-out values
+
+
+# ---------------------------------------------------------------- the search over the family
+#: When the fixed-size search picks the model size: once, at the best width and alpha of the full-pool model
+#: ("refit"), or at every candidate ("candidates", Karsmakers et al. 2011's procedure).
+SIZE_SEARCHES = ("refit", "candidates")
+
+
+#: The fixed-size searches' parameters (``FixedSizeLSSVRCV``, ``FixedSizeLSSVCCV``).
+FIXED_SIZE_SEARCH_DOC = """
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly"}, default="rbf"
+    cv : int, splitter or iterable of (train, test), default=10
+        The fast v-fold CV of Karsmakers et al. 2011 (§4.4): an int k is unshuffled
+        ``KFold(k)`` (``StratifiedKFold(k)`` for classifiers), used for every candidate.
+        Why 10 where the sparse and Nyström searches default to "loo": SCDP picks the model size
+        on held-out folds (the size rule compares fold errors along each SCDP curve), which has no
+        leave-one-out closed form; with ``size_search="refit"`` an int ``cv`` still scores the
+        candidates by exact LOO and uses the k folds for the size only.
+    basis : {"pchol", "kcenter", "random", "renyi", "all"} or 1-D int array, default="pchol"
+        The prototype pool, drawn once ("pchol" at the fixed width, or at the "scale" width when the
+        width is searched; on Dask input among a sample of rows; "renyi" depends on the kernel: per candidate).
+        The default is the sparse family's and works on NumPy and Dask input.
+    size_search : {"refit", "candidates"}, default="refit"
+        "refit": every candidate (width, alpha) is scored by the exact CV of the model on the whole
+        pool (the sparse LS-SVM on the prototypes; exact LOO for an int ``cv``, as
+        :class:`lssvm.SparseLSSVRCV`, whose cost the search then has; a splitter's folds with the
+        prototypes kept in every fold's training rows), then SCDP and its size rule run once, at the
+        best candidate, on ``cv``'s folds, in the refit (the whole pool where SCDP's sizes all score
+        worse, see :class:`lssvm.FixedSizeLSSVR`): ``best_score_`` is the full-pool model's score and
+        ``best_estimator_.cv_score_`` the refitted model's at its size.  "candidates": each alpha of each
+        candidate is scored at the size the size rule picks on its own SCDP curves (Karsmakers et al. 2011,
+        §4.5; many times slower: ``benchmarks/defaults_speed.py``).  A "renyi" pool always uses
+        "candidates"; ``solver="direct"`` always "refit" (the full-pool model is its model).
+    size_rule : float >= 0, default=0.0
+        The size rule's tolerance in fold standard deviations (:class:`lssvm.FixedSizeLSSVR`, whose
+        default is the paper's 0.1): 0 keeps the size of lowest CV score, the whole pool included.
+        On elevators 0.1 kept 155 and 176 of 500 prototypes in 2 of 10 draws, at 1.06x the test MSE
+        of the whole pool, which 0 keeps (its fold scores are heavy-tailed: 0.1 spread is about 5 %
+        of the score).
+    n_basis, solver, max_size, n_candidates, nu, stop_window, stop_tol,
+    degree, coef0, normalize_kernel, block_size, n_jobs
+        As for :class:`lssvm.FixedSizeLSSVR`; each alpha is scored at the
+        model size ``size_rule`` picks, with the search's ``scoring``.
+    random_state : int, RandomState or None
+    gamma : float or "scale", default="scale"
+        Used only when "gamma" is not searched.
+""" + SEARCH_DOC + RESULT_DOC
+
+
+def _same_folds_every_time(cv):
+    """Whether ``cv`` splits the same rows into the same folds at every call
+    (an int, or an unshuffled or seeded KFold / StratifiedKFold: no groups)."""
+    if isinstance(cv, Integral):
+        return True
+    if type(cv) not in (KFold, StratifiedKFold):
+        return False
+    return not cv.shuffle or isinstance(cv.random_state, Integral)
+
+
+class FixedSizeFamily(SearchFamily):
+    """The fixed-size LS-SVM (Karsmakers et al. 2011): a prototype pool, SCDP choosing which prototypes get a
+    weight and its size rule the model size on v folds.  With ``size_search="refit"`` the candidates are scored
+    by the exact CV of the model on the whole pool (the sparse criterion on the prototypes) and SCDP runs once,
+    in the refit; with "candidates" by :class:`lssvm.selection.fixed_size.FixedSizeCV` at every candidate."""
+
+    regressor, classifier = FixedSizeLSSVR, FixedSizeLSSVC
+    default_cv = 10
+    cost_kind = "pool"
+    model_params = ("kernel", "gamma", "solver", "max_size", "n_candidates", "nu", "stop_window", "stop_tol",
+                    "size_rule", "degree", "coef0", "normalize_kernel", "block_size")
+
+    def __init__(self, search):
+        super().__init__(search)
+        self.refit_seed = None  # the full-pool search's seed of the SCDP refit
+
+    def full_pool_search(self):
+        """Whether the width and alpha are searched on the full-pool model (``size_search="refit"``): for
+        pools drawn once (a kernel-dependent "renyi" pool keeps the per-candidate criterion); "direct" solves
+        are the full-pool model itself."""
+        s = self.search
+        per_candidate = isinstance(s.basis, str) and s.basis == "renyi"
+        return (s.size_search == "refit" or s.solver == "direct") and not per_candidate
+
+    def criterion(self, X, y, scoring, **kw):
+        s = self.search
+        if self.full_pool_search():
+            return self._full_pool_criterion(X, y, scoring, **kw)
+        if kw.get("sample_weight") is not None:
+            raise ValueError("sample_weight is taken by the fixed-size search with size_search='refit' (the "
+                             "default; the size then by the refit's weighted v-fold CV), not with "
+                             "size_search='candidates' or basis='renyi'")
+        size = dict(basis=s.basis, n_basis=s.n_basis, solver=s.solver, max_size=s.max_size,
+                    n_candidates=s.n_candidates, nu=s.nu, stop_window=s.stop_window, stop_tol=s.stop_tol,
+                    size_rule=s.size_rule, size_scoring=scoring)
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ..backends.dask.fixed_size import DaskFixedSizeCV
+
+            return DaskFixedSizeCV(X, y, **size, **kw)
+        return FixedSizeCV(X, y, **size, **kw)
+
+    def _full_pool_criterion(self, X, y, scoring, **kw):
+        """The exact CV of the model on the whole pool (SCDP run to the end, i.e. the sparse LS-SVM on the
+        prototypes), the prototypes kept in every fold's training rows as the fixed-size CV keeps them
+        (:class:`lssvm.selection.SparseLSSVMCV`, ``basis_in_holdout="keep"``): the search then costs what
+        the sparse family's does; SCDP and its size rule run once, in the refit."""
+        rng = kw["random_state"]
+        self.refit_seed = int(rng.randint(2**31 - 1))
+        basis, n_basis = self.search.basis, self.search.n_basis
+        on_dask = is_dask_collection(X) or is_dask_collection(y)
+        X, y = _dask_rows(X, y, kw)
+        if on_dask:
+            if isinstance(basis, str) and basis == "random" and n_basis is None:  # the fixed-size default pool
+                from ..basis import default_n_basis
+
+                n_basis = default_n_basis(X.n_samples)
+        elif isinstance(basis, str) and basis != "pchol" or np.ndim(basis) == 2:
+            # the pool of the fixed-size model, drawn once (at the "scale" width if the width is searched)
+            params = {k: v for k, v in kw["kernel_params"].items() if not (k == "gamma" and v is None)}
+            weights = kw.get("sample_weight")
+            params.setdefault("gamma", gamma_scale(X, weights))
+            kern = make_kernel(kw["kernel"], **params)
+            basis = draw_pool(np.asarray(X, dtype=float), kern, basis, n_basis, rng, weights)[1]
+            if basis is None:
+                raise ValueError("the basis (prototype pool) must come from the training rows: a method name or "
+                                 "row indices (a search scores every candidate on its own rows)")
+        if isinstance(kw["cv"], Integral):  # exact LOO, as the sparse family: 2.5x cheaper than 10 folds
+            kw["cv"] = "loo"
+        # the best candidate's factorisation is kept: the refit's whole-pool model is that factorisation's
+        return SparseLSSVMCV(X, y, basis=basis, n_basis=n_basis, basis_in_holdout="keep",
+                             keep_best=scoring if self.search.refit else None, **kw)
+
+    def refit_params(self, criterion, rows, scoring):
+        cv, folds = self.search.cv, getattr(criterion, "folds", None)
+        if self.full_pool_search():  # the size picked once, by the model's own CV on the search's folds
+            rows = criterion.basis_points() if rows is None else rows
+            seed = self.refit_seed
+        else:
+            # Dask input: the same splitter, assigned by passes.  An int or a (Stratified)KFold that splits
+            # the same way every time names the same folds on the full rows; kept as such, the refits of CV+
+            # folds (predict_interval) split their own rows as the Dask fit's do
+            seed, cv = criterion.refit_random_state, cv if folds is not None else criterion.cv
+        if folds is not None and not _same_folds_every_time(cv):
+            n = sum(len(t) for t in folds) if self.full_pool_search() else criterion.X.shape[0]
+            cv = [(np.setdiff1d(np.arange(n), t), t) for t in folds]
+        return {"basis": rows, "cv": cv, "random_state": seed, "scoring": scoring}
+
+    def _n_classes(self, y):
+        if is_dask_collection(y):  # one pass; the labels are checked when the criterion counts them
+            from ..backends.dask.families import class_labels
+
+            return class_labels(y).size
+        return encode_classes(y, type(self.search).__name__)[0].size  # clear errors for invalid labels
+
+    def default_scoring(self, y):
+        if not self.search._classification:
+            return "mse"
+        # with more classes each one-vs-rest output picks its own size: only the MSE is defined
+        return "error_rate" if self._n_classes(y) == 2 else "mse"
+
+    def check_scoring(self, scoring, y):
+        if self.search._classification and scoring == "error_rate" and self._n_classes(y) > 2:
+            raise ValueError("scoring='error_rate' needs two classes for fixed-size models (each one-vs-rest "
+                             "output picks its own size); use scoring='mse'")
+
+
+class _FixedSizeSearchCV(WeightedSearchMixin, FamilySearchCV):
+    _family = FixedSizeFamily
+    _parameter_constraints = {
+        **SEARCH_PARAMS,
+        **{k: FixedSizeLSSVR._parameter_constraints[k] for k in (
+            "basis", "n_basis", "solver", "max_size", "cv", "n_candidates", "nu", "stop_window", "stop_tol",
+            "size_rule")},
+        "size_search": [StrOptions(set(SIZE_SEARCHES))],
+    }
+
+    def __init__(self, kernel="rbf", alphas=None, param_space=None, cv=10, search="grid", scoring=None,
+                 max_evaluations=None, refit=True, basis="pchol", n_basis=None, random_state=None, *,
+                 solver="scdp", max_size=None, gamma="scale", n_candidates=None, nu=1e-8, stop_window=10,
+                 stop_tol=1e-4, size_rule=0.0, size_search="refit", degree=3, coef0=1.0, normalize_kernel=False,
+                 block_size=DEFAULT_BLOCK_SIZE, n_jobs=None):
+        self.kernel, self.alphas, self.param_space, self.cv, self.search = kernel, alphas, param_space, cv, search
+        self.scoring, self.max_evaluations, self.refit = scoring, max_evaluations, refit
+        self.basis, self.n_basis, self.random_state = basis, n_basis, random_state
+        self.solver, self.max_size, self.gamma, self.n_candidates = solver, max_size, gamma, n_candidates
+        self.nu, self.stop_window, self.stop_tol, self.size_rule = nu, stop_window, stop_tol, size_rule
+        self.size_search, self.degree, self.coef0 = size_search, degree, coef0
+        self.normalize_kernel, self.block_size, self.n_jobs = normalize_kernel, block_size, n_jobs
+
+
+class FixedSizeLSSVRCV(SearchIntervalMixin, RegressorMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM regression (SCDP, Karsmakers et al. 2011) with built-in
+    selection of kernel parameters, alpha and (by its own CV) model size.
+""" + FIXED_SIZE_SEARCH_DOC
+
+
+@with_calibration("the refitted model's v-fold values (see :class:`lssvm.FixedSizeLSSVC`)", "\n    Other Parameters", False)
+class FixedSizeLSSVCCV(SearchProbaMixin, ClassifierSearchMixin, ClassifierMixin, _FixedSizeSearchCV):
+    __doc__ = """Fixed-size LS-SVM classification (SCDP, Karsmakers et al. 2011) with built-in
+    selection of kernel parameters, alpha and model size.  With more than two
+    classes the criterion is the MSE of the coded outputs.
+""" + FIXED_SIZE_SEARCH_DOC + """    classes_ : ndarray of shape (n_classes,)
+"""

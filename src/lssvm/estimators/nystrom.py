@@ -33,13 +33,12 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import count_or_fraction
-from .._targets import check_numeric_targets, warn_constant_targets
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import SAMPLINGS, drop_near_duplicates, sampled_columns
 from ..cv import MemorySparseEngine, WeightedSparseEngine
 from ..exceptions import NotFittedError, NumericalWarning, warn_numerical
-from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, make_kernel, resolve_gamma
+from ..kernels import DEFAULT_BLOCK_SIZE, iter_row_blocks, resolve_gamma
 from ..selection.nystrom import NystromCV, WeightedNystromCV
 from ..solvers import factorize_sparse_rls, factorize_weighted_rls
 from ..solvers.nystrom import (
@@ -52,15 +51,23 @@ from ..solvers.nystrom import (
 from ._base import check_sample_weight
 from ._bayes import BayesMixin
 from ._calibration import ProbaMixin, SearchProbaMixin, with_calibration
-from ._constraints import KERNEL_PARAMS, POSITIVE, SEARCH_PARAMS, SIZE, UNIT_OPEN, ValidatedParamsMixin
-from ._docs import PARAMETER_NAMES_NOTE, RESULT_DOC, SEARCH_DOC
+from ._constraints import (
+    KERNEL_PARAMS,
+    POSITIVE,
+    SEARCH_PARAMS,
+    SIZE,
+    UNIT_OPEN,
+    KernelParamsMixin,
+    ValidatedParamsMixin,
+)
+from ._docs import KERNEL_DOC, PARAMETER_NAMES_NOTE, RESULT_DOC, SEARCH_DOC
 from ._exact_cv import ClassifierCVMixin, RegressorCVMixin
-from ._expansion import ExpansionMixin
+from ._expansion import ExpansionMixin, ExpansionRegressorMixin
 from ._intervals import SearchIntervalMixin, SparseIntervalMixin
 from ._labels import CodedClassifierMixin, encode_classes
 from ._scale import is_scale
 from ._training_data import check_training_data, remember_training_data
-from ._validation import validate_input
+from ._validation import validate_input, validate_regression_data
 from ._weighted_search import WeightedSearchMixin
 from ._weights import check_weighted_classes, weighted_kernel
 from .search_cv import ClassifierSearchMixin, FamilySearchCV, SearchFamily
@@ -70,15 +77,7 @@ __all__ = ["NystromFamily", "NystromLSSVC", "NystromLSSVCCV", "NystromLSSVR", "N
 KERNEL_ERRORS = ("trace", "spectral")
 PREDICTORS = ("exact", "low-rank")
 
-_DOC = """
-    Parameters
-    ----------
-    kernel : {"rbf", "laplacian", "linear", "poly"} or lssvm.kernels.Kernel, default="rbf"
-    gamma : float > 0 or "scale", default="scale"
-        "scale": ``1 / (n_features * X.var())`` at fit, as scikit-learn's
-        ``SVC`` (:func:`lssvm.kernels.resolve_gamma`); stored as ``gamma_``.
-        Kernel width (``exp(-gamma ||x - z||^2)`` for "rbf"); larger values
-        give narrower kernels.
+_DOC = KERNEL_DOC + """\
     alpha : float > 0, default=1.0
         Regularisation: the dual is ``[K~ + alpha I, 1; 1^T, 0]``; larger
         values give smoother fits (LS-SVMlab's ``gam`` is ``1/alpha``: Notes).
@@ -294,7 +293,7 @@ class NystromProbaMixin(ProbaMixin):
 
 
 # ---------------------------------------------------------------- estimators
-class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
+class _BaseNystromLSSVM(NystromDaskMixin, KernelParamsMixin, ValidatedParamsMixin, ExpansionMixin, BaseEstimator):
     #: the CV and hold-out methods keep the fitted rank-k map by default (``_holdout_mode``)
     _default_basis_in_holdout = "keep"
 
@@ -332,15 +331,6 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
                 f"rank={self.rank} is more than the n_basis={self.n_basis} columns sampled; lower rank, raise "
                 "n_basis, or leave rank=None"
             )
-
-    def _check_params(self, X=None):
-        """Validate the parameters (:meth:`_validate_params`); returns the kernel."""
-        self._validate_params()
-        return self._kernel_for(X)
-
-    def _kernel_for(self, X):
-        return make_kernel(self.kernel, gamma=resolve_gamma(self.gamma, X), degree=self.degree, coef0=self.coef0,
-                           normalize=self.normalize_kernel)
 
     def _rank_for(self, c):
         """k for c distinct sampled columns."""
@@ -596,14 +586,11 @@ class _BaseNystromLSSVM(NystromDaskMixin, ValidatedParamsMixin, ExpansionMixin, 
         return out[:, 0] if self._single_output else out
 
 
-class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, _BaseNystromLSSVM):
+class NystromLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin,
+                   _BaseNystromLSSVM):
     __doc__ = """LS-SVM regression on a rank-k Nyström kernel (Ding & Liao 2012), solved as ridge
     regression on its k features (the sparse model on the sampled columns).
 """ + _DOC
-
-    @property
-    def _single_output(self):
-        return self._y_1d
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -634,33 +621,14 @@ class NystromLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorM
         if is_dask_collection(X) or is_dask_collection(y):
             check_sample_weight(self, sample_weight, X, y)  # weights with Dask input: a clear error
             return self._fit_dask(X, y, classification=False)
-        X, y = validate_input(self, X, y, dtype=np.float64, multi_output=True, ensure_min_samples=2, y_numeric=True)
-        y = check_numeric_targets(y)
-        warn_constant_targets(y)
-        self._y_1d = y.ndim == 1
-        weights = check_sample_weight(self, sample_weight, X, y)
-        return self._fit_targets(X, y[:, None] if y.ndim == 1 else y, weights)
-
-    def predict(self, X):
-        """Predictions, shape (m,) or (m, n_outputs)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
-
+        X, Y, self._y_1d = validate_regression_data(self, X, y)
+        return self._fit_targets(X, Y, check_sample_weight(self, sample_weight, X, Y))
 
 @with_calibration("the exact leave-one-out values of the (low-rank) Nyström model, O(n k)")
 class NystromLSSVC(NystromProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin, _BaseNystromLSSVM):
     __doc__ = """LS-SVM classification on a rank-k Nyström kernel (Ding & Liao 2012), solved as
     ridge regression on its k features: labels coded +1/-1 (one-vs-rest for more classes).
 """ + _DOC.replace("\n    Notes\n", "    classes_ : ndarray of shape (n_classes,)\n\n    Notes\n", 1)
-
-    @property
-    def _single_output(self):
-        return self.classes_.size == 2
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):

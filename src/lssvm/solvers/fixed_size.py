@@ -36,7 +36,8 @@ from sklearn.utils import check_random_state
 from ..exceptions import warn_numerical
 
 __all__ = ["FixedSizeSystem", "GramSums", "augmented_rows", "solve_spd", "solve_guarded", "solve_by_qr",
-           "normal_solve_error", "FS_GUARD_RTOL", "weighted_gram_sums", "SCDPResult", "SCDPState", "scdp"]
+           "normal_solve_error", "FS_GUARD_RTOL", "weighted_gram_sums", "SCDPResult", "SCDPState", "grow_to_size",
+           "scdp"]
 
 _EPS = np.finfo(float).eps
 
@@ -593,6 +594,50 @@ class SCDPState:
 _INDEFINITE_TOL = 1e-6
 
 
+def grow_to_size(A, rhs, size, n_candidates, seed, fit_error, name):
+    """SCDP on the system ``A w = rhs`` (one output) to ``size`` non-zeros, with its guards.
+
+    A :class:`lssvm.NumericalWarning` says where numerically dependent coordinates stop it early, and where
+    the solution's fitted values have an estimated relative error above :data:`FS_GUARD_RTOL` (SCDP solves
+    the normal equations, which square the kernel's conditioning).
+
+    Parameters
+    ----------
+    A : ndarray of shape (D, D)
+    rhs : ndarray of shape (D,)
+    size : int
+        Non-zeros wanted.
+    n_candidates, seed
+        As for :class:`SCDPState`.
+    fit_error : callable
+        ``fit_error(A_sel, sel, coef)``: the estimated relative error of the fitted values on coordinates
+        ``sel`` (the rows' ``fit_error``, in memory or from sums).
+    name : str
+        The estimator, for the warnings.
+
+    Returns
+    -------
+    SCDPState
+        ``order``, ``coef`` and ``k`` (the non-zeros kept); O(size D) per step, plus ``fit_error``.
+    """
+    state = SCDPState(A, rhs, n_candidates, seed)
+    while state.k < size and state.step() is not None:
+        pass
+    if state.k < size and state.skipped:
+        warn_numerical(f"{name}: SCDP kept {state.k} of the {int(size)} requested "
+            f"non-zeros: {len(state.skipped)} coordinate(s) are numerically dependent on the selected "
+            "ones in the normal equations (K^T K squares the kernel's conditioning), so the model "
+            "is the minimiser over the kept prototypes only. solver='direct' (solved by QR when "
+            "ill-conditioned), a larger alpha or a narrower kernel avoid this", stacklevel=4)
+    if state.k:
+        err = fit_error(A[np.ix_(state.order, state.order)], state.order, state.coef)
+        if err > FS_GUARD_RTOL:
+            warn_numerical(f"{name}: the SCDP solution's fitted values have an estimated "
+                f"relative error of {err:.1e} (the normal equations square the kernel's "
+                "conditioning); solver='direct' re-solves by QR, or increase alpha", stacklevel=4)
+    return state
+
+
 def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=None, tol=0.0):
     """Sparse conjugate directions pursuit for ``A w = b``, A symmetric positive definite.
 
@@ -620,6 +665,8 @@ def scdp(A, b, max_nonzero=None, n_candidates=None, random_state=None, callback=
     Returns
     -------
     SCDPResult
+        ``lssvm.solvers.fixed_size.SCDPResult``: ``order`` (the coordinates in the order chosen),
+        ``coef_path`` (the solution after each step), ``residual_norms`` and ``n_features``.
 
     Raises
     ------

@@ -184,7 +184,7 @@ def summed_rows(data, Z, kernel, classes=None, folds=None, label="training pass"
     return SummedRows(total, kernel(Z, Z), fold_sums, None if folds is None else path_errors)
 
 
-def support_engine(data, kernel, Z, indices, coef, support, classes=None):
+def support_engine(data, kernel, Z, indices, coef, support, classes=None, targets=None):
     """The engine of a fixed-size model fitted on Dask rows: the sparse model
     on the prototypes that carry a weight, at the same alpha (the
     documentation's Mathematics page, §4, §6), a
@@ -209,12 +209,17 @@ def support_engine(data, kernel, Z, indices, coef, support, classes=None):
     support : ndarray of shape (s,)
         The prototypes with a weight, in the model's order.
     classes : ndarray or None
+    targets : array of int, optional
+        A regressor's outputs that ``coef`` holds (a group of outputs on one support): the model of
+        those columns of the targets.
 
     Returns
     -------
     DaskSparseFit or str
         The engine, or why no one sparse model is the fitted one.
     """
+    if targets is not None:
+        data = RowData(data.X, data.y[:, targets], data.groups, data.offsets)
     M = Z.shape[0]
     chosen = coef[:M] != 0
     if not np.all(chosen == chosen[:, :1]):
