@@ -10,7 +10,7 @@ a validation curve over sizes 1..k_m at the cost of one SCDP run per fold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from .weighted import WeightedSparseEngine
 __all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors",
            "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out", "support_engine",
-           "coordinate_groups"]
+           "coordinate_groups", "fold_decision_values", "block_fold_values"]
 
 METRICS = ("mse", "error_rate")
 #: Bytes of SCDP paths (every fold's coefficients per size) sent with one pass
@@ -56,12 +56,17 @@ class SizeCurves:
     fold_sizes : ndarray of shape (n_folds,)
     stopped_at : ndarray of shape (n_alphas, v, n_folds)
         Steps each run took.
+    paths : dict or None
+        Only where asked for (``keep_paths``): for each ``(alpha index, output, fold)`` the run's
+        selection order (k,) and its coefficients after each step (a list of k arrays, the i-th of
+        length i + 1, on the order's first i + 1 coordinates): every fold model of every size.
     """
 
     sse: np.ndarray
     n_wrong: np.ndarray
     fold_sizes: np.ndarray
     stopped_at: np.ndarray
+    paths: dict | None = field(default=None, compare=False)
 
     def curve(self, scoring="mse"):
         """Pooled CV score per size and the spread of the per-fold scores.
@@ -124,6 +129,7 @@ def fixed_size_cv_curves(
     stop_scoring="mse",
     fold_sums=None,
     weights=None,
+    keep_paths=False,
 ) -> SizeCurves:
     """Validation curves over model sizes for every fold, alpha and output.
 
@@ -162,6 +168,10 @@ def fixed_size_cv_curves(
         downdate is weighted and its SSE and misclassification count are
         the weighted sums ``sum w e^2`` and ``sum w [wrong]``; the fold sizes
         its weight sums.
+    keep_paths : bool, default=False
+        Keep every run's coefficients after each step (``SizeCurves.paths``, O(k^2) floats per
+        run): the fold models of every size, whose out-of-fold values
+        :func:`fold_decision_values` gives at the chosen sizes.
 
     Returns
     -------
@@ -186,6 +196,7 @@ def fixed_size_cv_curves(
     sse = np.zeros(shape)
     wrong = np.zeros(shape)
     stopped = np.zeros(shape[:3], dtype=np.intp)
+    paths = {} if keep_paths else None
 
     def work(f):
         if fold_sums is None:
@@ -209,8 +220,11 @@ def fixed_size_cv_curves(
                     rhs_j = fold_sums[f].rhs[:, j]
                     yy_j = float(fold_sums[f].yy[j])
                 scores = []
+                path = [] if paths is not None else None
                 while state.k < kmax and state.step() is not None:
                     k = state.k
+                    if path is not None:
+                        path.append(state.coef.copy())
                     if fold_sums is None:
                         y = Yv[:, j]
                         pred = columns.at(state.order) @ state.coef
@@ -231,6 +245,8 @@ def fixed_size_cv_curves(
                         break
                 k = state.k
                 stopped[a, j, f] = k
+                if paths is not None:  # distinct keys per fold: safe across the folds' threads
+                    paths[a, j, f] = (state.order[:len(path)].copy(), path)
                 if 0 < k < kmax:
                     sse[a, j, f, k:] = sse[a, j, f, k - 1]
                     wrong[a, j, f, k:] = wrong[a, j, f, k - 1]
@@ -240,7 +256,56 @@ def fixed_size_cv_curves(
         sizes = np.array([s.n_samples for s in fold_sums], dtype=float)
     else:
         sizes = np.array([len(t) if weights is None else weights[t].sum() for t in folds], dtype=float)
-    return SizeCurves(sse, wrong, sizes, stopped)
+    return SizeCurves(sse, wrong, sizes, stopped, paths)
+
+
+def fold_decision_values(K, folds, curves, sizes, alpha_index=0):
+    """Out-of-fold decision values of the size selection's fold models at the chosen sizes.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, M)
+        Kernel between the rows and the prototype pool.
+    folds : list of ndarray
+        Test indices of each fold (those of ``curves``).
+    curves : SizeCurves
+        With ``paths`` (:func:`fixed_size_cv_curves` with ``keep_paths``).
+    sizes : ndarray of int of shape (v,)
+        The chosen number of non-zeros per output.
+    alpha_index : int, default=0
+
+    Returns
+    -------
+    ndarray of shape (N, v)
+        Row i, output j: the value at row i of the model of the fold f that holds i out (SCDP run on
+        the system of the rows outside fold f, grown to ``sizes[j]`` non-zeros, or to where its run
+        stopped if that came first; its own prototypes from the shared pool, intercept penalty ``nu``
+        included), a model that never saw row i: honest held-out values, those the curves score.
+        NaN for a row in no fold.
+
+    Notes
+    -----
+    O(N k) for k non-zeros (:func:`block_fold_values`).
+    """
+    fold_of_row = np.full(K.shape[0], -1, dtype=np.intp)
+    for f, test in enumerate(folds):
+        fold_of_row[test] = f
+    return block_fold_values(K, fold_of_row, curves.paths, sizes, alpha_index)
+
+
+def block_fold_values(K, fold_of_row, paths, sizes, alpha_index=0):
+    """:func:`fold_decision_values` of some rows: ``K`` (b, M) their kernel rows, ``fold_of_row`` (b,)
+    the fold that holds each out (-1: none, NaN values), ``paths`` as ``SizeCurves.paths``; (b, v),
+    one product per fold and output, O(b k)."""
+    F = np.full((K.shape[0], len(sizes)), np.nan)
+    rows = augmented_rows(K)
+    for f in np.unique(fold_of_row[fold_of_row >= 0]):
+        sel = fold_of_row == f
+        for j, size in enumerate(sizes):
+            order, path = paths[alpha_index, j, int(f)]
+            k = min(int(size), len(path))
+            F[sel, j] = rows[np.ix_(sel, order[:k])] @ path[k - 1] if k else 0.0
+    return F
 
 
 class SelectedBlock:
@@ -505,6 +570,10 @@ class RowsInMemory:
         """Guarded solve of the system of all rows (QR when ill-conditioned)."""
         return solve_guarded(system.matrix(alpha, nu), system.rhs, self.K, self.K_ZZ, self.Y, alpha, nu, call=call)
 
+    def fold_values(self, curves, sizes):
+        """:func:`fold_decision_values` of these rows and folds, (N, v)."""
+        return fold_decision_values(self.K, self.folds, curves, sizes)
+
     def fit_error(self, A_sel, sel, coef):
         return normal_solve_error(A_sel, augmented_rows(self.K)[:, sel], coef)
 
@@ -549,11 +618,13 @@ class SummedRows:
         return np.array([fs.n_samples for fs in self.fold_sums], dtype=float)
 
     def curves(self, system, alphas, *, nu=1e-8, max_size=None, n_candidates=None, seed=0, stop_window=10,
-               stop_tol=None, stop_scoring="mse"):
+               stop_tol=None, stop_scoring="mse", keep_paths=False):
+        """The curves (:func:`fixed_size_cv_curves`, or from the full paths' errors by one pass with the
+        misclassification rate); ``keep_paths`` keeps the fold models (``SizeCurves.paths``)."""
         if stop_scoring == "mse":
             return fixed_size_cv_curves(system, None, None, None, alphas, fold_sums=self.fold_sums, nu=nu,
                                         max_size=max_size, n_candidates=n_candidates, seed=seed,
-                                        stop_window=stop_window, stop_tol=stop_tol)
+                                        stop_window=stop_window, stop_tol=stop_tol, keep_paths=keep_paths)
         kmax = system.n_coef if max_size is None else int(max_size)
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
         # the paths travel to every task: a few alphas per pass keep them under PATH_BYTES
@@ -567,8 +638,19 @@ class SummedRows:
             for f, runs in part.items():
                 paths[f].extend(runs)  # (alpha, output) order is kept
         errors = {key: np.concatenate([e[key] for e in errors]) for key in ("sse", "wrong")}
-        return curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
-                                       stop_tol=stop_tol, stop_scoring=stop_scoring)
+        curves = curves_from_path_errors(errors, paths, self._fold_sizes(), max_size=kmax, stop_window=stop_window,
+                                         stop_tol=stop_tol, stop_scoring=stop_scoring)
+        if not keep_paths:
+            return curves
+        # the runs went on to max_size: each kept to where rule (38) stops it, as the in-memory runs stop
+        v = system.rhs.shape[1]
+        kept = {}
+        for f, runs in paths.items():
+            for i, (order, C) in enumerate(runs):
+                a, j = divmod(i, v)
+                k = int(curves.stopped_at[a, j, f])
+                kept[a, j, f] = (order[:k].copy(), [C[t, : t + 1].copy() for t in range(k)])
+        return replace(curves, paths=kept)
 
     def solve(self, system, alpha, nu, call):
         return solve_guarded(system.matrix(alpha, nu), system.rhs, None, self.K_ZZ, None, alpha, nu, call=call,

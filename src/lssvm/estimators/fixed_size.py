@@ -42,6 +42,7 @@ from ..basis import PROTOTYPE_METHODS, prototype_pool
 from ..cv import resolve_folds
 from ..cv.fixed_size import (
     RowsInMemory,
+    SummedRows,
     WeightedRowsInMemory,
     chosen_sizes,
     coordinate_groups,
@@ -285,8 +286,14 @@ class FixedSizeDaskMixin:
 
 
 class FixedSizeProbaMixin(ProbaMixin):
-    """``predict_proba`` of :class:`lssvm.FixedSizeLSSVC`: calibrated on the
-    exact held-out decision values of the model at its support.
+    """``predict_proba`` of :class:`lssvm.FixedSizeLSSVC`: calibrated on exact
+    held-out decision values.
+
+    With the size chosen by v-fold CV (``cv`` set, the default) and rows in memory, unweighted,
+    ``calibration_cv=None`` takes the out-of-fold values the size selection already computes: row i's
+    value is that of the fold model that left i out (SCDP on the other folds' rows, grown to the
+    chosen size, :func:`lssvm.cv.fixed_size.fold_decision_values`), O(N k) beyond the fit.  Otherwise
+    (``cv=None``, weights, Dask, the whole pool chosen, or ``calibration_cv`` given), the values below.
 
     The model at its support is the sparse model on the prototypes that carry
     a weight (the documentation's Mathematics page, §4, §6), whose engine gives
@@ -300,6 +307,9 @@ class FixedSizeProbaMixin(ProbaMixin):
     """
 
     def _calibration_decisions(self, groups=None):
+        F = getattr(self, "_fold_decisions", None)
+        if F is not None and self.calibration_cv is None:  # the size selection's out-of-fold values
+            return F
         W, M = self.coef_full_, self.n_basis_
         if getattr(self, "_X_fit", None) is None or not np.any(W[M] == 0):
             return super()._calibration_decisions(groups)
@@ -465,6 +475,8 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
             whole_pool_cv = fam.dask_whole_pool_cv(data, Z, zidx, kernel, folds, self.classes_ if classification else None,
                                                self._scoring)
         self._fit_rows(kernel, Z, zidx, rows, seed, whole_pool_cv)
+        if self._fold_models is not None:  # the calibration's values: the size selection's out-of-fold values
+            self._fold_decisions = fam.fold_values_pass(data, Z, kernel, self.classes_, folds, *self._fold_models)
         self._alpha_groups, self._group_engines = self._support_groups(), {}
         # the engine: the sparse model on the support, its training pass deferred to its first use (or why none)
         engine = fam.support_engine(data, kernel, Z, zidx, self.coef_full_, self.support_,
@@ -485,6 +497,8 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
         v = system.rhs.shape[1]
         name = type(self).__name__
         self.cv_curve_ = self.cv_curve_std_ = self.cv_score_ = None
+        # the calibration's held-out values (and the fold models that give them), where the size CV has them
+        self._fold_decisions = self._fold_models = None
         W = np.zeros((D, v))
         if self.solver == "direct":
             W[:] = rows.solve(system, float(self.alpha), float(self.nu), call=f"{name}(solver='direct').fit")
@@ -500,9 +514,13 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
                 DEFAULT_N_CANDIDATES if self.n_candidates is None else self.n_candidates)
             sizes = np.full(v, kmax)
             if self.cv is not None:
+                # a classifier calibrating on the size selection's fold models (FixedSizeProbaMixin) keeps them
+                keep = type(rows) in (RowsInMemory, SummedRows) and getattr(self, "calibration", None) is not None \
+                    and getattr(self, "calibration_cv", None) is None
                 curves = rows.curves(
                     system, [float(self.alpha)], nu=float(self.nu), max_size=kmax, n_candidates=rho, seed=seed,
                     stop_window=self.stop_window, stop_tol=self.stop_tol, stop_scoring=self._scoring,
+                    **({"keep_paths": True} if keep else {}),
                 )
                 mean, std = curves.curve(self._scoring)
                 last = int(curves.stopped_at.max())
@@ -515,6 +533,10 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
                     if full is not None:  # the size rule on the curve completed by the whole pool
                         sizes = full[3]
                         self.cv_score_ = mean[np.arange(v), sizes - 1]
+                if keep and full is None and curves.paths is not None:  # Dask: values by a pass (_fit_dask)
+                    self._fold_models = (curves.paths, sizes)
+                    if type(rows) is RowsInMemory:
+                        self._fold_decisions = rows.fold_values(curves, sizes)
             orders = []
             for j in range(v):
                 if full is not None and full[0][j]:  # the whole pool: the size rule's pick on the full curve
@@ -623,8 +645,10 @@ class FixedSizeLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, R
         return self._fit_targets(X, Y, groups, None, self._fit_weights)
 
 
-@with_calibration("the exact leave-one-out values of the model at its support (the sparse model on\n        "
-                  "the prototypes that carry a weight), O(m s) after the fit")
+@with_calibration("with the size chosen by v-fold CV (``cv`` set, rows in memory, no weights), the\n        "
+                  "out-of-fold values of the size selection's fold models at the chosen size (O(m s) after\n        "
+                  "the fit); otherwise the exact leave-one-out values of the model at its support (the sparse\n        "
+                  "model on the prototypes that carry a weight)")
 class FixedSizeLSSVC(FixedSizeProbaMixin, ClassifierCVMixin, CodedClassifierMixin, ClassifierMixin,
                      _BaseFixedSizeLSSVM):
     __doc__ = (

@@ -147,7 +147,7 @@ class PathSolution:
         b = self.y_mean[None, :] - np.einsum("n,anv->av", self.kernel_mean, a)
         return (a[0], b[0]) if scalar else (a, b)
 
-    def loo_rows(self, M, Yc, alphas, per_alpha=False):
+    def loo_rows(self, M, Yc, alphas, per_alpha=False, y_scale=None):
         """Leave-one-out residuals of some training rows.
 
         Parameters
@@ -157,6 +157,11 @@ class PathSolution:
         Yc : ndarray of shape (b, v)
             Their centred targets.
         alphas : ndarray of shape (A,)
+        per_alpha : bool, default=False
+        y_scale : ndarray of shape (v,), optional
+            The targets' scale for the rounding guard (:meth:`rounding_guard`); default
+            :meth:`target_rms`: over all training rows for a :class:`SparseRLSFactorization`, so
+            that which rows are flagged does not depend on the blocks the rows come in.
 
         Returns
         -------
@@ -178,33 +183,84 @@ class PathSolution:
         r, A, v = C.shape
         D = self._inv_shift(alphas)  # (r, A)
         E = Yc[:, None, :] - (M @ C.reshape(r, A * v)).reshape(-1, A, v)
-        denom = (1.0 - 1.0 / self.n_samples) - (M2 := M * M) @ D  # (b, A)
+        denom = (1.0 - 1.0 / self.n_samples) - (M * M) @ D  # (b, A)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # said by warn_tiny_leverage
             R = E / denom[:, :, None]
-            # guard: eigenvalue rounding (eps lambda_max) moves the fit by sum_j |M_ij z_j| D_j^2
-            # and h_ii by sum_j M_ij^2 D_j^2 per unit, over 1 - h_ii.  That costs as much as the residuals,
-            # so only alphas where a free bound trips get it: sum_j M_ij^2 D_j^2 <= max_j D_j (M2 D)_i and,
-            # by Cauchy-Schwarz, sum_j |M_ij z_j| D_j^2 <= sqrt(max_j D_j (M2 D)_i sum_j z_j^2 D_j^2).
-            absR, scale = np.abs(R), _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0)
-            big = np.maximum(np.abs(Yc).max(axis=0, initial=0.0), np.finfo(float).tiny)  # RMS without overflow
-            y_scale = np.sqrt(np.mean((Yc / big) ** 2, axis=0)) * big if Yc.shape[0] else np.ones(v)
-            limit = LOO_RTOL * np.maximum(absR, y_scale)  # (b, A, v)
-            D2, Dmax = D * D, D.max(axis=0, initial=0.0)  # (r, A), (A,)
-            H = np.maximum(1.0 - 1.0 / self.n_samples - denom, 0.0) * Dmax  # >= sum_j M_ij^2 D_j^2, (b, A)
-            Sz = D2.T @ (self.z * self.z)  # (A, v)
-            bound = scale * (np.sqrt(H[:, :, None] * Sz[None]) + absR * H[:, :, None]) / np.abs(denom)[:, :, None]
-            suspect = np.flatnonzero(((bound > limit) | np.isnan(bound)).any(axis=(0, 2)))  # NaN: overflowed
-            unreliable = np.zeros(R.shape[0], dtype=bool)
-            bad_alphas = (denom <= LEVERAGE_TOL).any(axis=0)
-            if suspect.size:
-                Ds = D2[:, suspect]
-                dF = (np.abs(M) @ (np.abs(self.z)[:, None, :] * Ds[:, :, None]).reshape(r, -1)).reshape(M.shape[0], -1, v)
-                err = scale * (dF + absR[:, suspect] * (M2 @ Ds)[:, :, None]) / np.abs(denom[:, suspect])[:, :, None]
-                over = (err > limit[:, suspect]) | np.isnan(err)
-                unreliable = over.any(axis=(1, 2))
-                bad_alphas[suspect] |= over.any(axis=(0, 2))
+        if y_scale is None:
+            y_scale = self.target_rms(Yc)
+        unreliable, bad_alphas = self.rounding_guard(M, R, denom, D, y_scale)
+        bad_alphas |= (denom <= LEVERAGE_TOL).any(axis=0)
         tiny_rows = np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable)
         return (R.transpose(1, 0, 2), tiny_rows, bad_alphas) if per_alpha else (R.transpose(1, 0, 2), tiny_rows)
+
+    def target_rms(self, Yc):
+        """Each target's root mean square, the scale of :meth:`rounding_guard`: here of the rows
+        ``Yc`` (b, v) given, since a :class:`PathSolution` keeps no targets (a fit by row blocks
+        measures against its block's); a :class:`SparseRLSFactorization` gives that of all m rows.
+        O(b v), without overflow; ones where there is no row."""
+        return _rms(Yc)
+
+    def rounding_guard(self, M, R, denom, D, y_scale):
+        """Rows whose leave-one-out residual has an estimated relative error above ``LOO_RTOL``.
+
+        Parameters
+        ----------
+        M : ndarray of shape (b, r)
+            The rows in the eigenbasis (only the rows whose cheap bound trips are read again).
+        R : ndarray of shape (b, A, v)
+            Their LOO residuals (any strides: a transposed view is read as is).
+        denom : ndarray of shape (b, A)
+            ``1 - h_ii``.
+        D : ndarray of shape (r, A)
+            ``1 / (lambda_j + alpha)``.
+        y_scale : ndarray of shape (v,)
+            Each target's scale (its RMS over all training rows): the error is measured against
+            ``max(|R_i|, y_scale)``.
+
+        Returns
+        -------
+        unreliable : ndarray of bool of shape (b,)
+        bad_alphas : ndarray of bool of shape (A,)
+            The alphas at which some row is unreliable.
+
+        Notes
+        -----
+        Eigenvalue rounding (``eps lambda_max``) moves the fit by ``sum_j |M_ij z_j| D_j^2`` and
+        ``h_ii`` by ``sum_j M_ij^2 D_j^2`` per unit, over ``1 - h_ii``.  Each row's verdict reads only
+        that row and global scalars, so it does not depend on how the rows are split into blocks.
+        The exact estimate costs as much as the residuals, so only rows where a free bound trips get it:
+        ``sum_j M_ij^2 D_j^2 <= max_j D_j (h_ii - 1/m)`` and, by Cauchy-Schwarz, ``sum_j |M_ij z_j| D_j^2 <=
+        sqrt(max_j D_j (h_ii - 1/m) sum_j z_j^2 D_j^2)``.  O(b A v) element-wise, plus O(s r A v) for
+        the s rows whose bound trips.
+        """
+        b, A, v = R.shape
+        unreliable, bad_alphas = np.zeros(b, dtype=bool), np.zeros(A, dtype=bool)
+        if b == 0:
+            return unreliable, bad_alphas
+        scale = _EPS * max(float(self.eigenvalues.max(initial=0.0)), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            absR = np.abs(R)
+            limit = np.maximum(absR, y_scale)
+            limit *= LOO_RTOL  # (b, A, v)
+            D2 = D * D
+            H = np.maximum(1.0 - 1.0 / self.n_samples - denom, 0.0)
+            H *= D.max(axis=0, initial=0.0)  # >= sum_j M_ij^2 D_j^2, (b, A)
+            over_denom = scale / np.abs(denom)  # (b, A)
+            Sz = D2.T @ (self.z * self.z)  # (A, v)
+            bound = np.sqrt(H[:, :, None] * Sz[None])
+            bound += absR * H[:, :, None]
+            bound *= over_denom[:, :, None]
+            trips = (bound > limit) | np.isnan(bound)  # NaN: overflowed
+            rows = np.flatnonzero(trips.reshape(b, -1).any(axis=1))
+            if rows.size:
+                Ms = M[rows]
+                r = Ms.shape[1]
+                dF = (np.abs(Ms) @ (np.abs(self.z)[:, None, :] * D2[:, :, None]).reshape(r, -1)).reshape(rows.size, A, v)
+                err = (dF + absR[rows] * ((Ms * Ms) @ D2)[:, :, None]) * over_denom[rows][:, :, None]
+                over = (err > limit[rows]) | np.isnan(err)
+                unreliable[rows] = over.any(axis=(1, 2))
+                bad_alphas |= over.any(axis=(0, 2))
+        return unreliable, bad_alphas
 
 
 #: ``1 - h_ii`` at or below this makes a leave-one-out residual unreliable:
@@ -322,6 +378,19 @@ class SparseRLSFactorization(PathSolution):
     def _hat_diag(self, alphas):
         return (1.0 / self.n_samples + (self.M * self.M) @ self._inv_shift(alphas)).T
 
+    def target_rms(self, Yc=None):
+        """Each target's root mean square over all m training rows, (v,): the scale of the rounding
+        guard, the same whatever block of rows is checked (``Yc`` is ignored).  O(m v) once, by
+        batches of targets; cached."""
+        rms = self.__dict__.get("_target_rms")
+        if rms is None:
+            m, v = self.n_samples, self.z.shape[1]
+            rms = np.empty(v)
+            for cols in target_batches(m, v):
+                rms[cols] = _rms(self.centred_columns(cols))
+            object.__setattr__(self, "_target_rms", rms)  # frozen dataclass: a cache, as cached_property
+        return rms
+
     def loo_residuals(self, alpha):
         """Exact leave-one-out residuals ``y_i - f_{-i}(x_i)``.
 
@@ -337,23 +406,40 @@ class SparseRLSFactorization(PathSolution):
         -----
         ``e_i / (1 - h_ii)`` (Cawley & Talbot 2004, §2.6 and App. A.4; Pahikkala et al. 2012, §4):
         O(m r v) per alpha after the factorisation.  The basis stays fixed:
-        a left-out point that is a basis point remains a basis function.
+        a left-out point that is a basis point remains a basis function.  One pass over ``M`` in
+        cache-sized row blocks gives the fitted values and the hat diagonal together (memory traffic,
+        not flops, bounds it); the rounding guard (:meth:`rounding_guard`) then runs once over
+        large chunks of rows, its verdict per row independent of the chunks.
         """
         alphas, scalar = check_alphas(alpha)
         m, r, A, v = self.n_samples, self.rank, alphas.size, self.z.shape[1]
         R = np.empty((A, m, v))
-        tiny = []
-        # one pass over M in cache-sized row blocks: fitted values and hat
-        # diagonal together (memory traffic, not flops, bounds this step)
+        denom = np.empty((m, A))
+        C = self._eigen_coef(alphas).reshape(r, A * v)
+        D = self._inv_shift(alphas)  # (r, A)
         step = max(1, (1 << 20) // (8 * max(r, 1)))
-        bad = np.zeros(alphas.size, dtype=bool)
-        for lo in range(0, m, step):
-            R[:, lo : lo + step], t, b = self.loo_rows(self.M[lo:lo + step], self.centred_rows(slice(lo, lo + step)),
-                                                       alphas, True)
-            tiny.append(lo + t)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # said by warn_tiny_leverage
+            for lo in range(0, m, step):
+                rows = slice(lo, lo + step)
+                Mb = self.M[rows]
+                E = self.centred_rows(rows)[:, None, :] - (Mb @ C).reshape(-1, A, v)
+                d = np.subtract(1.0 - 1.0 / m, (Mb * Mb) @ D, out=denom[rows])
+                np.divide(E, d[:, :, None], out=R[:, rows].transpose(1, 0, 2))
+        y_scale = self.target_rms()
+        unreliable = np.zeros(m, dtype=bool)
+        bad = (denom <= LEVERAGE_TOL).any(axis=0)
+        chunk = max(1, _GUARD_CHUNK // (A * v))  # elements per temporary of the guard
+        for lo in range(0, m, chunk):
+            rows = slice(lo, lo + chunk)
+            flagged, b = self.rounding_guard(self.M[rows], R[:, rows].transpose(1, 0, 2), denom[rows], D, y_scale)
+            unreliable[rows] = flagged
             bad |= b
-        warn_tiny_leverage(np.concatenate(tiny), alphas=alphas[bad])
+        warn_tiny_leverage(np.flatnonzero((denom <= LEVERAGE_TOL).any(axis=1) | unreliable), alphas=alphas[bad])
         return R[0] if scalar else R
+
+
+#: Elements of each temporary of the rounding guard in :meth:`SparseRLSFactorization.loo_residuals`.
+_GUARD_CHUNK = 1 << 18
 
 
 def factorize_sparse_rls(K_mn, K_BB, Y, *, rcond: float = 1e-10, overwrite_k: bool = False, warn: bool = True,
@@ -490,6 +576,16 @@ def target_batches(n_rows, n_targets, batch_bytes=None):
     ``batch_bytes`` (default ``TARGET_BATCH_BYTES``, 64 MiB), at least one target each."""
     size = max(1, (TARGET_BATCH_BYTES if batch_bytes is None else batch_bytes) // (8 * max(n_rows, 1)))
     return [slice(lo, min(lo + size, n_targets)) for lo in range(0, n_targets, size)]
+
+
+def _rms(Yc):
+    """Root mean square of each column of ``Yc`` (b, v), scaled by its largest magnitude so that
+    it does not overflow; ones for no row."""
+    if Yc.shape[0] == 0:
+        return np.ones(Yc.shape[1])
+    big = np.maximum(np.abs(Yc).max(axis=0), np.finfo(float).tiny)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sqrt(np.mean((Yc / big) ** 2, axis=0)) * big
 
 
 def _all_finite(A):

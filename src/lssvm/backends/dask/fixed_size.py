@@ -37,7 +37,7 @@ from ..._targets import warn_constant_targets
 from ..._threads import serial_region
 from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
 from ...cv import ErrorSums, not_in_memory
-from ...cv.fixed_size import SummedRows, block_path_errors, chosen_sizes, scdp_seed
+from ...cv.fixed_size import SummedRows, block_fold_values, block_path_errors, chosen_sizes, scdp_seed
 from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
 from ...solvers.fixed_size import GramSums
@@ -163,6 +163,32 @@ def path_errors_pass(data, Z, kernel, classes, folds, paths, n_alphas, n_sizes, 
     parts = [dask.delayed(_task_path_errors, pure=True)(x, y, g, r0, z, k, c, s, p, n_alphas, n_sizes)
              for x, y, g, r0 in folds.data.blocks()]
     return run_pass(label, tree_reduce(parts, _add_errors))
+
+
+def _task_fold_values(x, y, g, row0, Z, kernel, classes, spec, models):
+    paths, sizes = models
+    with serial_region():
+        if np.shape(x)[0] == 0:
+            return np.zeros((0, len(sizes))), np.zeros(0, dtype=np.intp)
+        X = check_block(x, _Shape(Z.shape[1]), row0)
+        Y = code_targets(y, classes, row0)
+        f = np.asarray(spec.block_folds(row0, X.shape[0], g), dtype=np.intp).ravel()
+        F = np.empty((X.shape[0], len(sizes)))
+        for lo in range(0, X.shape[0], SUB_ROWS):
+            sl = slice(lo, lo + SUB_ROWS)
+            F[sl] = block_fold_values(kernel(X[sl], Z), f[sl], paths, sizes)
+        return F, (Y[:, 0] > 0).astype(np.intp) if Y.shape[1] == 1 else Y.argmax(axis=1)
+
+
+def fold_values_pass(data, Z, kernel, classes, folds, paths, sizes, label="calibration pass"):
+    """The out-of-fold values (N, v) of a fixed-size classifier's size selection at the chosen
+    ``sizes`` (:func:`lssvm.cv.fixed_size.block_fold_values`, ``paths`` of its fold models) and the
+    class index (N,) of every row, in row order: one pass, held on the client (O(N v))."""
+    z, k, c, s, p = shared(Z), shared(kernel), shared(classes), shared(folds.spec), shared((paths, sizes))
+    parts = [dask.delayed(_task_fold_values, pure=True)(x, y, g, r0, z, k, c, s, p)
+             for x, y, g, r0 in folds.data.blocks()]
+    blocks = run_pass(label, parts)
+    return np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
 
 
 def _add_errors(*parts):
