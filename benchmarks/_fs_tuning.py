@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from lssvm.cv.fixed_size import fixed_size_cv_curves, select_model_size
+from lssvm.cv.fixed_size import fixed_size_cv_curves
 from lssvm.kernels import RBF
+from lssvm.selection.fixed_size import select_model_size
 from lssvm.solvers.fixed_size import FixedSizeSystem
 
 

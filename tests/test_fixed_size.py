@@ -9,8 +9,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lssvm import FixedSizeLSSVC, FixedSizeLSSVR, NumericalWarning, SparseLSSVR, scdp
 from lssvm.basis import renyi_entropy_selection
-from lssvm.cv.fixed_size import fixed_size_cv_curves, select_model_size, stop_rule_met
+from lssvm.cv.fixed_size import fixed_size_cv_curves, stop_rule_met
 from lssvm.kernels import make_kernel
+from lssvm.selection.fixed_size import select_model_size
 from lssvm.solvers.fixed_size import FixedSizeSystem, SCDPState, augmented_rows, solve_spd
 
 from conftest import rel_err

@@ -14,9 +14,13 @@ from sklearn.datasets import make_friedman1
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from lssvm import FixedSizeLSSVR
-from lssvm.cv.fixed_size import select_model_size
 from lssvm.kernels import make_kernel
-from lssvm.selection.fixed_size import complete_curve_sizes, whole_pool_fold_scores, whole_pool_outputs
+from lssvm.selection.fixed_size import (
+    complete_curve_sizes,
+    select_model_size,
+    whole_pool_fold_scores,
+    whole_pool_outputs,
+)
 
 
 def _data(m, seed=0):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lssvm.cv.fixed_size import RowsInMemory, SelectedBlock, SelectedColumns, fixed_size_cv_curves
-from lssvm.solvers.fixed_size import GramSums
+from lssvm.cv.fixed_size import RowsInMemory, fixed_size_cv_curves
+from lssvm.solvers.fixed_size import GramSums, SelectedBlock, SelectedColumns
 
 
 def test_blocks_equal_gathers_along_a_growing_selection():

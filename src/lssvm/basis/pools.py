@@ -42,7 +42,7 @@ def _pool_size(n_basis, N, n_distinct):
     raise ValueError(f"n_basis must be an int in [1, N], a fraction in (0, 1] or None; got {n!r}")
 
 
-def prototype_pool(X, kernel, method="pchol", n_basis=None, random_state=None):
+def prototype_pool(X, kernel, method="pchol", n_basis=None, random_state=None, weights=None):
     """The fixed-size LS-SVM's prototype pool.
 
     Parameters
@@ -62,6 +62,9 @@ def prototype_pool(X, kernel, method="pchol", n_basis=None, random_state=None):
         ``min(distinct rows, default_n_basis(N))`` (sub-linear in N, capped
         at 1,000; Karsmakers et al. 2011 used 2,000).
     random_state : RandomState
+    weights : ndarray of shape (N,), optional
+        Sample weights: a method draws among the rows of positive weight
+        (a zero weight is a removed row); given points or rows are kept.
 
     Returns
     -------
@@ -85,6 +88,10 @@ def prototype_pool(X, kernel, method="pchol", n_basis=None, random_state=None):
     """
     X = check_input(X)
     kernel = check_kernel(kernel)
+    if weights is not None and isinstance(method, str):
+        positive = np.flatnonzero(np.asarray(weights) > 0)
+        Z, rows = prototype_pool(X[positive], kernel, method, n_basis, random_state)
+        return Z, None if rows is None else positive[rows]
     if isinstance(method, str):
         if method not in PROTOTYPE_METHODS:
             raise ValueError(

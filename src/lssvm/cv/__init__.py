@@ -23,7 +23,14 @@ from .conformal import (
 )
 from .engine import ErrorSums, MemorySparseEngine, SparseEngine, TargetGroupsEngine, not_in_memory
 from .explicit import explicit_holdout_predict, explicit_loo_residuals
-from .folds import FoldSpec, check_train_complement, cross_val_predictions, resolve_folds, stratifiable
+from .folds import (
+    FoldSpec,
+    check_train_complement,
+    cross_val_predictions,
+    resolve_folds,
+    same_folds_every_time,
+    stratifiable,
+)
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 from .weighted import WeightedSparseEngine
 
@@ -51,6 +58,7 @@ __all__ = [
     "explicit_holdout_predict",
     "explicit_loo_residuals",
     "resolve_folds",
+    "same_folds_every_time",
     "stratifiable",
     "WeightedSparseEngine",
 ]

@@ -19,6 +19,8 @@ from ..solvers.fixed_size import (
     FixedSizeSystem,
     GramSums,
     SCDPState,
+    SelectedBlock,
+    SelectedColumns,
     augmented_rows,
     normal_solve_error,
     solve_guarded,
@@ -30,7 +32,7 @@ from .engine import MemorySparseEngine, TargetGroupsEngine
 from .no_intercept import NoInterceptRidgeEngine
 from .weighted import WeightedSparseEngine
 
-__all__ = ["SizeCurves", "chosen_sizes", "fixed_size_cv_curves", "scdp_seed", "select_model_size", "stop_rule_met",
+__all__ = ["SizeCurves", "fixed_size_cv_curves", "scdp_seed", "stop_rule_met",
            "RowsInMemory", "SummedRows", "scdp_paths", "block_path_errors", "curves_from_path_errors",
            "WeightedRowsInMemory", "InterceptOnlyEngine", "selected_coordinates_held_out", "support_engine",
            "coordinate_groups", "fold_decision_values", "block_fold_values"]
@@ -306,113 +308,6 @@ def block_fold_values(K, fold_of_row, paths, sizes, alpha_index=0):
             k = min(int(size), len(path))
             F[sel, j] = rows[np.ix_(sel, order[:k])] @ path[k - 1] if k else 0.0
     return F
-
-
-class SelectedBlock:
-    """The block ``G[sel, sel]`` of a symmetric matrix on SCDP's growing selection, kept contiguous.
-
-    SCDP only appends coordinates, so each call copies the new rows and columns (O(k) per
-    coordinate) instead of gathering the whole k x k block (``G[np.ix_(sel, sel)]``, O(k^2)
-    scattered reads per step: most of a fold curve's time on a pool of 500).  Storage grows by
-    doubling: O(k^2) for k steps.
-
-    Parameters
-    ----------
-    G : ndarray of shape (D, D)
-        Symmetric.
-    """
-
-    def __init__(self, G):
-        self.G = G
-        self.k = 0
-        self._buf = np.empty((0, 0))
-
-    def at(self, sel):
-        """``G[np.ix_(sel, sel)]`` for ``sel`` extending every earlier call's selection; a view."""
-        k = sel.size
-        if k > self._buf.shape[0]:
-            buf = np.empty((max(k, 2 * self._buf.shape[0], 16),) * 2)
-            buf[: self.k, : self.k] = self._buf[: self.k, : self.k]
-            self._buf = buf
-        for i in range(self.k, k):
-            row = self.G[sel[i], sel[: i + 1]]
-            self._buf[i, : i + 1] = row
-            self._buf[: i + 1, i] = row
-        self.k = k
-        return self._buf[:k, :k]
-
-
-class SelectedColumns:
-    """The columns ``C[:, sel]`` of a matrix on SCDP's growing selection, kept contiguous (as
-    :class:`SelectedBlock`: O(h) per new coordinate instead of an O(h k) gather per step).
-
-    Parameters
-    ----------
-    C : ndarray of shape (h, D)
-    """
-
-    def __init__(self, C):
-        self.C = C
-        self.k = 0
-        self._buf = np.empty((C.shape[0], 0))
-
-    def at(self, sel):
-        """``C[:, sel]`` for ``sel`` extending every earlier call's selection; a view."""
-        k = sel.size
-        if k > self._buf.shape[1]:
-            buf = np.empty((self.C.shape[0], max(k, 2 * self._buf.shape[1], 16)))
-            buf[:, : self.k] = self._buf[:, : self.k]
-            self._buf = buf
-        for i in range(self.k, k):
-            self._buf[:, i] = self.C[:, sel[i]]
-        self.k = k
-        return self._buf[:, :k]
-
-
-def select_model_size(mean, std, fraction=0.1):
-    """Smallest size whose score is within ``fraction`` standard deviations
-    of the best (Karsmakers et al. 2011, §4.5; Hastie et al.'s one-standard-error rule
-    with one tenth).
-
-    Parameters
-    ----------
-    mean, std : ndarray of shape (K,)
-        CV score and its spread over folds for sizes 1..K.
-    fraction : float, default=0.1
-
-    Returns
-    -------
-    int
-        The chosen size (1-based).
-    """
-    mean = np.asarray(mean, dtype=float)
-    if mean.size == 0 or not np.all(np.isfinite(mean)) or not np.all(np.isfinite(std)):
-        raise ValueError(
-            "the cross-validation curve over model sizes is empty or not finite (overflow): scale the "
-            "targets and inputs (e.g. StandardScaler) or raise alpha"
-        )
-    best = int(np.argmin(mean))
-    threshold = mean[best] + fraction * std[best]
-    return int(np.flatnonzero(mean <= threshold)[0]) + 1
-
-
-def chosen_sizes(curves: SizeCurves, scoring="mse", size_rule=0.1):
-    """The model size the ``size_rule`` picks per alpha and output, on the
-    CV curves cut at the longest fold run of that alpha.
-
-    Returns
-    -------
-    ndarray of int of shape (n_alphas, v)
-        1-based sizes.
-    """
-    mean, std = curves.curve(scoring)
-    A, v = mean.shape[:2]
-    sizes = np.empty((A, v), dtype=np.intp)
-    for a in range(A):
-        last = int(curves.stopped_at[a].max())
-        for j in range(v):
-            sizes[a, j] = select_model_size(mean[a, j, :last], std[a, j, :last], size_rule)
-    return sizes
 
 
 def scdp_seed(rng):

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.model_selection import KFold, check_cv
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 
 from .._threads import parallel_map
 from ..solvers import check_alphas
 from ..solvers.sparse_rls import warn_tiny_leverage
 from .holdout import BASIS_IN_HOLDOUT, HoldoutEngine, check_indices
 
-__all__ = ["resolve_folds", "contiguous_folds", "cross_val_predictions", "FoldSpec", "stratifiable"]
+__all__ = ["resolve_folds", "same_folds_every_time", "contiguous_folds", "cross_val_predictions", "FoldSpec", "stratifiable"]
 
 
 def resolve_folds(cv, n_samples, y=None, groups=None, classifier=False):
@@ -475,3 +475,13 @@ class FoldSpec:
         if n < 2 or np.any(labels < 0):
             raise ValueError("the test sets of cv must cover every row, in at least 2 folds")
         return cls("labels", n, values=labels)
+
+
+def same_folds_every_time(cv):
+    """Whether ``cv`` splits the same rows into the same folds at every call
+    (an int, or an unshuffled or seeded KFold / StratifiedKFold: no groups)."""
+    if isinstance(cv, Integral):
+        return True
+    if type(cv) not in (KFold, StratifiedKFold):
+        return False
+    return not cv.shuffle or isinstance(cv.random_state, Integral)

@@ -31,7 +31,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, is_classifier
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -39,12 +38,11 @@ from sklearn.utils.validation import check_is_fitted
 from .._threads import uses_threads
 from ..backends import is_dask_collection
 from ..basis import PROTOTYPE_METHODS, prototype_pool
-from ..cv import resolve_folds
+from ..cv import resolve_folds, same_folds_every_time
 from ..cv.fixed_size import (
     RowsInMemory,
     SummedRows,
     WeightedRowsInMemory,
-    chosen_sizes,
     coordinate_groups,
     scdp_seed,
     selected_coordinates_held_out,
@@ -53,7 +51,12 @@ from ..cv.fixed_size import (
 from ..exceptions import NotFittedError
 from ..kernels import DEFAULT_BLOCK_SIZE, gamma_scale, make_kernel
 from ..selection import SparseLSSVMCV
-from ..selection.fixed_size import WHOLE_POOL_RCOND, FixedSizeCV, whole_pool_fold_scores, whole_pool_outputs
+from ..selection.fixed_size import (
+    WHOLE_POOL_RCOND,
+    FixedSizeCV,
+    size_on_folds,
+    whole_pool_fold_scores,
+)
 from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, SCDPResult, grow_to_size, scdp
 from ._base import assemble_target_groups, check_sample_weight
 from ._bayes import BayesMixin
@@ -166,17 +169,6 @@ FIXED_SIZE_ATTRS_DOC = """
     cv_score_ : float or ndarray of shape (n_outputs,), or None
         CV score at the chosen size (with all prototypes for "direct").
 """
-
-
-def draw_pool(X, kernel, basis, n_basis, rng, weights=None):
-    """The prototype pool (M, d) and its training rows (M,), None for points given
-    (:func:`lssvm.basis.prototype_pool`); a method draws among the rows of positive weight (a zero
-    weight is a removed row)."""
-    if weights is None or not isinstance(basis, str):
-        return prototype_pool(X, kernel, basis, n_basis, rng)
-    positive = np.flatnonzero(weights > 0)
-    Z, rows = prototype_pool(X[positive], kernel, basis, n_basis, rng)
-    return Z, None if rows is None else positive[rows]
 
 
 class SupportEngineMixin:
@@ -420,7 +412,7 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
         remember_training_data(self, X, Y)
         kernel = self._fitted_kernel(X, weights)  # fit has validated the parameters
         rng = check_random_state(self.random_state)
-        Z, zidx = draw_pool(X, kernel, self.basis, self.n_basis, rng, weights)
+        Z, zidx = prototype_pool(X, kernel, self.basis, self.n_basis, rng, weights)
         self._check_max_size(Z.shape[0])
         seed = scdp_seed(rng)
         K = kernel(X, Z)
@@ -517,26 +509,12 @@ class _BaseFixedSizeLSSVM(FixedSizeDaskMixin, SupportEngineMixin, KernelParamsMi
                 # a classifier calibrating on the size selection's fold models (FixedSizeProbaMixin) keeps them
                 keep = type(rows) in (RowsInMemory, SummedRows) and getattr(self, "calibration", None) is not None \
                     and getattr(self, "calibration_cv", None) is None
-                curves = rows.curves(
-                    system, [float(self.alpha)], nu=float(self.nu), max_size=kmax, n_candidates=rho, seed=seed,
-                    stop_window=self.stop_window, stop_tol=self.stop_tol, stop_scoring=self._scoring,
-                    **({"keep_paths": True} if keep else {}),
-                )
-                mean, std = curves.curve(self._scoring)
-                last = int(curves.stopped_at.max())
-                mean, std = mean[0, :, :last], std[0, :, :last]
-                sizes = chosen_sizes(curves, self._scoring, self.size_rule)[0]
-                self.cv_curve_, self.cv_curve_std_ = mean, std
-                self.cv_score_ = mean[np.arange(v), sizes - 1]
-                if last < kmax and kmax == D:
-                    full = whole_pool_outputs(self, rows, system, mean, std, name, whole_pool_cv)
-                    if full is not None:  # the size rule on the curve completed by the whole pool
-                        sizes = full[3]
-                        self.cv_score_ = mean[np.arange(v), sizes - 1]
-                if keep and full is None and curves.paths is not None:  # Dask: values by a pass (_fit_dask)
-                    self._fold_models = (curves.paths, sizes)
+                choice = size_on_folds(self, rows, system, kmax, rho, seed, whole_pool_cv, keep)
+                self.cv_curve_, self.cv_curve_std_, sizes, self.cv_score_, full = choice[:5]
+                if keep and full is None and choice[5].paths is not None:  # Dask: values by a pass (_fit_dask)
+                    self._fold_models = (choice[5].paths, sizes)
                     if type(rows) is RowsInMemory:
-                        self._fold_decisions = rows.fold_values(curves, sizes)
+                        self._fold_decisions = rows.fold_values(choice[5], sizes)
             orders = []
             for j in range(v):
                 if full is not None and full[0][j]:  # the whole pool: the size rule's pick on the full curve
@@ -765,16 +743,6 @@ FIXED_SIZE_SEARCH_DOC = """
 """ + SEARCH_DOC + RESULT_DOC
 
 
-def _same_folds_every_time(cv):
-    """Whether ``cv`` splits the same rows into the same folds at every call
-    (an int, or an unshuffled or seeded KFold / StratifiedKFold: no groups)."""
-    if isinstance(cv, Integral):
-        return True
-    if type(cv) not in (KFold, StratifiedKFold):
-        return False
-    return not cv.shuffle or isinstance(cv.random_state, Integral)
-
-
 class FixedSizeFamily(SearchFamily):
     """The fixed-size LS-SVM (Karsmakers et al. 2011): a prototype pool, SCDP choosing which prototypes get a
     weight and its size rule the model size on v folds.  With ``size_search="refit"`` the candidates are scored
@@ -837,7 +805,7 @@ class FixedSizeFamily(SearchFamily):
             weights = kw.get("sample_weight")
             params.setdefault("gamma", gamma_scale(X, weights))
             kern = make_kernel(kw["kernel"], **params)
-            basis = draw_pool(np.asarray(X, dtype=float), kern, basis, n_basis, rng, weights)[1]
+            basis = prototype_pool(np.asarray(X, dtype=float), kern, basis, n_basis, rng, weights)[1]
             if basis is None:
                 raise ValueError("the basis (prototype pool) must come from the training rows: a method name or "
                                  "row indices (a search scores every candidate on its own rows)")
@@ -857,7 +825,7 @@ class FixedSizeFamily(SearchFamily):
             # the same way every time names the same folds on the full rows; kept as such, the refits of CV+
             # folds (predict_interval) split their own rows as the Dask fit's do
             seed, cv = criterion.refit_random_state, cv if folds is not None else criterion.cv
-        if folds is not None and not _same_folds_every_time(cv):
+        if folds is not None and not same_folds_every_time(cv):
             n = sum(len(t) for t in folds) if self.full_pool_search() else criterion.X.shape[0]
             cv = [(np.setdiff1d(np.arange(n), t), t) for t in folds]
         return {"basis": rows, "cv": cv, "random_state": seed, "scoring": scoring}

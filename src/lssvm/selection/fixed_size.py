@@ -14,14 +14,60 @@ import numpy as np
 from .._params import check_int
 from .._threads import uses_threads
 from ..basis import prototype_pool
-from ..cv.fixed_size import chosen_sizes, fixed_size_cv_curves, select_model_size
+from ..cv.fixed_size import SizeCurves, fixed_size_cv_curves
 from ..cv.fixed_size import scdp_seed as _scdp_seed
 from ..kernels import gamma_scale
 from ..solvers.fixed_size import DEFAULT_N_CANDIDATES, FixedSizeSystem, augmented_rows, solve_guarded
 from ..solvers.row_blocks import misclassified
 from .criteria import CVPath, _RowsCV
 
-__all__ = ["FixedSizeCV", "WHOLE_POOL_RCOND", "complete_curve_sizes", "whole_pool_fold_scores", "whole_pool_outputs"]
+__all__ = ["FixedSizeCV", "chosen_sizes", "select_model_size", "size_on_folds", "WHOLE_POOL_RCOND", "complete_curve_sizes", "whole_pool_fold_scores", "whole_pool_outputs"]
+
+
+def select_model_size(mean, std, fraction=0.1):
+    """Smallest size whose score is within ``fraction`` standard deviations
+    of the best (Karsmakers et al. 2011, §4.5; Hastie et al.'s one-standard-error rule
+    with one tenth).
+
+    Parameters
+    ----------
+    mean, std : ndarray of shape (K,)
+        CV score and its spread over folds for sizes 1..K.
+    fraction : float, default=0.1
+
+    Returns
+    -------
+    int
+        The chosen size (1-based).
+    """
+    mean = np.asarray(mean, dtype=float)
+    if mean.size == 0 or not np.all(np.isfinite(mean)) or not np.all(np.isfinite(std)):
+        raise ValueError(
+            "the cross-validation curve over model sizes is empty or not finite (overflow): scale the "
+            "targets and inputs (e.g. StandardScaler) or raise alpha"
+        )
+    best = int(np.argmin(mean))
+    threshold = mean[best] + fraction * std[best]
+    return int(np.flatnonzero(mean <= threshold)[0]) + 1
+
+
+def chosen_sizes(curves: SizeCurves, scoring="mse", size_rule=0.1):
+    """The model size the ``size_rule`` picks per alpha and output, on the
+    CV curves cut at the longest fold run of that alpha.
+
+    Returns
+    -------
+    ndarray of int of shape (n_alphas, v)
+        1-based sizes.
+    """
+    mean, std = curves.curve(scoring)
+    A, v = mean.shape[:2]
+    sizes = np.empty((A, v), dtype=np.intp)
+    for a in range(A):
+        last = int(curves.stopped_at[a].max())
+        for j in range(v):
+            sizes[a, j] = select_model_size(mean[a, j, :last], std[a, j, :last], size_rule)
+    return sizes
 
 
 class FixedSizeCV(_RowsCV):
@@ -133,6 +179,61 @@ class FixedSizeCV(_RowsCV):
             err = curves.curve("error_rate")[0][pick][:, 0]
         self.n_evaluations += 1
         return CVPath(self.alphas, mse, err, {"model_size": sizes.mean(axis=1)})
+
+
+def size_on_folds(est, rows, system, kmax, rho, seed, whole_pool_cv=None, keep_paths=False):
+    """The fixed-size fit's model size per output, chosen on SCDP's fast v-fold curves at the
+    estimator's alpha (Karsmakers et al. 2011, §4.4-4.5).
+
+    One run of the fold curves (:meth:`rows.curves`, one pass over the rows), the size rule
+    (:func:`chosen_sizes`), and, where every fold run stopped before the whole pool, the rule on the
+    curve completed by the whole pool (:func:`whole_pool_outputs`).
+
+    Parameters
+    ----------
+    est : FixedSizeLSSVR or FixedSizeLSSVC
+        Gives ``alpha``, ``nu``, ``stop_window``, ``stop_tol``, ``size_rule`` and the scoring.
+    rows : RowsInMemory, SummedRows or WeightedRowsInMemory
+    system : FixedSizeSystem
+    kmax : int
+        The largest size.
+    rho : int or None
+        SCDPP's candidates per step (None: SCDP).
+    seed : int
+        SCDPP's draws (:func:`lssvm.cv.fixed_size.scdp_seed`).
+    whole_pool_cv : callable, optional
+        The whole pool's fold scores (:func:`whole_pool_outputs`).
+    keep_paths : bool, default=False
+        Keep each fold run's coefficients in the curves (the held-out values of the fold models).
+
+    Returns
+    -------
+    mean, std : ndarray of shape (v, K)
+        The CV curve and its spread over folds, cut at the longest fold run.
+    sizes : ndarray of int of shape (v,)
+        1-based sizes (the whole pool's where it completed the curve).
+    score : ndarray of shape (v,)
+        The curve's score at each output's size.
+    full : tuple or None
+        :func:`whole_pool_outputs`'s result where the whole pool completed the curve.
+    curves : SizeCurves
+    """
+    scoring = est._scoring
+    curves = rows.curves(
+        system, [float(est.alpha)], nu=float(est.nu), max_size=kmax, n_candidates=rho, seed=seed,
+        stop_window=est.stop_window, stop_tol=est.stop_tol, stop_scoring=scoring,
+        **({"keep_paths": True} if keep_paths else {}),
+    )
+    mean, std = curves.curve(scoring)
+    last = int(curves.stopped_at.max())
+    mean, std = mean[0, :, :last], std[0, :, :last]
+    sizes = chosen_sizes(curves, scoring, est.size_rule)[0]
+    full = None
+    if last < kmax and kmax == system.rhs.shape[0]:
+        full = whole_pool_outputs(est, rows, system, mean, std, type(est).__name__, whole_pool_cv)
+        if full is not None:  # the size rule on the curve completed by the whole pool
+            sizes = full[3]
+    return mean, std, sizes, mean[np.arange(mean.shape[0]), sizes - 1], full, curves
 
 
 def whole_pool_outputs(est, rows, system, mean, std, name, whole_pool_cv=None):

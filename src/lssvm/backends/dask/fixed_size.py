@@ -37,9 +37,10 @@ from ..._targets import warn_constant_targets
 from ..._threads import serial_region
 from ...basis import default_n_basis, drop_near_duplicates, renyi_entropy_selection
 from ...cv import ErrorSums, not_in_memory
-from ...cv.fixed_size import SummedRows, block_fold_values, block_path_errors, chosen_sizes, scdp_seed
+from ...cv.fixed_size import SummedRows, block_fold_values, block_path_errors, scdp_seed
 from ...kernels import gamma_scale
 from ...selection.criteria import CVPath
+from ...selection.fixed_size import chosen_sizes
 from ...solvers.fixed_size import GramSums
 from ...solvers.row_blocks import SUB_ROWS, check_block, code_targets, merge_moments, misclassified
 from .families import _needs_memory, _row_indices
