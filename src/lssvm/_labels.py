@@ -55,7 +55,7 @@ class LabelCoder:
                 "class labels must be mutually comparable and not missing (None / NaN); got a mix of types"
             ) from None
         if classes.size < 2:
-            raise ValueError(f"{estimator_name} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
+            raise ValueError(f"{estimator_name} needs samples of at least 2 classes; got 1 class ({np.asarray(classes[0]).tolist()!r})")
         return cls(classes), np.ravel(codes)
 
     @property
