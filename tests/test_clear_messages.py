@@ -57,3 +57,11 @@ def test_constant_target_column_message_shows_the_value_as_written(tmp_path):
     result = CliRunner().invoke(cli, ["select", str(path), "--no-report"])
     assert result.exit_code != 0
     assert "every value is 3.0)" in result.output and "np." not in result.output
+
+
+def test_missing_class_labels_are_named_as_missing():
+    # not "a mix of types": the labels are strings, one is None
+    y = np.array(["a", "b"] * 5, dtype=object)
+    y[3] = None
+    with pytest.raises(ValueError, match=r"class labels are missing \(None / NaN\) in 1 row\(s\), the first at row 3"):
+        SparseLSSVC(n_basis=3).fit(np.arange(20.0).reshape(10, 2), y)

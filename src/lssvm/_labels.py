@@ -130,8 +130,12 @@ def _check_label_types(y):
     if y.dtype != object:
         return
     types = {type(v) for v in y.ravel()}
-    if type(None) in types or any(isinstance(v, float) and v != v for v in y.ravel()):
-        return  # missing labels: reported below
+    missing = [i for i, v in enumerate(y.ravel()) if v is None or (isinstance(v, float) and v != v)]
+    if missing:
+        raise ValueError(
+            f"class labels are missing (None / NaN) in {len(missing)} row(s), the first at row {missing[0]}; "
+            "drop those rows or give them a label"
+        )
     strings = {t for t in types if issubclass(t, str)}
     if strings and types - strings:
         names = ", ".join(sorted(t.__name__ for t in types))
