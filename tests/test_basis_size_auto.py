@@ -28,21 +28,22 @@ def _data(seed, m=70, d=3, noise=0.2):
     return X, y
 
 
-def _explicit_errors(X, y, rows, alpha, gamma, folds):
+def _explicit_errors(X, y, rows, alpha, gamma, folds, remove=False):
     """Mean squared out-of-fold error of the sparse LS-SVM solved afresh on each fold's training rows by a
     dense direct solve of its normal equations, its basis the points ``X[rows]`` (kept whether or not they
-    are held out)."""
+    are held out; with ``remove``, those held out are taken out of the fold's basis)."""
     m = X.shape[0]
     K = np.exp(-gamma * ((X[:, None, :] - X[None, rows, :]) ** 2).sum(axis=2))  # (m, n)
     K_BB = K[rows]
     sse = 0.0
     for test in folds:
         train = np.setdiff1d(np.arange(m), test)
-        F = np.column_stack([K[train], np.ones(train.size)])
-        P = np.zeros((len(rows) + 1, len(rows) + 1))
-        P[:-1, :-1] = alpha * K_BB
+        keep = ~np.isin(rows, test) if remove else np.ones(len(rows), dtype=bool)
+        F = np.column_stack([K[train][:, keep], np.ones(train.size)])
+        P = np.zeros((keep.sum() + 1, keep.sum() + 1))
+        P[:-1, :-1] = alpha * K_BB[np.ix_(keep, keep)]
         coef = np.linalg.lstsq(F.T @ F + P, F.T @ y[train], rcond=None)[0]
-        sse += np.sum((y[test] - K[test] @ coef[:-1] - coef[-1]) ** 2)
+        sse += np.sum((y[test] - K[test][:, keep] @ coef[:-1] - coef[-1]) ** 2)
     return sse / m
 
 
@@ -143,15 +144,18 @@ def test_search_with_kfold_reports_the_chosen_size_score(seed, m):
     curve = search.basis_curve_
     n = curve["n_chosen"]
     assert curve["n_basis"][-1] >= plain.best_estimator_.n_basis_  # the first stage has the search's size
-    assert curve["replaced"] == (curve["cv_error"][n - 1] < -plain.best_score_)
+    # the curve keeps held-out basis points; the replacement is decided in the search's mode (basis removed)
+    assert curve["replaced"] <= (curve["cv_error"][n - 1] < -plain.best_score_)
     est = search.best_estimator_
     if not curve["replaced"]:  # the search's model and score stand
         assert est.n_basis_ == plain.best_estimator_.n_basis_ and search.best_score_ == plain.best_score_
         return
     np.testing.assert_array_equal(est.basis_indices_, search.basis_pivots_[:n])
     assert search.alpha_ == est.alpha == curve["alpha"][n - 1]
-    expected = _explicit_errors(X, y, search.basis_pivots_[:n], search.alpha_, search.gamma_, search.cv_folds_)
+    expected = _explicit_errors(X, y, search.basis_pivots_[:n], search.alpha_, search.gamma_, search.cv_folds_,
+                                remove=True)
     np.testing.assert_allclose(-search.best_score_, expected, rtol=1e-6)
+    assert expected < -plain.best_score_
 
 
 def test_classifier_and_its_search_take_auto():

@@ -42,3 +42,26 @@ def test_item10_mixed_int_and_str_labels(make):
     y = np.array([1, "a"] * 10, dtype=object)
     with pytest.raises(ValueError, match=r"class labels mix strings with other types \(int, str\)"):
         make().fit(X, y)
+
+
+@pytest.mark.parametrize("label, shown", [(0.0, "(0.0)"), (3, "(3)"), ("a", "('a')")])
+def test_one_class_message_shows_the_label_as_written(label, shown):
+    # the label as the user wrote it, not NumPy's scalar repr (np.float64(0.0))
+    with pytest.raises(ValueError, match=r"got 1 class " + shown.replace("(", r"\(").replace(")", r"\)") + "$"):
+        SparseLSSVC(n_basis=3).fit(np.arange(12.0).reshape(6, 2), np.full(6, label))
+
+
+def test_constant_target_column_message_shows_the_value_as_written(tmp_path):
+    path = tmp_path / "const.csv"
+    path.write_text("x,y\n" + "".join(f"{i},3.0\n" for i in range(6)))
+    result = CliRunner().invoke(cli, ["select", str(path), "--no-report"])
+    assert result.exit_code != 0
+    assert "every value is 3.0)" in result.output and "np." not in result.output
+
+
+def test_missing_class_labels_are_named_as_missing():
+    # not "a mix of types": the labels are strings, one is None
+    y = np.array(["a", "b"] * 5, dtype=object)
+    y[3] = None
+    with pytest.raises(ValueError, match=r"class labels are missing \(None / NaN\) in 1 row\(s\), the first at row 3"):
+        SparseLSSVC(n_basis=3).fit(np.arange(20.0).reshape(10, 2), y)

@@ -56,7 +56,7 @@ WORDS = np.array(["a", "b"] * 15)
     (lambda: SparseLSSVRCV(param_space={"foo": [1]}).fit(X, Y), r"parameters of the 'rbf' kernel \(gamma\)"),
     (lambda: SparseLSSVRCV(kernel="linear", param_space=GS).fit(X, Y), "it has none to search"),
     (lambda: FixedSizeLSSVCCV(param_space=GS, cv=3).fit(X, np.array(["a", None] * 15, dtype=object)),
-     "class labels must be mutually comparable and not missing"),
+     r"class labels are missing \(None / NaN\) in 15 row"),
     (lambda: SparseLSSVR().fit(pd.DataFrame({"a": X[:, 0], "c": WORDS}), Y), r"non-numeric column\(s\) c"),
     (lambda: SparseLSSVR(normalize_kernel="yes").fit(X, Y), "'normalize_kernel' parameter of \\w+ must be"),
     (lambda: SparseLSSVRCV(refit="no", param_space=GS).fit(X, Y), "'refit' parameter of \\w+ must be"),

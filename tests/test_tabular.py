@@ -156,3 +156,20 @@ def test_inconsistent_encoding_is_refused(rng, tmp_path, edit, match):
     _rewrite(path, do)
     with pytest.raises(ModelFileError, match=match):
         load_model(path)
+
+
+@pytest.mark.parametrize("text_column", [False, True])
+def test_boolean_column_is_a_two_level_categorical(rng, text_column):
+    # a True/False column (pandas' bool dtype, as read from a CSV) is categorical under "auto"; the
+    # missing-value indicator of the categorical block takes it as it takes text, alone or beside text
+    f = pd.DataFrame({"a": rng.normal(size=40), "flag": rng.random(40) > 0.5})
+    new = pd.DataFrame({"a": [0.0, 1.0], "flag": [True, False]})
+    if text_column:
+        f["d"] = rng.choice(["p", "q"], 40)
+        f.loc[f.index[:2], "d"] = np.nan
+        new["d"] = ["p", np.nan]
+    ct = make_tabular_preprocessor().fit(f)
+    enc = TabularEncoding.from_fitted(ct)
+    np.testing.assert_allclose(enc.transform(new), ct.transform(new), rtol=0, atol=1e-14)
+    assert enc.categorical[0] == "flag" and enc.levels[0] == ["False", "True"]
+    assert enc.categorical_indicators == ([1] if text_column else [])  # only "d" had missing values

@@ -135,3 +135,24 @@ def test_bad_transform_requests_are_clear_errors(name, y, match):
     X = np.arange(6.0).reshape(3, 2)
     with pytest.raises(ValueError, match=match):
         TargetTransformRegressor(SparseLSSVR(n_basis=2), target_transform=name).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda: SparseLSSVR(gamma=0.3, alpha=0.1, n_basis=20, random_state=0),
+                                  lambda: SparseLSSVRCV(param_space={"gamma": [0.3]}, n_basis=20, ard=False)])
+def test_the_wrapper_fitted_on_a_dataframe_checks_its_columns(make):
+    # the model refitted on the chosen scale keeps the column names: the same columns predict without a
+    # warning, columns in another order are refused (not read as the fitted ones)
+    import warnings
+
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])
+    y = np.exp(X["a"].to_numpy() + 0.1 * rng.normal(size=60))
+    model = TargetTransformRegressor(make(), target_transform=["log", "boxcox"]).fit(X, y)
+    assert model.n_features_in_ == 3 and list(model.feature_names_in_) == ["a", "b", "c"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert model.predict(X).shape == (60,)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(X[["c", "a", "b"]])

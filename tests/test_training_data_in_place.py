@@ -71,3 +71,18 @@ def test_model_fitted_on_a_copy_is_unaffected():
     press = model.press()
     y *= 10.0  # the caller's array, not the one fitted
     np.testing.assert_allclose(model.press(), press, rtol=0)
+
+
+@pytest.mark.parametrize("make", [lambda: SparseLSSVR(n_basis=20, alpha=0.1, random_state=0),
+                                  lambda: NystromLSSVR(n_basis=20, alpha=0.1, random_state=0),
+                                  lambda: FixedSizeLSSVR(n_basis=20, alpha=0.1, solver="direct", random_state=0)])
+def test_sample_weight_modified_after_fit_leaves_the_fitted_model(make):
+    """The weights are the fitted model's: changing the caller's array in place after the fit does
+    not change its exact-CV values, which stay those of an explicit refit on the weights fitted."""
+    X, y = _data(4)
+    weights = np.random.default_rng(4).uniform(0.5, 2.0, y.size)
+    model = make().fit(X, y, sample_weight=weights)
+    reference = make().fit(X, y, sample_weight=weights.copy())
+    weights[:] = 1.0
+    np.testing.assert_allclose(model.loo_residuals(), reference.loo_residuals(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.cv_predict(4), reference.cv_predict(4), rtol=1e-10, atol=1e-12)

@@ -55,7 +55,7 @@ class LabelCoder:
                 "class labels must be mutually comparable and not missing (None / NaN); got a mix of types"
             ) from None
         if classes.size < 2:
-            raise ValueError(f"{estimator_name} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
+            raise ValueError(f"{estimator_name} needs samples of at least 2 classes; got 1 class ({np.asarray(classes[0]).tolist()!r})")
         return cls(classes), np.ravel(codes)
 
     @property
@@ -130,8 +130,12 @@ def _check_label_types(y):
     if y.dtype != object:
         return
     types = {type(v) for v in y.ravel()}
-    if type(None) in types or any(isinstance(v, float) and v != v for v in y.ravel()):
-        return  # missing labels: reported below
+    missing = [i for i, v in enumerate(y.ravel()) if v is None or (isinstance(v, float) and v != v)]
+    if missing:
+        raise ValueError(
+            f"class labels are missing (None / NaN) in {len(missing)} row(s), the first at row {missing[0]}; "
+            "drop those rows or give them a label"
+        )
     strings = {t for t in types if issubclass(t, str)}
     if strings and types - strings:
         names = ", ".join(sorted(t.__name__ for t in types))

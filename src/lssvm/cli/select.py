@@ -137,7 +137,7 @@ def _results_table(search, top):
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for the whole search (--model sparse; default 60, the estimator's): the ARD stage "
                    "runs where its predicted time fits what is left, and the basis growth stops before a doubling "
-                   "that would not fit.")
+                   "that would not fit; inf: no limit.")
 @target_transform_option
 @categorical_encoding_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
@@ -250,7 +250,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             raise ValueError(f"--search gradient is for --model {_models_that(lambda c: c.search_family().has_gradient_search)} "
                              "(L-BFGS-B on the model's exact CV error); use --search grid, nelder-mead or csa")
         if time_budget is not None:
-            params["time_budget"] = time_budget
+            params["time_budget"] = None if np.isinf(time_budget) else time_budget  # the estimator's "no limit"
         if calibration is not None:
             params["calibration"] = None if calibration == "none" else calibration  # saved for 'predict --proba'
         est = cls(**params)

@@ -50,7 +50,9 @@ def check_sample_weight(estimator, sample_weight, X, y=None):
         raise ValueError(f"{type(estimator).__name__}: sample_weight is not supported for Dask input; "
                          "fit on a NumPy sample")
     # scikit-learn's rules and messages: scalar broadcast, length, NaN / infinity, negative values
-    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    # a copy (m floats): the fitted model's exact-CV methods read the weights again, and the caller's
+    # array may be modified in place after the fit
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True)
     if not w.sum() > 0:
         raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
     return w

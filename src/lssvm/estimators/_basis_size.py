@@ -74,7 +74,7 @@ def grow_after_search(search, X, y, groups, clock_start):
     re-chosen on the whole path at that size.  The first stage has the search's own size (so every size up
     to it is scored, and the search's work is not undercut); the refit
     replaces the search's model only if its CV mean squared error is lower
-    and, with LOO, lower by more than one standard error of the per-row
+    (with k folds, recomputed with the search's ``basis_in_holdout``) and, with LOO, lower by more than one standard error of the per-row
     differences of the two models' exact LOO squared errors
     (``basis_curve_["replaced"]``).
 
@@ -111,6 +111,17 @@ def grow_after_search(search, X, y, groups, clock_start):
     kernel_params = {k: fitted.get(k, v) for k, v in search.best_params_.items() if k != "alpha"}
     params = {**search._model_params(), "kernel": best.kernel, **kernel_params, "alpha": alpha, "basis": rows}
     est = search._fit_one(params, X, y, groups=groups)
+    if search.cv_folds_ is not None:
+        # the curve keeps the held-out basis points (nested prefixes); the model to beat and best_score_ are in
+        # the search's basis_in_holdout: the refit is compared and reported in that mode, O(k) fold solves
+        every = np.arange(Y.shape[0])
+        folds = [(np.setdiff1d(every, f), np.asarray(f)) for f in search.cv_folds_]
+        err = float(np.mean(est.cv_error(folds, alpha=alpha, scoring="mse",
+                                         basis_in_holdout=search.basis_in_holdout)))
+        if not err < searched:
+            search.basis_curve_["replaced"] = False
+            search.refit_time_ += time.perf_counter() - t0
+            return search
     if search.cv_folds_ is None and search.scoring_ == "mse":
         # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen
         # at the grown size (the curve is scored at the search's alpha only: a third of the growth's time)

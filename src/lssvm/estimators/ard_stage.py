@@ -255,7 +255,7 @@ def _run(search, X, y, groups, best, stage, n_ard, cap, deadline, scoring, n_inp
     stage.update(ran=True, cv_isotropic=iso_key[0], cv_ard=ard_key[0], cv_mse_isotropic=iso_mse, cv_mse_ard=ard_mse,
                  n_evaluations=int(result.n_evaluations), n_basis=int(rows.size), gamma=gamma, alpha=alpha,
                  stopped=result.stopped, evaluation_cap=int(cap))
-    lower = bool(np.all(np.isfinite(ard_key)) and ard_key < iso_key)
+    lower = bool(np.all(np.isfinite(ard_key)) and _clearly_lower(ard_key, iso_key))
     paired_z = np.nan
     if folds is None and not classification:
         paired_z = _paired_z(best, model)
@@ -277,6 +277,19 @@ def _run(search, X, y, groups, best, stage, n_ard, cap, deadline, scoring, n_inp
     search.best_index_ = None
     search.feature_relevance_ = result.feature_relevance
     search.refit_time_ += result.refit_time
+
+
+#: Relative difference below which two CV errors count as equal: one model's CV error computed on the search's
+#: path and on the ARD kernel's differed by 1e-14 to 1e-10 relative where the gradient did not leave its start.
+CV_ROUNDING = 1e-8
+
+
+def _clearly_lower(new, old):
+    """Whether ranking key ``new`` is lower than ``old``, values within :data:`CV_ROUNDING` counting as equal."""
+    for a, b in zip(new, old, strict=True):
+        if abs(a - b) > CV_ROUNDING * max(abs(a), abs(b)):
+            return a < b
+    return False
 
 
 def _paired_z(old, new):

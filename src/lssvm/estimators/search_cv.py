@@ -430,7 +430,15 @@ class FamilySearchCV(BestExpansionMixin, ValidatedParamsMixin, BaseEstimator):
         check_is_fitted(self, "best_params_")
         if not (self.refit and hasattr(self, "best_estimator_")):  # never an earlier fit's model
             raise AttributeError("refit=False: there is no refitted model to predict with; fit with refit=True")
-        return self.best_estimator_
+        best = self.best_estimator_
+        # the refits run on the validated array, so the refitted model holds no column names; it takes the
+        # search's, as scikit-learn's searches' models do, so that X passed on to it is checked against them
+        # (columns in another order refused, not read as the fitted ones; no false "fitted without feature
+        # names" warning).  Set here, not at the fit: later stages (a target transform) replace the model.
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and getattr(best, "feature_names_in_", None) is None:
+            best.feature_names_in_ = names
+        return best
 
     def predict(self, X):
         """Predictions of ``best_estimator_``."""

@@ -304,10 +304,20 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
             self.target_transform_scores_, self.target_transform_cv_ = {}, None
             return self
         est.fit(X, y_arr)
-        est, choice = _choose_on_fitted(est, np.asarray(X), y_arr, names)
+        est, choice = _choose_on_fitted(est, X, y_arr, names)  # X as given: the refit keeps its column names
         self.estimator_, self.target_transform_ = est, choice.transform
         self.target_transform_scores_, self.target_transform_cv_ = choice.scores, choice.cv
         return self
+
+    @property
+    def n_features_in_(self):
+        """Number of input columns of the fitted estimator."""
+        return self.estimator_.n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        """Input column names of the fitted estimator (fitted on a DataFrame)."""
+        return self.estimator_.feature_names_in_
 
     @classmethod
     def from_fitted(cls, estimator, transform):

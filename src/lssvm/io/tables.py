@@ -313,7 +313,7 @@ def infer_task(y: pd.Series) -> str:
     (names, free text) raises ``ValueError``."""
     if y.nunique() < 2:
         raise ValueError(
-            f"target {y.name!r} is constant (every value is {y.iloc[0]!r}): there is nothing to learn; "
+            f"target {y.name!r} is constant (every value is {np.asarray(y.iloc[0]).tolist()!r}): there is nothing to learn; "
             "choose another target column"
         )
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):

@@ -179,7 +179,10 @@ def make_tabular_preprocessor(categorical="auto", numeric=None, *, impute=True, 
         OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=min_frequency, sparse_output=False)]
     parts = [("num", make_pipeline(*num_steps), num_sel), ("cat", make_pipeline(*cat_steps), cat_sel)]
     if impute:
-        parts.append(("catmiss", MissingIndicator(features="missing-only", error_on_new=False), cat_sel))
+        # on the text values, as the encoder sees them: MissingIndicator refuses a bool column (True/False)
+        parts.append(("catmiss", make_pipeline(FunctionTransformer(as_text, feature_names_out=_text_names),
+                                               MissingIndicator(features="missing-only", error_on_new=False)),
+                      cat_sel))
     return ColumnTransformer(parts, sparse_threshold=0.0, verbose_feature_names_out=True)
 
 
@@ -310,7 +313,9 @@ class TabularEncoding:
                 levels.append([str(c) for c in cats if c not in set(rare)])
                 rare_levels.append(rare)
             if "catmiss" in named and named["catmiss"][0] != "drop":
-                cat_ind = [int(i) for i in named["catmiss"][0].features_]
+                indicator = named["catmiss"][0]
+                indicator = indicator[-1] if isinstance(indicator, Pipeline) else indicator
+                cat_ind = [int(i) for i in indicator.features_]
         return cls(numeric, np.asarray(medians, float), num_ind, np.asarray(center, float),
                    np.asarray(scale, float), categorical, fill, levels, rare_levels, cat_ind,
                    [str(f) for f in ct.get_feature_names_out()])
