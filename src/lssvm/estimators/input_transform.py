@@ -47,9 +47,9 @@ __all__ = ["INPUT_TRANSFORMS", "SKEW_THRESHOLD", "InputTransform", "InputTransfo
 
 #: The transforms that can be asked for by name ("none": the inputs as given).
 INPUT_TRANSFORMS = ("none", "quantile", "yeo-johnson")
-#: ``"auto"`` tries "quantile" where some column's absolute sample skewness is above this.  MAGIC's
-#: fLength, fWidth, fSize, fAlpha, fDist and adult's capital-gain, capital-loss, fnlwgt are far above it
-#: (2-12); a normal or uniform column is near 0.
+#: ``"auto"`` tries "quantile" where some column's absolute sample skewness is above this.  Above it: MAGIC's
+#: fLength (2.0), fWidth (3.4), fAsym and fM3Long (-1.1); adult's capital-gain (12), capital-loss (4.6) and
+#: fnlwgt (1.45).  A normal or uniform column is near 0.
 SKEW_THRESHOLD = 1.0
 #: Quantiles of the quantile transform at most (scikit-learn's default); fewer rows: one per row.
 N_QUANTILES = 1000
