@@ -122,3 +122,22 @@ def test_bad_input_is_refused_clearly(kwargs, X_kind, error, match):
         InputTransformSearch(**kwargs).fit(X, y)
     with pytest.raises(ValueError, match="method must be"):
         InputTransform("rank").fit(np.ones((5, 2)))
+
+
+@pytest.mark.parametrize("cv", ["loo", 4])
+def test_the_winner_goes_on_to_the_stages_as_its_own_fit_would(cv):
+    X, y = _skewed(8, m=150)
+    base = SparseLSSVRCV(cv=cv, time_budget=None, random_state=0)  # ARD stage and basis growth, no clock
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = InputTransformSearch(base).fit(X, y)
+        Z = model.transformer_.transform(X)
+        direct = SparseLSSVRCV(cv=cv, time_budget=None, random_state=0).fit(Z, y)
+    assert set(model.input_transform_scores_) == {"none", "quantile"}
+    got = model.estimator_
+    assert got.ard == "auto" and got.n_basis == "auto"
+    assert got.ard_stage_["ran"] and direct.ard_stage_["ran"]
+    assert got.ard_stage_["kept"] == direct.ard_stage_["kept"]
+    assert got.basis_curve_["n_chosen"] == direct.basis_curve_["n_chosen"]
+    assert got.best_score_ == pytest.approx(direct.best_score_, rel=1e-9)
+    np.testing.assert_allclose(model.predict(X), direct.predict(Z), rtol=1e-8, atol=1e-10)
