@@ -124,7 +124,7 @@ def test_bad_input_is_refused_clearly(kwargs, X_kind, error, match):
         InputTransform("rank").fit(np.ones((5, 2)))
 
 
-@pytest.mark.parametrize("cv", ["loo", 4])
+@pytest.mark.parametrize("cv", ["loo", pytest.param(4, marks=pytest.mark.slow)])
 def test_the_winner_goes_on_to_the_stages_as_its_own_fit_would(cv):
     X, y = _skewed(8, m=150)
     base = SparseLSSVRCV(cv=cv, time_budget=None, random_state=0)  # ARD stage and basis growth, no clock
