@@ -106,6 +106,8 @@ def test_classifier_keeps_its_methods_on_raw_inputs():
 @pytest.mark.parametrize("kwargs, X_kind, error, match", [
     ({"input_transform": "log"}, "dense", ValueError, "input_transform must be"),
     ({"input_transform": []}, "dense", ValueError, "input_transform must be"),
+    ({"input_transform": None}, "dense", ValueError, "input_transform must be"),
+    ({"input_transform": ["quantile", "quantile"]}, "nan", ValueError, "NaN"),
     ({"input_transform": ["none", "box-cox"]}, "dense", ValueError, "input_transform must be"),
     ({}, "sparse", TypeError, "dense X"),
     ({}, "nan", ValueError, "NaN"),

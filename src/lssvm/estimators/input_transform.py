@@ -146,12 +146,16 @@ def _candidates(input_transform, X):
             return ["none", "quantile"] if skewed_columns(X).any() else ["none"]
         names = [input_transform]
     else:
-        names = list(input_transform)
-    bad = [n for n in names if n not in INPUT_TRANSFORMS]
+        try:
+            names = list(input_transform)
+        except TypeError:
+            names = []
+    bad = [n for n in names if not (isinstance(n, str) and n in INPUT_TRANSFORMS)]
     if not names or bad:
         raise ValueError(f"input_transform must be 'auto', one of {INPUT_TRANSFORMS} or a list of them; "
                          f"got {input_transform!r}")
-    return ["none"] + [n for n in names if n != "none"] if "none" in names else list(dict.fromkeys(names))
+    names = list(dict.fromkeys(names))
+    return ["none"] + [n for n in names if n != "none"] if "none" in names else names
 
 
 def _finish_stages(search, X, y, groups, restore):
