@@ -26,6 +26,10 @@ Contenders, each timed from the encoded matrix to test predictions:
   time_budget=None``): what the stage gives where the budget allows it (a machine less loaded);
 * ``lssvm-auto``: the same with ``n_basis="auto", time_budget=--time-budget``
   (the basis size chosen by exact CV; ``lssvm select --n-basis auto``);
+* ``lssvm-it``: the defaults inside :class:`lssvm.estimators.input_transform.InputTransformSearch`: the
+  numeric inputs as given or mapped to normal scores per column (``QuantileTransformer``), chosen by the
+  search's exact CV where some column is skewed;
+* ``lssvm-qt``: the defaults on the quantile-transformed inputs (the transform forced, no comparison);
 * ``lssvm-tt`` (regression): the defaults with the target transform (identity, log or Box-Cox) chosen
   by exact LOO on the original scale (:class:`lssvm.estimators.target_transform.TargetTransformRegressor`);
 * ``hgb``: ``HistGradientBoostingRegressor()`` / ``HistGradientBoostingClassifier()``
@@ -71,6 +75,7 @@ from sklearn.svm import SVC
 
 from lssvm import SparseLSSVCCV, SparseLSSVRCV
 from lssvm.estimators.ard_stage import ard_summary
+from lssvm.estimators.input_transform import InputTransformSearch
 from lssvm.estimators.target_transform import TargetTransformRegressor
 from lssvm.io.tabular import make_tabular_preprocessor
 
@@ -90,8 +95,8 @@ TABLES = {
     "adult": ("adult_train", "adult_test", "classification"),
 }
 QUICK = ("boston", "puma32H", "magic")
-CONTENDERS = ("lssvm", "lssvm-fixed", "lssvm-iso", "lssvm-ard", "lssvm-auto", "lssvm-tt", "hgb", "krr-grid",
-              "svc-grid", "neo")
+CONTENDERS = ("lssvm", "lssvm-fixed", "lssvm-iso", "lssvm-ard", "lssvm-auto", "lssvm-it", "lssvm-qt", "lssvm-tt",
+              "hgb", "krr-grid", "svc-grid", "neo")
 FRIEDMAN_TRAIN, FRIEDMAN_TEST = 20_000, 5_000
 
 
@@ -150,6 +155,8 @@ def contenders(task, d, budget, neo):
                "lssvm-iso": (lambda: SparseLSSVRCV(ard=False, random_state=0), None),
                "lssvm-ard": (lambda: SparseLSSVRCV(ard=True, time_budget=None, random_state=0), None),
                "lssvm-auto": (lambda: SparseLSSVRCV(n_basis="auto", time_budget=budget, random_state=0), None),
+               "lssvm-it": (lambda: InputTransformSearch(SparseLSSVRCV(random_state=0)), None),
+               "lssvm-qt": (lambda: InputTransformSearch(SparseLSSVRCV(random_state=0), "quantile"), None),
                "lssvm-tt": (lambda: TargetTransformRegressor(SparseLSSVRCV(random_state=0)), None),
                "hgb": (lambda: HistGradientBoostingRegressor(random_state=0), None)}
         grid = {"alpha": list(np.logspace(-4, 0, 5)), "gamma": _grid_widths(d)}
@@ -160,6 +167,8 @@ def contenders(task, d, budget, neo):
                "lssvm-iso": (lambda: SparseLSSVCCV(ard=False, random_state=0), None),
                "lssvm-ard": (lambda: SparseLSSVCCV(ard=True, time_budget=None, random_state=0), None),
                "lssvm-auto": (lambda: SparseLSSVCCV(n_basis="auto", time_budget=budget, random_state=0), None),
+               "lssvm-it": (lambda: InputTransformSearch(SparseLSSVCCV(random_state=0)), None),
+               "lssvm-qt": (lambda: InputTransformSearch(SparseLSSVCCV(random_state=0), "quantile"), None),
                "hgb": (lambda: HistGradientBoostingClassifier(random_state=0), None)}
         grid = {"C": list(np.logspace(-1, 3, 5)), "gamma": _grid_widths(d)}
         out["svc-grid"] = (lambda: GridSearchCV(SVC(), grid, cv=3), "grid")
@@ -211,6 +220,11 @@ def run_one(make, cap, Xtr, ytr, Xte, yte, task, max_grid_rows, seed):
         lam = "" if tr.lmbda is None else f" {tr.lmbda:.2f}"
         note = f"target {tr.name}{lam}" + (f" (CV MSE {', '.join(f'{k} {v:.4g}' for k, v in scores.items())})"
                                            if scores else "")
+        model = model.estimator_
+    if hasattr(model, "input_transform_"):
+        scores = model.input_transform_scores_
+        note = (note + "; " if note else "") + f"inputs {model.input_transform_}" + (
+            f" (CV score {', '.join(f'{k} {v:.5g}' for k, v in scores.items())})" if scores else "")
         model = model.estimator_
     stage = getattr(model, "ard_stage_", None)
     if isinstance(stage, dict) and stage.get("ran"):

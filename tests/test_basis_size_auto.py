@@ -28,22 +28,22 @@ def _data(seed, m=70, d=3, noise=0.2):
     return X, y
 
 
-def _explicit_errors(X, y, rows, alpha, gamma, folds, remove=False):
+def _explicit_errors(X, y, rows, alpha, gamma, folds, removed=False):
     """Mean squared out-of-fold error of the sparse LS-SVM solved afresh on each fold's training rows by a
-    dense direct solve of its normal equations, its basis the points ``X[rows]`` (kept whether or not they
-    are held out; with ``remove``, those held out are taken out of the fold's basis)."""
+    dense direct solve of its normal equations, its basis the points ``X[rows]``: kept whether or not they
+    are held out, or (``removed``) without the held-out ones (``basis_in_holdout="remove"``)."""
     m = X.shape[0]
-    K = np.exp(-gamma * ((X[:, None, :] - X[None, rows, :]) ** 2).sum(axis=2))  # (m, n)
-    K_BB = K[rows]
     sse = 0.0
     for test in folds:
         train = np.setdiff1d(np.arange(m), test)
-        keep = ~np.isin(rows, test) if remove else np.ones(len(rows), dtype=bool)
-        F = np.column_stack([K[train][:, keep], np.ones(train.size)])
-        P = np.zeros((keep.sum() + 1, keep.sum() + 1))
-        P[:-1, :-1] = alpha * K_BB[np.ix_(keep, keep)]
+        fold_rows = np.setdiff1d(rows, test) if removed else np.asarray(rows)
+        K = np.exp(-gamma * ((X[:, None, :] - X[None, fold_rows, :]) ** 2).sum(axis=2))  # (m, n)
+        K_BB = K[fold_rows]
+        F = np.column_stack([K[train], np.ones(train.size)])
+        P = np.zeros((len(fold_rows) + 1, len(fold_rows) + 1))
+        P[:-1, :-1] = alpha * K_BB
         coef = np.linalg.lstsq(F.T @ F + P, F.T @ y[train], rcond=None)[0]
-        sse += np.sum((y[test] - K[test][:, keep] @ coef[:-1] - coef[-1]) ** 2)
+        sse += np.sum((y[test] - K[test] @ coef[:-1] - coef[-1]) ** 2)
     return sse / m
 
 
@@ -130,7 +130,7 @@ def test_growth_curve_matches_explicit_kfold_at_every_stored_size():
         np.testing.assert_allclose(curve.cv_error[n - 1], expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("seed, m", [(8, 240), (14, 400)])
+@pytest.mark.parametrize("seed, m", [(8, 240), (14, 400), (3, 300)])
 def test_search_with_kfold_reports_the_chosen_size_score(seed, m):
     X, y = _data(seed, m=m, noise=0.3)
     cv = KFold(4, shuffle=True, random_state=0)
@@ -144,18 +144,29 @@ def test_search_with_kfold_reports_the_chosen_size_score(seed, m):
     curve = search.basis_curve_
     n = curve["n_chosen"]
     assert curve["n_basis"][-1] >= plain.best_estimator_.n_basis_  # the first stage has the search's size
-    # the curve keeps held-out basis points; the replacement is decided in the search's mode (basis removed)
-    assert curve["replaced"] <= (curve["cv_error"][n - 1] < -plain.best_score_)
     est = search.best_estimator_
+    chosen = search.basis_pivots_[:n]
+    if "cv_error_search_rule" in curve:  # the grown model scored as the search scores (basis removed)
+        expected = _explicit_errors(X, y, chosen, curve["alpha"][n - 1], search.gamma_, search.cv_folds_,
+                                    removed=True)
+        np.testing.assert_allclose(curve["cv_error_search_rule"], expected, rtol=1e-6)
+        assert curve["replaced"] == (expected < -plain.best_score_)
+    else:  # the grown basis is the search's: nothing to compare
+        np.testing.assert_array_equal(chosen, plain.best_estimator_.basis_indices_)
+        assert not curve["replaced"]
     if not curve["replaced"]:  # the search's model and score stand
         assert est.n_basis_ == plain.best_estimator_.n_basis_ and search.best_score_ == plain.best_score_
         return
-    np.testing.assert_array_equal(est.basis_indices_, search.basis_pivots_[:n])
+    np.testing.assert_array_equal(est.basis_indices_, chosen)
     assert search.alpha_ == est.alpha == curve["alpha"][n - 1]
-    expected = _explicit_errors(X, y, search.basis_pivots_[:n], search.alpha_, search.gamma_, search.cv_folds_,
-                                remove=True)
+    # one rule: the stored score is the search's (basis removed from the hold-outs), by brute force
+    expected = _explicit_errors(X, y, chosen, search.alpha_, search.gamma_, search.cv_folds_, removed=True)
     np.testing.assert_allclose(-search.best_score_, expected, rtol=1e-6)
-    assert expected < -plain.best_score_
+    # the search's own candidates are scored under that rule too
+    i = search.best_index_
+    searched = _explicit_errors(X, y, plain.best_estimator_.basis_indices_, plain.alpha_, plain.gamma_,
+                                search.cv_folds_, removed=True)
+    np.testing.assert_allclose(search.cv_results_["mean_test_mse"][i], searched, rtol=1e-6)
 
 
 def test_classifier_and_its_search_take_auto():

@@ -26,6 +26,7 @@ from ..estimators.search_cv import DEFAULT_CV_GAMMA_FACTORS
 from ..exceptions import SearchEdgeWarning
 from ..io import SavedModel
 from ..selection import MAX_EVALUATIONS, coarse_to_fine_evaluations
+from ._ard_cost import ard_stage_cost
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
 from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
@@ -276,6 +277,10 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         for line in cost.lines():
             click.echo(line)
         search_seconds = cost.seconds
+        ard_line, ard_seconds = ard_stage_cost(est, Xs, cost)
+        if ard_line is not None:  # the ARD stage runs after the search, in what is left of the budget
+            click.echo(ard_line)
+            search_seconds += ard_seconds
         if n_basis == "auto":  # the growth after the search: up to the budget, left out of the estimate without one
             budget = est.time_budget
             click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))

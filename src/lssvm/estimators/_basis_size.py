@@ -20,7 +20,9 @@ AUTO_BASIS_DOC = """        "auto" (basis "auto" or "pchol"; grid, nelder-mead o
         CV error of every prefix size (the search's ``cv``, k-fold with the basis kept in the hold-outs; at the
         best alpha) drops by more than one standard error per doubling; the refit keeps the size of lowest CV
         error if it beats the search's (with LOO: by more than one standard error of the per-row differences
-        of the two models' exact LOO squared errors; regression with LOO: alpha re-chosen on the path at that size;
+        of the two models' exact LOO squared errors; with k-fold: scored as the search scored its candidates, its
+        ``basis_in_holdout`` on the same folds, which sets ``best_score_`` and ``basis_curve_["cv_error_search_rule"]``;
+        regression with LOO: alpha re-chosen on the path at that size;
         :mod:`lssvm.cv.basis_size`).  Sets ``basis_curve_`` (``n_basis``, ``cv_error``, ``cv_error_se``,
         ``alpha`` per size, ``n_chosen``, ``stop_reason``, ``replaced``) and ``basis_pivots_`` (every pivot
         grown, in order: the first n are the n-point basis).
@@ -74,13 +76,17 @@ def grow_after_search(search, X, y, groups, clock_start):
     re-chosen on the whole path at that size.  The first stage has the search's own size (so every size up
     to it is scored, and the search's work is not undercut); the refit
     replaces the search's model only if its CV mean squared error is lower
-    (with k folds, recomputed with the search's ``basis_in_holdout``) and, with LOO, lower by more than one standard error of the per-row
+    and, with LOO, lower by more than one standard error of the per-row
     differences of the two models' exact LOO squared errors
-    (``basis_curve_["replaced"]``).
+    (``basis_curve_["replaced"]``).  With k-fold the curve's basis-kept
+    errors only rank the sizes: the refit is scored under the search's own
+    ``basis_in_holdout`` on the same folds (one rule for the comparison and
+    the stored score, O(k m n^2)).
 
     Sets ``basis_curve_``, ``basis_pivots_`` and updates ``best_estimator_``,
     ``alpha_``, ``best_params_["alpha"]`` and, for the MSE criterion,
-    ``best_score_`` (``-cv_error`` at the chosen size).
+    ``best_score_`` (``-cv_error`` at the chosen size; k-fold: under the
+    search's rule).
     """
     best = search.best_estimator_
     if not np.isfinite(search.best_score_):  # errors overflow float64: no size to compare, the caller says so
@@ -101,8 +107,12 @@ def grow_after_search(search, X, y, groups, clock_start):
     ard = getattr(search, "ard_stage_", None) or {}
     # the model to beat: the ARD stage's where it replaced the search's (not a row of cv_results_)
     searched = float(ard["cv_mse_ard"] if ard.get("kept") else search.cv_results_["mean_test_mse"][search.best_index_])
+    kfold = search.cv_folds_ is not None
+    if kfold and np.array_equal(rows, best.basis_indices_):
+        search.basis_curve_["replaced"] = False
+        return search
     search.basis_curve_["replaced"] = bool(err < searched)  # LOO: confirmed by the paired rule below
-    if not err < searched:
+    if not kfold and not err < searched:
         return search
     t0 = time.perf_counter()
     # from the refitted model, not best_params_: a searched grid stores its values as floats (degree 2.0),
@@ -111,17 +121,6 @@ def grow_after_search(search, X, y, groups, clock_start):
     kernel_params = {k: fitted.get(k, v) for k, v in search.best_params_.items() if k != "alpha"}
     params = {**search._model_params(), "kernel": best.kernel, **kernel_params, "alpha": alpha, "basis": rows}
     est = search._fit_one(params, X, y, groups=groups)
-    if search.cv_folds_ is not None:
-        # the curve keeps the held-out basis points (nested prefixes); the model to beat and best_score_ are in
-        # the search's basis_in_holdout: the refit is compared and reported in that mode, O(k) fold solves
-        every = np.arange(Y.shape[0])
-        folds = [(np.setdiff1d(every, f), np.asarray(f)) for f in search.cv_folds_]
-        err = float(np.mean(est.cv_error(folds, alpha=alpha, scoring="mse",
-                                         basis_in_holdout=search.basis_in_holdout)))
-        if not err < searched:
-            search.basis_curve_["replaced"] = False
-            search.refit_time_ += time.perf_counter() - t0
-            return search
     if search.cv_folds_ is None and search.scoring_ == "mse":
         # LOO on the whole path costs O(m n) per alpha from the refit's factorisation: the alpha re-chosen
         # at the grown size (the curve is scored at the search's alpha only: a third of the growth's time)
@@ -130,7 +129,14 @@ def grow_after_search(search, X, y, groups, clock_start):
         if sse[i] < err * Y.size:
             alpha, err = float(path[i]), float(sse[i] / Y.size)
             est.set_params(alpha=alpha)._set_coef(*est.factorization_.coef(alpha))
-    if search.cv_folds_ is None and not _paired_gain(best, est):
+    if kfold:
+        # the curve ranks the sizes with the basis kept in the hold-outs (what the nested factor scores exactly);
+        # the grown model is then scored as the search scored its candidates (its basis_in_holdout, the same
+        # folds), and that one number is compared with the search's and becomes best_score_
+        err = _search_rule_mse(search, est, alpha, X.shape[0])
+        search.basis_curve_["cv_error_search_rule"] = err
+        search.basis_curve_["replaced"] = bool(err < searched)
+    if (not _paired_gain(best, est)) if not kfold else not err < searched:
         search.basis_curve_["replaced"] = False
         search.refit_time_ += time.perf_counter() - t0
         return search
@@ -141,6 +147,15 @@ def grow_after_search(search, X, y, groups, clock_start):
     if search.scoring_ == "mse":
         search.best_score_ = -err
     return search
+
+
+def _search_rule_mse(search, est, alpha, m):
+    """Mean squared error of ``est`` at ``alpha`` on the search's folds under its ``basis_in_holdout``
+    (the value the search stores in ``cv_results_["mean_test_mse"]``); O(k m n^2) for k folds."""
+    every = np.arange(m)
+    pairs = [(np.setdiff1d(every, f), np.asarray(f)) for f in search.cv_folds_]
+    err = est.cv_error(pairs, alpha=alpha, scoring="mse", basis_in_holdout=search.basis_in_holdout)
+    return float(np.mean(err))
 
 
 def _paired_gain(old, new):

@@ -100,6 +100,28 @@ def ard_evaluation_seconds(seconds_per_search_evaluation, n_ard, n_search):
     return seconds_per_search_evaluation * ARD_COST_RATIO * n_ard / n_search
 
 
+def ard_stage_seconds(seconds_per_search_evaluation, n_search):
+    """Predicted seconds of the whole stage after a search whose evaluations took
+    ``seconds_per_search_evaluation`` each on a basis of ``n_search`` rows: :data:`ARD_EVALUATIONS`
+    evaluations on at most :data:`ARD_BASIS_CAP` rows, and the basis draw, the refit and its scoring (about
+    one evaluation each).  Returns ``(stage seconds, seconds per ARD evaluation)``."""
+    n_search = max(1, int(n_search))
+    per_eval = ard_evaluation_seconds(seconds_per_search_evaluation, min(ARD_BASIS_CAP, n_search), n_search)
+    return (ARD_EVALUATIONS + 3.0) * per_eval, per_eval
+
+
+def ard_stage_planned(search, X, y=None, sample_weight=None):
+    """Whether ``ard="auto"`` (or True) would run the stage after this search's default width search on
+    ``X`` (m, d), budget permitting: the checks of :func:`ard_after_search` that need no search result."""
+    if search.ard is False or _refusal(search, X, y, sample_weight) is not None:
+        return False
+    if search.ard == "auto" and search.param_space is not None:
+        return False
+    m = X.shape[0]
+    n_inputs = int(np.count_nonzero(np.ptp(np.asarray(X), axis=0) > 0))
+    return n_inputs >= 2 and (search.ard is True or m >= ARD_MIN_ROWS_PER_PARAMETER * (n_inputs + 1))
+
+
 def _refusal(search, X, y, sample_weight):
     """Why the stage cannot run on this search and data (a text), or None."""
     from ..backends import is_dask_collection
@@ -193,10 +215,9 @@ def ard_after_search(search, X, y, groups, clock_start, sample_weight=None):
     n_search = max(1, int(best.n_basis_))
     n_ard = min(ARD_BASIS_CAP, n_search)
     per_iso = search.search_time_ / max(1, search.n_evaluations_)
-    per_eval = ard_evaluation_seconds(per_iso, n_ard, n_search)
+    predicted, per_eval = ard_stage_seconds(per_iso, n_search)
     # the basis draw, the refit and its scoring: about one evaluation each
     overhead = 3.0 * per_eval
-    predicted = ARD_EVALUATIONS * per_eval + overhead
     now = time.perf_counter()
     left = np.inf if search.time_budget is None else search.time_budget - (now - clock_start)
     stage.update(predicted_seconds=float(predicted), seconds_left=float(left))
