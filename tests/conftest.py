@@ -65,6 +65,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session")
+def cluster():
+    """A two-process Dask ``LocalCluster``, started on first use and shared by every test of this process
+    (each opens its own ``Client``): starting one costs several seconds of CPU in its worker processes."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cl:
+        yield cl
+
+
 @pytest.fixture
 def rng(request):
     # a fresh, reproducible stream per test

@@ -410,6 +410,7 @@ def _docstring_lines(tree) -> set[int]:
     return lines
 
 
+@functools.lru_cache(maxsize=None)  # family_files asks once per family name
 def code_text(source: str) -> str:
     """The code tokens of ``source`` (identifiers, attribute names, import paths, string literals that are
     not docstrings), lower-cased and joined by spaces: comments and docstrings dropped."""

@@ -55,14 +55,6 @@ def _dask(rng, a, m):
     return da.from_array(a, chunks=c if a.ndim == 1 else (c[0], a.shape[1]))
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cl:
-        yield cl
-
-
 @pytest.fixture(params=["threads", "distributed"])
 def sched(request):
     if request.param == "threads":

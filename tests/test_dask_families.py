@@ -232,14 +232,13 @@ def test_what_needs_all_rows_is_refused_clearly(rng):
 
 # ---------------------------------------------------- distributed cluster
 @pytest.mark.slow
-def test_local_cluster_equals_numpy(rng):
+def test_local_cluster_equals_numpy(rng, cluster):
     distributed = pytest.importorskip("distributed")
     X, y, _ = _problem(rng, m=600)
     fs = dict(gamma=1.0, alpha=0.3, basis="random", n_basis=20, cv=KFold(3), random_state=1)
     ny = dict(gamma=0.5, alpha=0.1, n_basis=30, random_state=3)
     a_fs, a_ny = FixedSizeLSSVR(**fs).fit(X, y), NystromLSSVR(**ny).fit(X, y)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
-            distributed.Client(cl):
+    with distributed.Client(cluster):
         Xd, yd = _dask(rng, X), _dask(rng, y)
         b_fs, b_ny = FixedSizeLSSVR(**fs).fit(Xd, yd), NystromLSSVR(**ny).fit(Xd, yd)
         assert rel_err(b_fs.predict(Xd).compute(), a_fs.predict(X)) < TOL

@@ -251,14 +251,13 @@ def test_a_constant_target_warns_as_in_memory(rng, make):
 
 
 @pytest.mark.slow
-def test_local_cluster_equals_in_memory(rng):
+def test_local_cluster_equals_in_memory(rng, cluster):
     # the fold filters, refit expansions and fold models travel to worker processes
     distributed = pytest.importorskip("distributed")
     X, y, _ = _problem(rng, m=240)
     labels = np.where(y > 0, "up", "down")
     Xt = rng.normal(size=(4, 3))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
-            distributed.Client(cl):
+    with distributed.Client(cluster):
         Xd = _dask(rng, X)
         for make in (_fixed, _nystrom):
             got = make().fit(Xd, _dask(rng, y)).predict_interval(Xt, 0.8, "cv+", cv=3)

@@ -202,11 +202,10 @@ def test_classifier_search_refit_is_calibrated_like_in_memory(rng):
 
 
 @pytest.mark.slow
-def test_two_process_cluster(rng):
+def test_two_process_cluster(rng, cluster):
     distributed = pytest.importorskip("distributed")
     X, y, basis, Xt = _problem(rng, m=400)
     ref, est = _pair(X, y, basis, 100)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with distributed.Client(cluster):
         for method in METHODS:
             assert rel_err(est.predict_interval(Xt, 0.9, method), ref.predict_interval(Xt, 0.9, method)) < TOL

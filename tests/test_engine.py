@@ -97,16 +97,15 @@ def test_dask_engine_refuses_in_memory_features(rng):
 
 
 @pytest.mark.slow
-def test_engines_agree_on_a_local_cluster(rng):
+def test_engines_agree_on_a_local_cluster(rng, cluster):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
-        with distributed.Client(cl):
-            mem, dsk, *_ = _pair(rng, SparseLSSVC, ["a", "b", "c"])
-            em, ed = mem._engine, dsk._engine
-            _equal_sums(em.loo_sums(ALPHAS), ed.loo_sums(ALPHAS))
-            fm, fd = em.resolve_cv(7, classifier=True), ed.resolve_cv(7, classifier=True)
-            _equal_sums(em.cv_sums(fm, ALPHAS, "remove"), ed.cv_sums(fd, ALPHAS, "remove"))
-            assert rel_err(ed.cv_outputs(fd, ALPHAS, "train").compute(), em.cv_outputs(fm, ALPHAS, "train")) < TOL
+    with distributed.Client(cluster):
+        mem, dsk, *_ = _pair(rng, SparseLSSVC, ["a", "b", "c"])
+        em, ed = mem._engine, dsk._engine
+        _equal_sums(em.loo_sums(ALPHAS), ed.loo_sums(ALPHAS))
+        fm, fd = em.resolve_cv(7, classifier=True), ed.resolve_cv(7, classifier=True)
+        _equal_sums(em.cv_sums(fm, ALPHAS, "remove"), ed.cv_sums(fd, ALPHAS, "remove"))
+        assert rel_err(ed.cv_outputs(fd, ALPHAS, "train").compute(), em.cv_outputs(fm, ALPHAS, "train")) < TOL
 
 
 def test_memory_engine_runs_in_the_estimators_thread_plan(rng, monkeypatch):

@@ -186,6 +186,7 @@ def test_cli_select_refuses_a_folder_of_other_files_as_report(tmp_path):
     assert (mine / "notes.txt").read_text() == "keep me" and not (tmp_path / "m.npz").exists()
 
 
+@pytest.mark.slow  # two whole reports; test_cli.py's end-to-end select also replaces its report
 def test_cli_select_replaces_an_earlier_report(tmp_path):
     args = ["select", "motorcycle", "--target", "accel", "--gammas", "1", "--alphas", "1",
             "-o", str(tmp_path / "m.npz"), "--report", str(tmp_path / "rep")]

@@ -128,6 +128,7 @@ def test_reliability_of_several_classes_uses_the_normalised_top_class(tmp_path, 
     np.testing.assert_allclose(table["observed"], observed, rtol=1e-12)
 
 
+@pytest.mark.slow  # three whole reports; the figures' numbers are checked above from write_report
 def test_select_report_shows_the_uncertainty_figure(tmp_path):
     runner = CliRunner()
     cases = [(["boston", "--target", "medv"], "intervals.png"),
