@@ -134,7 +134,6 @@ def test_gallery_has_an_example_per_estimator():
     assert any("dask" in p.read_text(encoding="utf-8") for p in EXAMPLES)
 
 
-@pytest.mark.slow  # a Sphinx subprocess: about 50 s of CPU
 def test_site_builds_without_warnings(tmp_path):
     """``sphinx-build -W --keep-going`` with the gallery pages written but not
     executed (the examples run in ``test_gallery_example_runs``)."""
