@@ -34,7 +34,8 @@ class BandKernelSide:
     eigen : tuple or None
         Filled on the first use of the eigen route (:meth:`BandPath.eigen_kernel`):
         ``mu`` (r',), ``U`` (r', r') the eigenvectors of ``C``, ``P = M_H U_full``
-        (h, r') and ``sU = s^T U_full`` (r',).
+        (h, r'), ``sU = s^T U_full`` (r',) and ``U_full^T`` (r', r), ``U_full`` the
+        eigenvectors taken back to the full training eigenbasis.
     sums_basis : tuple or None
         Filled on the first use of :meth:`BandPath._sums_by_eigen`: the QR of
         ``P' = P + 1 sU / n_train`` (module notes of that method).

@@ -587,6 +587,10 @@ class BandPath:
         The target-independent part (``C``, the reflector, ``s``, and on
         first use the eigendecomposition of ``C`` with the query rows in its
         eigenbasis), shared by the batches of targets of one fold.
+    G : ndarray of shape (r', v), optional
+        The right-hand side in the eigenbasis of ``C``, formed directly where
+        :attr:`side` already holds that eigenbasis (``rhs`` is then None: only
+        :meth:`sums` is offered).
     """
 
     fac: SparseRLSFactorization
@@ -598,6 +602,7 @@ class BandPath:
     c_int: np.ndarray
     n_train: int
     side: BandKernelSide | None = None
+    G: np.ndarray | None = None
 
     @classmethod
     def of(cls, prob: FoldProblem, side: BandKernelSide | None = None) -> BandPath:
@@ -611,6 +616,16 @@ class BandPath:
             side = BandKernelSide.of(fac, Hp, E)
         Y_Hp = Y[Hp]  # read once, freed before the rank-one term: one h' x v array at a time
         c_int = Y.sum(axis=0) - Y_Hp.sum(axis=0)  # (v,)
+        if side.C is not None and side.eigen is not None:
+            # a later batch of targets: the right-hand side straight into C's eigenbasis,
+            # G = U_full^T z - (M_H' U_full)^T y_H' + (s^T U_full)^T c / n (2 r r' v + 2 h' r' v flops,
+            # against 2 h' r v + 4 r |E| v + 2 r'^2 v through the reduced coordinates)
+            _, _, P, sU, Ut = side.eigen
+            G = Ut @ fac.z
+            G -= (P if prob.p.size == H.size else P[prob.p]).T @ Y_Hp
+            del Y_Hp
+            G += np.outer(sU, c_int / side.n_train)
+            return cls(fac, H, side.C, None, side.reflector, side.s, c_int, side.n_train, side, G)
         rhs = fac.M[Hp].T @ Y_Hp
         del Y_Hp
         np.subtract(fac.z, rhs, out=rhs)
@@ -663,7 +678,7 @@ class BandPath:
         squared and summed (:meth:`_sums_by_eigen`): never the A x h x v
         predictions.  Otherwise :meth:`predict`, then the sums.
         """
-        v = self.rhs.shape[1]
+        v = Y_H.shape[1]
         eigen_known = self.side is not None and self.side.eigen is not None  # then the cheaper route for any v
         if self.C is not None and (eigen_known or alphas.size * v >= _EIGEN_COLUMNS_PER_RANK * self.C.shape[0]):
             return self._sums_by_eigen(alphas, Y_H)
@@ -678,15 +693,15 @@ class BandPath:
         Returns ``(mu, U, P, sU)`` with ``U`` in the reduced coordinates of C; not to be modified."""
         side = self.side
         if side is not None and side.eigen is not None:
-            return side.eigen
+            return side.eigen[:4]
         mu, U = linalg.eigh(self.C, lower=True, check_finite=False, driver="evd")
         U_full = U
         if self.reflector is not None:  # back to the full eigenbasis: the removed directions stay zero
             k = self.reflector.R.shape[0]
             U_full = self.reflector.apply(np.vstack([np.zeros((k, U.shape[1])), U]))
         parts = (mu, U, self.fac.M[self.H] @ U_full, self.s @ U_full)
-        if side is not None:
-            side.eigen = parts
+        if side is not None:  # with U_full^T, which takes later batches' right-hand sides into C's eigenbasis
+            side.eigen = parts + (np.ascontiguousarray(U_full.T),)
         return parts
 
     def _eigen_parts(self):
@@ -733,7 +748,7 @@ class BandPath:
         ``P' G_a`` per alpha (2 h r' v A).  Blocks of targets keep the buffers
         at most 32 MiB; never an A x h x v array."""
         mu, U, P, sU = self.eigen_kernel()
-        G = U.T @ self.rhs
+        G = U.T @ self.rhs if self.G is None else self.G
         Q, R = self._sums_basis(P, sU)
         Y_H -= self.c_int / self.n_train
         h, v = Y_H.shape
