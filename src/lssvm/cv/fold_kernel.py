@@ -45,7 +45,7 @@ has an eigenvalue at rounding level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import linalg
@@ -80,25 +80,49 @@ class FoldKernelPath:
         ``K_HR V``: the query rows against the remaining rows, in K's eigenbasis.
     e : ndarray of shape (n_R,)
         ``V^T 1``.
-    t : ndarray of shape (n_R, v)
-        ``V^T (y_R - y_mean)``, the remaining rows' centred targets in K's eigenbasis.
+    t : ndarray of shape (n_R, v) or None
+        ``V^T (y_R - y_mean)``, the remaining rows' centred targets in K's
+        eigenbasis; None in a :meth:`kernel_side`.
+    V : ndarray of shape (n_R, n_R)
+        K's eigenvectors.
+    R : ndarray of shape (n_R,)
+        The remaining rows.
     """
 
     fac: SparseRLSFactorization
     kappa: np.ndarray
     P: np.ndarray
     e: np.ndarray
-    t: np.ndarray
+    t: np.ndarray | None
+    V: np.ndarray | None = None
+    R: np.ndarray | None = None
 
     @classmethod
-    def of(cls, prob) -> FoldKernelPath:
+    def of(cls, prob, side=None) -> FoldKernelPath:
         """Form and eigendecompose the fold kernel.
 
         ``prob`` is a :class:`lssvm.cv.holdout.FoldProblem`.  Cost: 4 r |E| (h +
         |R|) for the restriction (when basis points are removed), |R|^2 r'
         (SYRK) + 2 h |R| r' for the kernel blocks, about 9 |R|^3 for the
         eigendecomposition, 2 h |R|^2 for ``P`` and 2 |R|^2 v for ``t``.
+        ``side``: the same fold's :meth:`kernel_side` from an earlier batch of
+        targets of the same fit, reused: then only ``t`` is formed.
         """
+        if side is None:
+            side = cls._kernel_of(prob)
+        Yc = getattr(prob.Y, "centered", None)  # the engine's TargetRows, or a plain (m, v) array
+        Yc = prob.Y - prob.fac.y_mean if Yc is None else Yc
+        V, R = side.V, side.R
+        v = Yc.shape[1]
+        t = np.empty((R.size, v))
+        step = max(64, _BLOCK_BYTES // (8 * max(R.size, 1)))
+        for lo in range(0, v, step):
+            hi = min(lo + step, v)
+            t[:, lo:hi] = V.T @ Yc[R, lo:hi]
+        return replace(side, fac=prob.fac, t=t)
+
+    @classmethod
+    def _kernel_of(cls, prob) -> FoldKernelPath:
         fac, H, E = prob.fac, prob.H, prob.E
         m = fac.n_samples
         train = np.ones(m, dtype=bool)
@@ -117,15 +141,17 @@ class FoldKernelPath:
         K = Phi_R.T @ Phi_R  # SYRK
         kappa, V = linalg.eigh(K, lower=True, check_finite=False, driver="evd", overwrite_a=True)
         P = (Phi_H.T @ Phi_R) @ V
-        Yc = getattr(prob.Y, "centered", None)  # the engine's TargetRows, or a plain (m, v) array
-        Yc = prob.Y - fac.y_mean if Yc is None else Yc
-        v = Yc.shape[1]
-        t = np.empty((R.size, v))
-        step = max(64, _BLOCK_BYTES // (8 * max(R.size, 1)))
-        for lo in range(0, v, step):
-            hi = min(lo + step, v)
-            t[:, lo:hi] = V.T @ Yc[R, lo:hi]
-        return cls(fac, kappa, P, V.sum(axis=0), t)
+        return cls(fac, kappa, P, V.sum(axis=0), None, V, R)
+
+    def kernel_side(self):
+        """This path without its targets (``t`` None): what a later batch of targets of the same fit
+        reuses (:meth:`of`)."""
+        return replace(self, t=None)
+
+    @property
+    def nbytes(self):
+        """Bytes held by the target-independent arrays."""
+        return sum(a.nbytes for a in (self.kappa, self.P, self.e, self.V, self.R) if a is not None)
 
     def estimate(self, alphas):
         """Estimated relative error per alpha, ``eps (kappa_max + alpha) /

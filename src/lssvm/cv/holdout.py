@@ -56,13 +56,14 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from ..exceptions import warn_numerical
-from ..solvers import SparseRLSFactorization, check_alphas, syr2k_lower_
+from ..solvers import SparseRLSFactorization, check_alphas
 from ..solvers.shifted_band import DEFAULT_BANDWIDTH, BlockReflector
 from ..solvers.sparse_rls import target_batches
 from .fold_kernel import FoldKernelPath, fold_kernel_applies
+from .fold_side import BandKernelSide
 from .fold_solver import EPS, GUARD_RTOL, solve_fold_path, stable_fold_predictions, warn_inaccurate
 
-__all__ = ["BASIS_IN_HOLDOUT", "BandPath", "FoldProblem", "HSidePath", "HoldoutEngine", "PATHS", "check_indices",
+__all__ = ["BASIS_IN_HOLDOUT", "BandKernelSide", "BandPath", "FoldProblem", "HSidePath", "HoldoutEngine", "PATHS", "check_indices",
            "cheapest_path"]
 
 BASIS_IN_HOLDOUT = ("remove", "keep", "train")
@@ -178,7 +179,7 @@ class HoldoutEngine:
         count = np.bincount(held, minlength=self.n_holders.size)
         return np.flatnonzero((count > 0) & (count == self.n_holders))
 
-    def sums(self, test_indices, alphas, basis_in_holdout="remove"):
+    def sums(self, test_indices, alphas, basis_in_holdout="remove", fold_cache=None):
         """Sums over ``test_indices`` of the squared hold-out residuals, (A, v).
 
         The values of ``((Y[H] - predict(H, alphas)) ** 2).sum(axis=1)``; on the
@@ -189,6 +190,13 @@ class HoldoutEngine:
         rank that path is taken whatever :func:`cheapest_path` (which counts
         no per-target work) says: per alpha and target the h x h path costs
         ``h (r + 2 h)`` flops, the band path's eigen route ``h r'``.
+
+        ``fold_cache``: a dict kept by the caller for this fold across calls
+        for batches of targets of the same fit (engines of
+        :func:`lssvm.solvers.loo_block.restrict_targets`): the first call
+        stores the fold's target-independent part there (its normal matrix
+        or kernel and their eigendecompositions, O(h r^2 + r^3)), later calls
+        take the same path with it and pay only for their targets.
         """
         fac = self.fac
         H = check_indices(test_indices, fac.n_samples)
@@ -196,21 +204,32 @@ class HoldoutEngine:
         E = self.removed_points(H) if basis_in_holdout == "remove" else np.empty(0, dtype=np.intp)
         p = np.flatnonzero(self.row_to_basis[H] < 0) if basis_in_holdout == "train" else np.arange(H.size)
         Y_H = self._rows[H]
-        fused = (basis_in_holdout in BASIS_IN_HOLDOUT and E.size < fac.whitener.shape[0]
-                 and not (E.size and fac.method != "cholesky")
-                 and (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
-                      or cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size) == "refactor"))
+        cached = None if fold_cache is None else fold_cache.get((basis_in_holdout, H.size))
+        fused = cached is not None or (
+            basis_in_holdout in BASIS_IN_HOLDOUT and E.size < fac.whitener.shape[0]
+            and not (E.size and fac.method != "cholesky")
+            and (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                 or cheapest_path(H.size, p.size, fac.rank, E.size, alphas.size) == "refactor"))
         if not fused:  # predict() validates and says what is wrong
             F = self.predict(H, alphas, basis_in_holdout)
             F -= Y_H[None]
             return np.einsum("ahv,ahv->av", F, F)
         prob = FoldProblem(fac, self._rows, H, p, E)
-        # with no more remaining rows than directions (every row in the basis), the fold's own kernel:
-        # the primal's centred normal matrix then has a null direction that costs digits at small alphas
-        dual = (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
-                and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size))
-        path = FoldKernelPath if dual else BandPath
-        sse, est = path.of(prob).sums(alphas, Y_H)  # overwrites Y_H
+        if cached is None:
+            # with no more remaining rows than directions (every row in the basis), the fold's own kernel:
+            # the primal's centred normal matrix then has a null direction that costs digits at small alphas
+            dual = (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+                    and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size))
+            path = FoldKernelPath.of(prob) if dual else BandPath.of(prob)
+        elif isinstance(cached, BandKernelSide):
+            path = BandPath.of(prob, cached)
+        else:
+            path = FoldKernelPath.of(prob, cached)
+        sse, est = path.sums(alphas, Y_H)  # overwrites Y_H
+        if fold_cache is not None and cached is None:
+            side = path.side if isinstance(path, BandPath) else path.kernel_side()
+            if side.nbytes <= _FOLD_CACHE_BYTES:
+                fold_cache[(basis_in_holdout, H.size)] = side
         bad = ~(est <= GUARD_RTOL)
         if bad.any():
             F = self._guard(np.empty((alphas.size, H.size, Y_H.shape[1])), est, H, p, E, alphas)[bad]
@@ -336,6 +355,7 @@ class TargetRows:
 
     def __init__(self, centered, mean):
         self.centered, self.mean = centered, mean
+        self._column_sums = None
 
     @property
     def shape(self):
@@ -346,10 +366,12 @@ class TargetRows:
         return self.centered[rows] + self.mean
 
     def sum(self, axis=0):
-        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v), no copy."""
+        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v) on the first call, no copy of the rows."""
         if axis != 0:
             raise ValueError("TargetRows sums over the rows only (axis=0)")
-        return self.centered.sum(axis=0) + self.centered.shape[0] * self.mean
+        if self._column_sums is None:  # once per engine: every fold of a k-fold pass reads them
+            self._column_sums = self.centered.sum(axis=0) + self.centered.shape[0] * self.mean
+        return self._column_sums.copy()
 
 
 #: Bytes of the centred columns formed at once by :meth:`HeldTargetRows.sum` (once per fold).
@@ -370,6 +392,7 @@ class HeldTargetRows(TargetRows):
 
     def __init__(self, y, mean):
         self.y, self.mean = y, mean
+        self._column_sums = None
 
     @property
     def shape(self):
@@ -387,14 +410,16 @@ class HeldTargetRows(TargetRows):
         return out
 
     def sum(self, axis=0):
-        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v), by batches of targets."""
+        """Column sums ``sum_i Y_i`` (only ``axis=0``): O(m v) on the first call, by batches of targets."""
         if axis != 0:
             raise ValueError("TargetRows sums over the rows only (axis=0)")
-        m, v = self.y.shape
-        out = np.empty(v)
-        for cols in target_batches(m, v, _ROW_SUMS_BYTES):
-            out[cols] = (self.y[:, cols] - self.mean[cols]).sum(axis=0)
-        return out + m * self.mean
+        if self._column_sums is None:  # once per engine: every fold of a k-fold pass reads them
+            m, v = self.y.shape
+            out = np.empty(v)
+            for cols in target_batches(m, v, _ROW_SUMS_BYTES):
+                out[cols] = (self.y[:, cols] - self.mean[cols]).sum(axis=0)
+            self._column_sums = out + m * self.mean
+        return self._column_sums.copy()
 
 
 def _refit_fold(engine, H, p, E, alphas):
@@ -558,6 +583,14 @@ class BandPath:
         Sum of the training targets outside ``H'``.
     n_train : int
         ``m - h'``.
+    side : BandKernelSide, optional
+        The target-independent part (``C``, the reflector, ``s``, and on
+        first use the eigendecomposition of ``C`` with the query rows in its
+        eigenbasis), shared by the batches of targets of one fold.
+    G : ndarray of shape (r', v), optional
+        The right-hand side in the eigenbasis of ``C``, formed directly where
+        :attr:`side` already holds that eigenbasis (``rhs`` is then None: only
+        :meth:`sums` is offered).
     """
 
     fac: SparseRLSFactorization
@@ -568,41 +601,38 @@ class BandPath:
     s: np.ndarray
     c_int: np.ndarray
     n_train: int
+    side: BandKernelSide | None = None
+    G: np.ndarray | None = None
 
     @classmethod
-    def of(cls, prob: FoldProblem) -> BandPath:
+    def of(cls, prob: FoldProblem, side: BandKernelSide | None = None) -> BandPath:
         """Form the fold's normal matrix: O(h' r^2) SYRK, plus O(h r |E| +
-        |E| r^2) for removed basis points."""
+        |E| r^2) for removed basis points; then its right-hand side, O(h' r v
+        + r |E| v).  ``side``: the fold's target-independent part from an
+        earlier batch of targets of the same fit (:attr:`side`), reused."""
         fac, Y, H, E = prob.fac, prob.Y, prob.H, prob.E
         Hp = H[prob.p]
-        N = fac.M[Hp]
-        s = N.sum(axis=0)
-        mr = fac.n_samples - Hp.size
-        c_int = Y.sum(axis=0) - Y[Hp].sum(axis=0)  # (v,)
-        rhs = fac.z - N.T @ Y[Hp] + np.outer(s, c_int) / mr
-        lam = fac.eigenvalues
-        # C = Lambda - Na^T Na with Na = [N; s^T / sqrt(m - h')]: one SYRK
-        Na_t = np.hstack([N.T, s[:, None] / np.sqrt(mr)])  # (r, h' + 1)
-        refl = None
-        if E.size:
-            # H^T Lambda H = Lambda - X V^T - V X^T,  X = Lambda V T - V (T^T V^T Lambda V T) / 2
-            refl = BlockReflector(fac.Q[E].T)
-            k = refl.R.shape[0]
-            V, T = refl.V, refl.T
-            Xe = (lam[:, None] * V) @ T
-            Xe -= 0.5 * (V @ (T.T @ (V.T @ Xe)))
-            Na_t = refl.apply(Na_t, transpose=True)[k:]
-            rhs = refl.apply(rhs, transpose=True)[k:]
-            lam = lam[k:]
-        if lam.size == 0:  # every basis direction removed: intercept-only model
-            return cls(fac, H, None, rhs, refl, s, c_int, mr)
-        C = Na_t @ Na_t.T  # SYRK
-        C *= -1.0
-        C[np.diag_indices_from(C)] += lam
-        C = C.T  # the same symmetric matrix, column-major for the BLAS update
-        if E.size:
-            syr2k_lower_(C, Xe[k:], V[k:], -1.0)  # only the lower triangle is kept from here on
-        return cls(fac, H, C, rhs, refl, s, c_int, mr)
+        if side is None:
+            side = BandKernelSide.of(fac, Hp, E)
+        Y_Hp = Y[Hp]  # read once, freed before the rank-one term: one h' x v array at a time
+        c_int = Y.sum(axis=0) - Y_Hp.sum(axis=0)  # (v,)
+        if side.C is not None and side.eigen is not None:
+            # a later batch of targets: the right-hand side straight into C's eigenbasis,
+            # G = U_full^T z - (M_H' U_full)^T y_H' + (s^T U_full)^T c / n (2 r r' v + 2 h' r' v flops,
+            # against 2 h' r v + 4 r |E| v + 2 r'^2 v through the reduced coordinates)
+            _, _, P, sU, Ut = side.eigen
+            G = Ut @ fac.z
+            G -= (P if prob.p.size == H.size else P[prob.p]).T @ Y_Hp
+            del Y_Hp
+            G += np.outer(sU, c_int / side.n_train)
+            return cls(fac, H, side.C, None, side.reflector, side.s, c_int, side.n_train, side, G)
+        rhs = fac.M[Hp].T @ Y_Hp
+        del Y_Hp
+        np.subtract(fac.z, rhs, out=rhs)
+        rhs += np.outer(side.s, c_int / side.n_train)
+        if side.reflector is not None:
+            rhs = side.reflector.apply(rhs, transpose=True)[side.reflector.R.shape[0]:]
+        return cls(fac, H, side.C, rhs, side.reflector, side.s, c_int, side.n_train, side)
 
     def predict(self, alphas):
         """Predictions (A, h, v) and estimated relative errors (A,)
@@ -648,23 +678,57 @@ class BandPath:
         squared and summed (:meth:`_sums_by_eigen`): never the A x h x v
         predictions.  Otherwise :meth:`predict`, then the sums.
         """
-        v = self.rhs.shape[1]
-        if self.C is not None and alphas.size * v >= _EIGEN_COLUMNS_PER_RANK * self.C.shape[0]:
+        v = Y_H.shape[1]
+        eigen_known = self.side is not None and self.side.eigen is not None  # then the cheaper route for any v
+        if self.C is not None and (eigen_known or alphas.size * v >= _EIGEN_COLUMNS_PER_RANK * self.C.shape[0]):
             return self._sums_by_eigen(alphas, Y_H)
         F, est = self.predict(alphas)
         F -= Y_H[None]
         return np.einsum("ahv,ahv->av", F, F), est
 
-    def _eigen_parts(self):
-        """``C = U diag(mu) U^T`` (about 9 r^3 flops), the right-hand side in its
-        eigenbasis ``G = U^T rhs`` (r^2 v), the query rows ``P = M_H U`` (h r^2)
-        and ``sU = s^T U``."""
+    def eigen_kernel(self):
+        """``C = U diag(mu) U^T`` (about 9 r^3 flops), the query rows ``P = M_H U``
+        (h r^2) and ``sU = s^T U`` (``U`` taken back to the full eigenbasis),
+        once per fold: kept on :attr:`side` for later batches of targets.
+        Returns ``(mu, U, P, sU)`` with ``U`` in the reduced coordinates of C; not to be modified."""
+        side = self.side
+        if side is not None and side.eigen is not None:
+            return side.eigen[:4]
         mu, U = linalg.eigh(self.C, lower=True, check_finite=False, driver="evd")
-        G = U.T @ self.rhs  # (r', v), in the reduced coordinates of C
+        U_full = U
         if self.reflector is not None:  # back to the full eigenbasis: the removed directions stay zero
             k = self.reflector.R.shape[0]
-            U = self.reflector.apply(np.vstack([np.zeros((k, U.shape[1])), U]))
-        return mu, G, self.fac.M[self.H] @ U, self.s @ U
+            U_full = self.reflector.apply(np.vstack([np.zeros((k, U.shape[1])), U]))
+        parts = (mu, U, self.fac.M[self.H] @ U_full, self.s @ U_full)
+        if side is not None:  # with U_full^T, which takes later batches' right-hand sides into C's eigenbasis
+            side.eigen = parts + (np.ascontiguousarray(U_full.T),)
+        return parts
+
+    def _eigen_parts(self):
+        """The eigen route's parts (:meth:`eigen_kernel`) with the right-hand side in
+        C's eigenbasis ``G = U^T rhs`` (r^2 v): ``(mu, G, P, sU)``, ``P`` a fresh array."""
+        mu, U, P, sU = self.eigen_kernel()
+        return mu, U.T @ self.rhs, P.copy(), sU
+
+    def _sums_basis(self, P, sU):
+        """The orthogonal split of the residuals in :meth:`_sums_by_eigen`, once per
+        fold (kept on :attr:`side`): ``(Q, R)`` of ``P' = P + 1 sU / n``; ``Q`` None where
+        h <= r' (one GEMM per alpha); ``Q`` square (h, h), the full QR, where h < 2 r'
+        (its trailing columns span the part of the targets outside the range of ``P'``:
+        2 h (h - r') flops per target against the projection's 4 h r'); else ``Q`` (h, r')."""
+        side = self.side
+        if side is not None and side.sums_basis is not None:
+            return side.sums_basis
+        P = P + sU / self.n_train
+        h, rr = P.shape
+        if h <= rr:
+            basis = (None, P)
+        else:
+            Q, R = linalg.qr(P, mode="full" if h < 2 * rr else "economic", check_finite=False)
+            basis = (Q, np.ascontiguousarray(R[:rr]))  # P' = Q R, R upper triangular
+        if side is not None:
+            side.sums_basis = basis
+        return basis
 
     def _eigen_estimate(self, mu, alphas):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -683,35 +747,40 @@ class BandPath:
         2 h r' |T|): 4 h r' v once and r'^2 v A in all.  Otherwise one GEMM
         ``P' G_a`` per alpha (2 h r' v A).  Blocks of targets keep the buffers
         at most 32 MiB; never an A x h x v array."""
-        mu, G, P, sU = self._eigen_parts()
-        P += sU / self.n_train
+        mu, U, P, sU = self.eigen_kernel()
+        G = U.T @ self.rhs if self.G is None else self.G
+        Q, R = self._sums_basis(P, sU)
         Y_H -= self.c_int / self.n_train
         h, v = Y_H.shape
-        tall = h > mu.size
-        if tall:
-            Qp, P = linalg.qr(P, mode="economic", check_finite=False)  # P' = Qp R, R upper triangular
+        rr = mu.size
+        tall, full = Q is not None, Q is not None and Q.shape[1] == h
         sse = np.empty((alphas.size, v))
-        rows = mu.size if tall else h
-        step = max(64, _SUMS_BLOCK_BYTES // (8 * max(h + mu.size, 1)))
+        rows = rr if tall else h
+        step = max(64, _SUMS_BLOCK_BYTES // (8 * max(h + rr, 1)))
         buf = np.empty(rows * min(step, v))
+        scale = 1.0 / (mu[None, :] + alphas[:, None])  # (A, r'): one multiply per entry instead of a divide
         for lo in range(0, v, step):
             hi = min(lo + step, v)
             Gb, Yb = G[:, lo:hi], Y_H[:, lo:hi]
             Eb = buf[: rows * (hi - lo)].reshape(rows, hi - lo)  # contiguous, as TRMM in place needs
-            if tall:
-                Bb = Qp.T @ Yb  # (r', |T|)
-                Yb -= Qp @ Bb  # the part of Y' outside the range of P'
+            if full:
+                Bb = Q.T @ Yb  # (h, |T|): the first r' rows in the range of P', the rest outside it
+                sse[:, lo:hi] = np.einsum("ht,ht->t", Bb[rr:], Bb[rr:])
+                Yb = Bb[:rr]
+            elif tall:
+                Bb = Q.T @ Yb  # (r', |T|)
+                Yb -= Q @ Bb  # the part of Y' outside the range of P'
                 sse[:, lo:hi] = np.einsum("ht,ht->t", Yb, Yb)
                 Yb = Bb
             else:
                 sse[:, lo:hi] = 0.0
-            for i, a in enumerate(alphas):
+            for i in range(alphas.size):
                 if tall:
-                    np.divide(Gb, (mu + a)[:, None], out=Eb)
+                    np.multiply(Gb, scale[i][:, None], out=Eb)
                     # R Eb in place: Eb is C-ordered, so its transpose (F-ordered) times R^T from the right
-                    blas.dtrmm(1.0, P, Eb.T, side=1, lower=0, trans_a=1, overwrite_b=1)
+                    blas.dtrmm(1.0, R, Eb.T, side=1, lower=0, trans_a=1, overwrite_b=1)
                 else:
-                    np.matmul(P, Gb / (mu + a)[:, None], out=Eb)
+                    np.matmul(R, Gb * scale[i][:, None], out=Eb)
                 np.subtract(Yb, Eb, out=Eb)
                 sse[i, lo:hi] += np.einsum("ht,ht->t", Eb, Eb)
         return sse, self._eigen_estimate(mu, alphas)
@@ -744,6 +813,12 @@ _EIGEN_COLUMNS_PER_RANK = 4
 #: right-hand side): bounded in v, and wide enough that the GEMMs run near the rate of one large
 #: GEMM (blocks of 345 targets ran 10-15 % slower on one core).
 _SUMS_BLOCK_BYTES = 1 << 25
+
+
+#: Most bytes of one fold's target-independent part that :meth:`HoldoutEngine.sums` keeps in a
+#: ``fold_cache`` for later batches of targets (a larger one is recomputed per batch): at r = 500 and
+#: h = 1,000 a band side takes about 6 MiB, at every one of 2,000 rows in the basis a fold kernel's 25 MiB.
+_FOLD_CACHE_BYTES = 1 << 27
 
 
 #: ``HoldoutEngine.predict`` takes the fold-kernel route for folds of at least 1 / this share of the
