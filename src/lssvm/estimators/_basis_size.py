@@ -151,7 +151,11 @@ def grow_after_search(search, X, y, groups, clock_start):
 
 def _search_rule_mse(search, est, alpha, m):
     """Mean squared error of ``est`` at ``alpha`` on the search's folds under its ``basis_in_holdout``
-    (the value the search stores in ``cv_results_["mean_test_mse"]``); O(k m n^2) for k folds."""
+    (the value the search stores in ``cv_results_["mean_test_mse"]``); O(k m n^2) for k folds.  Infinite where a
+    fold holds every grown basis point and the rule removes them (no model to score: the search's stands)."""
+    if search.basis_in_holdout == "remove" and est.basis_indices_ is not None and any(
+            np.isin(est.basis_indices_, f).all() for f in search.cv_folds_):
+        return np.inf
     every = np.arange(m)
     pairs = [(np.setdiff1d(every, f), np.asarray(f)) for f in search.cv_folds_]
     err = est.cv_error(pairs, alpha=alpha, scoring="mse", basis_in_holdout=search.basis_in_holdout)
