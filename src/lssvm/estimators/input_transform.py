@@ -132,6 +132,54 @@ class InputTransform(TransformerMixin, BaseEstimator):
             out[:, self.columns_] = (self.transformer_.transform(X[:, self.columns_]) - self.mean_) / self.scale_
         return out
 
+    def to_stored(self):
+        """The fitted transform as (JSON values, arrays): what a model file keeps (:meth:`from_stored`)."""
+        check_is_fitted(self, "columns_")
+        meta = {"method": self.method, "n_features_in": int(self.n_features_in_)}
+        arrays = {"input_transform_columns": self.columns_.astype(np.uint8)}
+        if self.transformer_ is not None:
+            arrays.update(input_transform_mean=self.mean_, input_transform_scale=self.scale_)
+            if self.method == "quantile":
+                arrays.update(input_transform_quantiles=self.transformer_.quantiles_,
+                              input_transform_references=self.transformer_.references_)
+            else:
+                arrays["input_transform_lambdas"] = self.transformer_.lambdas_
+        return meta, arrays
+
+    @classmethod
+    def from_stored(cls, meta, arrays):
+        """The fitted transform of :meth:`to_stored`'s output; ``ValueError`` if it is not one."""
+        if not isinstance(meta, dict) or set(meta) != {"method", "n_features_in"} or \
+                meta["method"] not in INPUT_TRANSFORMS or meta["method"] == "none":
+            raise ValueError(f"an input transform is an object with a method in {INPUT_TRANSFORMS[1:]} and "
+                             "n_features_in")
+        d = meta["n_features_in"]
+        columns = np.asarray(arrays.get("input_transform_columns", ()), dtype=bool)
+        if isinstance(d, bool) or not isinstance(d, int) or columns.shape != (d,) or not columns.any():
+            raise ValueError("the input transform's columns do not match its number of inputs")
+        k = int(columns.sum())
+        need = ("quantiles", "references") if meta["method"] == "quantile" else ("lambdas",)
+        got = {n: np.asarray(arrays.get(f"input_transform_{n}", ()), dtype=float)
+               for n in ("mean", "scale", *need)}
+        q = got.get("quantiles", np.zeros((2, k)))
+        shapes_ok = got["mean"].shape == got["scale"].shape == (k,) and q.ndim == 2 and q.shape[1] == k and (
+            meta["method"] != "quantile" or (q.shape[0] >= 2 and got["references"].shape == (q.shape[0],))) and (
+            meta["method"] == "quantile" or got["lambdas"].shape == (k,))
+        if not shapes_ok or not all(np.isfinite(a).all() for a in got.values()) or np.any(got["scale"] <= 0):
+            raise ValueError("the input transform's arrays have the wrong shapes or non-finite values")
+        self = cls(meta["method"])
+        self.n_features_in_, self.columns_ = d, columns
+        self.mean_, self.scale_ = got["mean"], got["scale"]
+        if meta["method"] == "quantile":
+            tr = QuantileTransformer(output_distribution="normal", n_quantiles=q.shape[0])
+            tr.quantiles_, tr.references_, tr.n_quantiles_ = q, got["references"], q.shape[0]
+        else:
+            tr = PowerTransformer(method="yeo-johnson", standardize=False)
+            tr.lambdas_ = got["lambdas"]
+        tr.n_features_in_ = k
+        self.transformer_ = tr
+        return self
+
 
 def _check_inputs(X, owner):
     if sp.issparse(X):
@@ -217,7 +265,7 @@ class InputTransformSearch(BaseEstimator):
     --------
     >>> import numpy as np
     >>> from lssvm import SparseLSSVRCV
-    >>> from lssvm.estimators.input_transform import InputTransformSearch
+    >>> from lssvm import InputTransformSearch
     >>> rng = np.random.default_rng(0)
     >>> X = rng.lognormal(size=(120, 2))
     >>> y = np.log(X[:, 0]) + 0.1 * rng.normal(size=120)
@@ -248,7 +296,7 @@ class InputTransformSearch(BaseEstimator):
         tags.classifier_tags, tags.regressor_tags = base.classifier_tags, base.regressor_tags
         return tags
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, **fit_params):
         """Score each candidate transform by the search's exact CV, then fit the search on the best.
 
         Parameters
@@ -257,6 +305,8 @@ class InputTransformSearch(BaseEstimator):
         y : array-like of shape (m,) or (m, v)
         groups : array-like of shape (m,), optional
             Passed to a group splitter and to the searches.
+        **fit_params
+            Passed to every search's ``fit`` (e.g. ``callback``).
         """
         base = self._base()
         if not hasattr(base, "fit") or "cv" not in base.get_params():
@@ -271,7 +321,7 @@ class InputTransformSearch(BaseEstimator):
             folds = resolve_folds(cv, X.shape[0], y=np.asarray(y), groups=groups, classifier=is_classifier(base))
             every = np.arange(X.shape[0])
             cv = [(np.setdiff1d(every, f), np.asarray(f)) for f in folds]
-        fit_kw = {} if groups is None else {"groups": groups}
+        fit_kw = {**fit_params, **({} if groups is None else {"groups": groups})}
         transforms = {n: InputTransform(n).fit(X) for n in names}
         scores, searches = {}, {}
         plain = {}
