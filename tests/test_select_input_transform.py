@@ -2,6 +2,7 @@
 its candidates' scores equal to brute-force fold refits, saved in the model file and applied by ``lssvm
 predict`` to raw inputs as in Python; bad values refused clearly."""
 
+import time
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from test_input_transform import _kfold_mse_removed
 
 from lssvm import InputTransformSearch, SparseLSSVRCV
+from lssvm.cli._input_transform_choice import input_transform_text, plan_input_transform
 from lssvm.cli.main import cli
 from lssvm.cv import resolve_folds
 from lssvm.estimators.input_transform import InputTransform
@@ -156,3 +158,44 @@ def test_model_file_refuses_a_damaged_input_transform(tmp_path):
     save_model(tmp_path / "w.npz", model)
     with pytest.raises(ModelFileError, match="input transform's columns do not match"):
         load_model(tmp_path / "w.npz")
+
+
+def test_auto_is_planned_within_the_time_budget():
+    est = SparseLSSVRCV(time_budget=60.0)
+    names = ["none", "quantile"]
+    kept, line, extra = plan_input_transform("auto", names, est, 40.0, 60.0)  # two searches of 40 s: 80 s > 60 s
+    assert kept == ["none"] and extra == 0.0 and "do not fit the 60 s budget" in line
+    kept, line, extra = plan_input_transform("auto", names, est, 20.0, 60.0)  # the stages get what is left
+    assert kept == names and extra == 0.0 and "in what is left of the 60 s budget" in line
+    kept, line, extra = plan_input_transform("auto", names, est, 20.0, 30.0)  # fixed basis: 30 s + 20 s more
+    assert kept == names and extra == pytest.approx(20.0)
+    kept, line, extra = plan_input_transform("auto", names, SparseLSSVRCV(time_budget=None), 40.0, 40.0)
+    assert kept == names and extra == pytest.approx(40.0)
+    assert plan_input_transform("quantile", ["quantile"], est, 40.0, 60.0) == (["quantile"], None, 0.0)
+    text = input_transform_text("none", {}, "auto", "mse", "LOO", planned=line)
+    assert text == "none (inputs as encoded): the searches of the candidates do not fit the time budget"
+
+
+def test_the_budget_counts_every_candidates_search(monkeypatch):
+    # the winner's stages start their budget's clock when the comparison starts, not when the winner's own
+    # search started: the first candidate's search is spent from the same budget
+    from lssvm.estimators import input_transform as module
+
+    rng = np.random.default_rng(4)
+    X = rng.lognormal(sigma=1.2, size=(600, 3))
+    y = np.log(X[:, 0]) + 0.1 * rng.normal(size=600)
+    clocks = []
+    finish = module._finish_stages
+
+    def spy(search, X, y, groups, restore, t0):
+        clocks.append(t0)
+        return finish(search, X, y, groups, restore, t0)
+
+    monkeypatch.setattr(module, "_finish_stages", spy)
+    before = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        InputTransformSearch(SparseLSSVRCV(param_space={"gamma": GAMMAS}, n_basis="auto", time_budget=1e4,
+                                           random_state=0), "auto").fit(X, y)
+    wall = time.perf_counter() - before
+    assert len(clocks) == 1 and before <= clocks[0] < before + 0.1 * wall

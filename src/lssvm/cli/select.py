@@ -36,6 +36,7 @@ from ._input_transform_choice import (
     input_transform_candidates,
     input_transform_option,
     input_transform_text,
+    plan_input_transform,
 )
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
@@ -295,11 +296,11 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             budget = est.time_budget
             click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))
             search_seconds = max(search_seconds, budget or 0.0)
-        if len(input_names) > 1:  # one search per candidate before the winner's stages, outside the budget
-            click.echo(f"inputs     {input_transform}: skewed inputs: the search also runs on "
-                       f"{' and '.join(input_names[1:])}-transformed inputs, the better CV score kept: about "
-                       f"{_duration(cost.seconds * (len(input_names) - 1))} more")
-            search_seconds += cost.seconds * (len(input_names) - 1)
+        input_names, input_line, input_seconds = plan_input_transform(input_transform, input_names, est, cost.seconds,
+                                                                      search_seconds)
+        if input_line is not None:
+            click.echo(input_line)
+            search_seconds += input_seconds
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -329,7 +330,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                 with Progress(expected * len(input_names)) as progress:
                     if use_inputs:
                         est, input_tr, input_chosen, input_scores = fit_with_input_transform(
-                            est, Xs, y, input_transform, groups=groups, callback=progress.update)
+                            est, Xs, y, input_names, groups=groups, callback=progress.update)
                     else:
                         est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
@@ -337,7 +338,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         Xs_in = Xs  # the estimator's inputs (Xs: the scaled or encoded ones, for the report's curve)
         if use_inputs:
             input_text = input_transform_text(input_chosen, input_scores, input_transform, est.scoring_,
-                                              "LOO" if est.cv_folds_ is None else f"{len(est.cv_folds_)}-fold")
+                                              "LOO" if est.cv_folds_ is None else f"{len(est.cv_folds_)}-fold",
+                                              input_line)
             if input_tr is not None:
                 Xs_in = input_tr.transform(Xs)
                 if X_test is not None:

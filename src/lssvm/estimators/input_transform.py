@@ -17,9 +17,10 @@ LOO or on fixed folds) once on each candidate input matrix, and keeps the
 candidate of best CV score, plain inputs ("none") on a tie.  The candidate
 searches run without the ARD stage and with the fixed basis size rule, so
 that they compare the inputs, not the stages' budgets; the winner's search
-then goes on to the wrapped search's own stages (ARD stage, basis growth,
-within its time budget counted from that search's start), as its ``fit``
-would have.  The transform is part of the fitted model: ``predict`` takes
+then goes on to the wrapped search's own stages (ARD stage, basis growth),
+as its ``fit`` would have, within its time budget counted from the first
+candidate's start: the comparison spends the budget too, so that a search
+with a budget stays within it.  The transform is part of the fitted model: ``predict`` takes
 the raw inputs.
 
 Columns with at most two distinct values (binary flags, one-hot columns)
@@ -206,13 +207,13 @@ def _candidates(input_transform, X):
     return ["none"] + [n for n in names if n != "none"] if "none" in names else names
 
 
-def _finish_stages(search, X, y, groups, restore):
+def _finish_stages(search, X, y, groups, restore, t0):
     """What the search's ``fit`` runs after its search (the ARD stage, the basis growth), on a search fitted
-    with those stages off (``restore``: their settings), the budget's clock started at the search's start."""
+    with those stages off (``restore``: their settings), the budget's clock started at ``t0``
+    (``time.perf_counter()`` at the first candidate's start)."""
     if not restore:
         return search
     search.set_params(**restore)
-    t0 = time.perf_counter() - search.search_time_ - search.refit_time_
     X, y = validate_input(search, X, y, dtype=np.float64, multi_output=not search._classification,
                           y_numeric=not search._classification, ensure_min_samples=2, reset=False)
     if getattr(search, "ard", False) is not False:
@@ -259,7 +260,7 @@ class InputTransformSearch(BaseEstimator):
     The searches share their folds (``cv`` resolved once; LOO is the same for all). The transform is fitted on
     all training rows before the search, as the standardisation is: it uses no target, only the inputs'
     ranks or their power-law fit.  Cost: one search per candidate, then the winner's ARD stage and basis
-    growth.
+    growth in what the wrapped search's ``time_budget`` leaves, counted from the first candidate's start.
 
     Examples
     --------
@@ -308,6 +309,7 @@ class InputTransformSearch(BaseEstimator):
         **fit_params
             Passed to every search's ``fit`` (e.g. ``callback``).
         """
+        start = time.perf_counter()  # the wrapped search's time budget counts every candidate's search
         base = self._base()
         if not hasattr(base, "fit") or "cv" not in base.get_params():
             raise TypeError(f"InputTransformSearch wraps a search estimator with a cv parameter (SparseLSSVRCV, "
@@ -338,7 +340,7 @@ class InputTransformSearch(BaseEstimator):
         self.transformer_ = transforms[chosen]
         if scores:  # the winner's search is the wrapped search's: only its stages remain to run
             self.estimator_ = _finish_stages(searches[chosen], self.transformer_.transform(X), y, groups,
-                                             {k: params[k] for k in plain})
+                                             {k: params[k] for k in plain}, start)
         else:
             self.estimator_ = clone(base).set_params(cv=cv).fit(self.transformer_.transform(X), y, **fit_kw)
         self.n_features_in_ = X.shape[1]
