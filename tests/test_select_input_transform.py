@@ -95,9 +95,17 @@ def test_predict_on_raw_inputs_equals_python(tmp_path, method):
     assert np.max(np.abs(model.estimator.predict(Xs) - expected)) > 1e-3
 
 
-def test_default_leaves_the_inputs_as_encoded(tmp_path):
+def test_default_compares_where_an_input_is_skewed(tmp_path):
     _skewed_table(tmp_path / "t.csv")
     output, out = _select(tmp_path)
+    assert set(_line(output).split("search: ")[1].replace(",", "").split()[::2]) == {"none", "quantile"}
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(100, 2))
+    pd.DataFrame(X, columns=["a", "b"]).assign(y=np.sin(X[:, 0])).to_csv(tmp_path / "n.csv", index=False)
+    output, out = _select(tmp_path, table="n.csv")
+    assert _line(output) == "none (inputs as encoded): no input skewed beyond 1"
+    assert load_model(out).input_transform is None
+    output, out = _select(tmp_path, "--input-transform", "none")
     assert "inputs     transform" not in output
     model = load_model(out)
     assert model.input_transform is None and "input_transform" not in model.metadata

@@ -21,8 +21,8 @@ from ._cost import _duration
 __all__ = ["input_transform_option", "check_cli_input_transform", "input_transform_candidates",
            "plan_input_transform", "fit_with_input_transform", "input_transform_text"]
 
-#: ``--input-transform``'s default (the inputs as encoded, or "auto": compared by CV where some input is skewed)
-DEFAULT_INPUT_TRANSFORM = "none"
+#: ``--input-transform``'s default: compared by CV where some input is skewed, within the time budget
+DEFAULT_INPUT_TRANSFORM = "auto"
 
 input_transform_option = click.option(
     "--input-transform", type=click.Choice(["auto", *INPUT_TRANSFORMS]), default=DEFAULT_INPUT_TRANSFORM,
@@ -80,7 +80,7 @@ def plan_input_transform(asked, names, est, search_seconds, stages_seconds):
     return names, (f"inputs     {asked}: skewed inputs: the search also runs on {' and '.join(names[1:])}-"
                    f"transformed inputs, the better CV score kept" + (
                        f", then its stages in what is left of the {budget:g} s budget" if budget is not None else "")
-                   + f": about {_duration(extra)} more"), extra
+                   + (f": about {_duration(extra)} more" if extra > 0.05 else "")), extra
 
 
 def fit_with_input_transform(est, X, y, names, **fit_params):

@@ -171,7 +171,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto", input_transform="none"):
+           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto", input_transform="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
