@@ -29,8 +29,10 @@ standard deviation 1 on the training rows).  ``"auto"`` compares "none"
 with "quantile" where some transformed column is skewed (absolute sample
 skewness above :data:`SKEW_THRESHOLD`), else uses "none" at no extra cost.
 
-Cost: one search per candidate, then the winner's stages (about twice the
-wrapped search's time for "auto" on a skewed table).
+Cost: one search per candidate, then the winner's stages.  Without a time
+budget that is about twice the wrapped search's time for "auto" on a
+skewed table; with one, the stages get what the candidates' searches leave
+of it, so the whole fit stays near the budget.
 """
 
 from __future__ import annotations
