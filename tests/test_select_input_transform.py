@@ -207,3 +207,21 @@ def test_the_budget_counts_every_candidates_search(monkeypatch):
                                            random_state=0), "auto").fit(X, y)
     wall = time.perf_counter() - before
     assert len(clocks) == 1 and before <= clocks[0] < before + 0.1 * wall
+
+
+@pytest.mark.parametrize("model_kind", ["fixed-size", "nystrom"])
+def test_other_families_store_and_apply_the_transform(tmp_path, model_kind):
+    frame, X, y = _skewed_table(tmp_path / "t.csv", seed=6)
+    out = tmp_path / "m.npz"
+    res = CliRunner().invoke(cli, ["select", str(tmp_path / "t.csv"), "--target", "y", "--model", model_kind,
+                                   "--gammas", "0.05,0.2,0.8", "--alphas", "1e-4:1e2:7", "--no-report",
+                                   "--input-transform", "quantile", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    model = load_model(out)
+    assert model.input_transform.method == "quantile"
+    Xs = (X - model.x_center) / model.x_scale
+    expected = model.estimator.predict(InputTransform("quantile").fit(Xs).transform(Xs))
+    np.testing.assert_allclose(model.predict(frame), expected, rtol=1e-9, atol=1e-12)
+    res = CliRunner().invoke(cli, ["predict", str(out), str(tmp_path / "t.csv"), "-o", str(tmp_path / "p.csv")])
+    assert res.exit_code == 0, res.output
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "p.csv")["predicted_y"], expected, rtol=1e-8, atol=1e-10)
