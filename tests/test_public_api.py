@@ -16,7 +16,7 @@ PUBLIC_NAMES = {
     "ConstantTargetWarning", "NumericalWarning", "PerformanceWarning", "SearchEdgeWarning",
     "FixedSizeLSSVC", "FixedSizeLSSVCCV", "FixedSizeLSSVR", "FixedSizeLSSVRCV",
     "NystromLSSVC", "NystromLSSVCCV", "NystromLSSVR", "NystromLSSVRCV",
-    "RobustLSSVR", "RobustLSSVRCV",
+    "InputTransformSearch", "RobustLSSVR", "RobustLSSVRCV",
     "SparseLSSVC", "SparseLSSVCCV", "SparseLSSVR", "SparseLSSVRCV",
     "make_tabular_pipeline", "scdp", "__version__",
 }

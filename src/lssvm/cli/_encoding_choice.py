@@ -18,6 +18,8 @@ import click
 import numpy as np
 from sklearn.base import clone
 
+from ..estimators.input_transform import InputTransform
+
 __all__ = ["categorical_encoding_option", "choose_cli_encoding", "encoding_cv_errors", "ordinal_columns"]
 
 categorical_encoding_option = click.option(
@@ -85,25 +87,31 @@ def encoding_cv_errors(search, encodings, y, path, gammas=None):
     return out
 
 
-def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, streaming):
-    """``(encoding, X, text or None)`` after the search on the one-hot columns ``Xs``.
+def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, streaming, input_transform=None):
+    """``(encoding, X, text or None, input transform)`` after the search on the one-hot columns ``Xs``.
 
     With "auto" (or "ordinal") and categorical inputs, the ordinal encoding is built on the training rows and
     the search's best model refitted on it; "auto" keeps the encoding of lower exact CV error, "ordinal" the
     ordinal one.  When ordinal is kept, ``search.best_estimator_``, ``alpha_``, ``best_params_["alpha"]``
     and ``best_score_`` describe the ordinal refit.
+
+    ``input_transform`` (a fitted :class:`lssvm.estimators.input_transform.InputTransform` or None): the
+    per-column transform ``Xs`` went through; the ordinal columns get the same method fitted on them, returned
+    in its place when ordinal is kept.
     """
     if encoding is None or not encoding.categorical or asked == "one-hot":
-        return encoding, Xs, None
+        return encoding, Xs, None, input_transform
     if streaming:
         if asked == "ordinal":
             raise ValueError("--categorical-encoding ordinal needs the rows in memory (leave out --chunk-rows)")
-        return encoding, Xs, None
+        return encoding, Xs, None, input_transform
     if getattr(search, "best_estimator_", None) is None or getattr(search.best_estimator_, "basis_indices_",
                                                                      None) is None:
-        return encoding, Xs, None
+        return encoding, Xs, None, input_transform
     ordinal = encoding.to_ordinal(frame, scale)
     X_ord = ordinal.transform(frame)
+    ordinal_inputs = None if input_transform is None else InputTransform(input_transform.method).fit(X_ord)
+    X_ord = X_ord if ordinal_inputs is None else ordinal_inputs.transform(X_ord)
     path = np.asarray(path, dtype=float)
     # an ARD winner has one width per one-hot column: the ordinal column of a categorical input gets the mean
     # width of its level block, the other columns keep theirs (as the widths, a comparison towards one-hot)
@@ -119,7 +127,7 @@ def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, stre
     text = (f"{keep}{' (as asked)' if asked == 'ordinal' else ''}; {cv} {crit} of the best model refitted on "
             f"each: one-hot {best['one-hot']:.4g}, ordinal {best['ordinal']:.4g}")
     if keep == "one-hot":
-        return encoding, Xs, text
+        return encoding, Xs, text, input_transform
     e, model = errors["ordinal"]
     i = int(np.argmin(e))
     alpha = float(path[i])
@@ -133,4 +141,4 @@ def choose_cli_encoding(search, encoding, frame, Xs, y, asked, scale, path, stre
         if relevance is not None and np.size(relevance) == Xs.shape[1]:
             search.feature_relevance_ = np.array([np.asarray(relevance, dtype=float)[c].sum() for c in columns])
     search.best_score_ = -float(e[i]) if search.scoring_ == "mse" else 1.0 - float(e[i])
-    return ordinal, X_ord, text
+    return ordinal, X_ord, text, ordinal_inputs

@@ -30,6 +30,14 @@ from ._ard_cost import ard_stage_cost
 from ._baseline import cv_baseline, heldout_baseline
 from ._cost import CommandClock, _duration, after_search_seconds, estimate_cost, gradient_stage_seconds
 from ._encoding_choice import categorical_encoding_option, choose_cli_encoding
+from ._input_transform_choice import (
+    check_cli_input_transform,
+    fit_with_input_transform,
+    input_transform_candidates,
+    input_transform_option,
+    input_transform_text,
+    plan_input_transform,
+)
 from ._inputs import evaluate, expand_data, format_metrics, load_frame, prepare_table, split_test
 from ._logging import Progress, collect_warnings, command_line, echo_warnings
 from ._options import (
@@ -141,6 +149,7 @@ def _results_table(search, top):
                    "that would not fit; inf: no limit.")
 @target_transform_option
 @categorical_encoding_option
+@input_transform_option
 @click.option("--random-state", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--test", "test_data", default=None,
               help="Table of test rows (same columns): test metrics are printed beside the CV estimate.")
@@ -162,7 +171,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
            normalize_kernel, model_kind, cv_text, search, gammas, alphas, scoring, calibration, max_evaluations, basis,
            n_basis, time_budget,
            random_state, test_data, test_size, top, output, report_dir, no_report,
-           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto"):
+           chunk_rows, verbose, target_transform="auto", categorical_encoding="auto", input_transform="auto"):
     """Select kernel parameters and alpha by exact CV on DATA (CSV/Parquet
     paths, several files or a quoted glob pattern, or a bundled data set
     name), save the best model and write a report."""
@@ -234,6 +243,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             y = y.to_numpy()
         cls = MODELS[model_kind][task == "classification"]
         check_cli_target_transform(y, target_transform, task, streaming)  # before the search's time is spent
+        use_inputs = check_cli_input_transform(input_transform, streaming)
+        input_names = input_transform_candidates(input_transform, Xs) if use_inputs else ["none"]
         if calibration is not None and task != "classification":
             raise ValueError("--calibration is for classification (class probabilities); this task is "
                              f"{task}: leave it out (prediction intervals: 'lssvm predict --interval')")
@@ -285,6 +296,11 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
             budget = est.time_budget
             click.echo("basis      auto: grown after the search" + (f" within {budget:g} s" if budget else ""))
             search_seconds = max(search_seconds, budget or 0.0)
+        input_names, input_line, input_seconds = plan_input_transform(input_transform, input_names, est, cost.seconds,
+                                                                      search_seconds)
+        if input_line is not None:
+            click.echo(input_line)
+            search_seconds += input_seconds
         if search == "gradient":  # the cost line counts the isotropic grid; the L-BFGS-B stage comes on top
             line, gradient_seconds = _gradient_budget(est, Xs, kernel, n_rows, cost.rates, task == "classification")
             click.echo(line)
@@ -311,27 +327,45 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                 with report_passes(pass_progress):
                     est.fit(Xs, y, groups=groups, callback=_echo_evaluation)
             else:
-                with Progress(expected) as progress:
-                    est.fit(Xs, y, groups=groups, callback=progress.update)
+                with Progress(expected * len(input_names)) as progress:
+                    if use_inputs:
+                        est, input_tr, input_chosen, input_scores = fit_with_input_transform(
+                            est, Xs, y, input_names, groups=groups, callback=progress.update)
+                    else:
+                        est.fit(Xs, y, groups=groups, callback=progress.update)
         elapsed = time.perf_counter() - t0
+        input_text = None
+        Xs_in = Xs  # the estimator's inputs (Xs: the scaled or encoded ones, for the report's curve)
+        if use_inputs:
+            input_text = input_transform_text(input_chosen, input_scores, input_transform, est.scoring_,
+                                              "LOO" if est.cv_folds_ is None else f"{len(est.cv_folds_)}-fold",
+                                              input_line)
+            if input_tr is not None:
+                Xs_in = input_tr.transform(Xs)
+                if X_test is not None:
+                    X_test = input_tr.transform(X_test)
+        else:
+            input_tr = None
         caught[:] = _echo_edge_warnings(caught)
         with collect_warnings() as caught_transform:
             encoding_text = None
             if not streaming:
-                chosen_encoding, Xs, encoding_text = choose_cli_encoding(
-                    est, encoding, frame, Xs, y, categorical_encoding, scale, alpha_path, streaming)
+                chosen_encoding, Xs_in, encoding_text, input_tr = choose_cli_encoding(
+                    est, encoding, frame, Xs_in, y, categorical_encoding, scale, alpha_path, streaming, input_tr)
                 if chosen_encoding is not encoding:  # ordinal kept: the inputs and test rows re-encoded
                     encoding, features = chosen_encoding, list(chosen_encoding.feature_names)
                     center, scale_ = np.zeros(len(features)), np.ones(len(features))  # identity when encoded
                     if X_test is not None:
                         X_test = encoding.transform(test_frame)
+                        X_test = X_test if input_tr is None else input_tr.transform(X_test)
             elif categorical_encoding == "ordinal":
                 raise ValueError("--categorical-encoding ordinal needs the rows in memory (leave out --chunk-rows)")
-            est, transform_choice = choose_cli_target_transform(est, Xs, y, target_transform, task, streaming)
+            est, transform_choice = choose_cli_target_transform(est, Xs_in, y, target_transform, task, streaming)
         caught.extend(caught_transform)
         transform_text = target_transform_text(transform_choice)
         model = SavedModel(est, center, scale_, features, str(target_name), preprocessing=encoding,
-                           target_transform=None if transform_choice is None else transform_choice.transform)
+                           target_transform=None if transform_choice is None else transform_choice.transform,
+                           input_transform=input_tr)
         test_values = None
         if test_frame is not None:
             with collect_warnings() as caught_eval:
@@ -365,6 +399,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         click.echo(f"ard        {ard_summary(est.ard_stage_)}")
     if encoding_text:
         click.echo(f"encoding   categorical: {encoding_text}")
+    if input_text:
+        click.echo(f"inputs     transform {input_text}")
     if transform_text:
         click.echo(f"target     transform {transform_text}")
     click.echo("")
@@ -403,6 +439,8 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
         summary.insert(summary.index(("model", cls.__name__)), ("categorical encoding", encoding_text))
     if transform_text:
         summary.insert(summary.index(("model", cls.__name__)), ("target transform", transform_text))
+    if input_text:
+        summary.insert(summary.index(("model", cls.__name__)), ("input transform", input_text))
     if test_values is not None:
         summary.append(("test metrics", f"{format_metrics(test_values)} on {len(test_frame)} rows"))
     summary += [("lssvm version", __version__), ("date", time.strftime("%Y-%m-%d %H:%M:%S %Z")),
@@ -413,6 +451,7 @@ def select(data, target, drop, task, categorical, impute, min_frequency, scale, 
                       "cv_score": value, "criterion": crit,
                       **({"target_transform": transform_text} if transform_text else {}),
                       **({"categorical_encoding": encoding_text} if encoding_text else {}),
+                      **({"input_transform": input_text} if input_text else {}),
                       # a metric undefined on the test rows (AUC of one class) is stored as null
                       **({} if test_values is None else {"test_metrics": {k: float(v) if np.isfinite(v) else None
                                                                           for k, v in test_values}})}
@@ -510,11 +549,13 @@ def _echo_edge_warnings(caught):
     """Print search-edge warnings as lines naming the options to widen (the
     search's result depends on them); returns the other warnings, for the
     one-line summary."""
-    rest = []
+    rest, shown = [], set()
     for w in caught:
         if issubclass(w.category, SearchEdgeWarning):
             msg = str(w.message).replace("param_space={'gamma': ...}", "--gammas").replace("alphas=...", "--alphas")
-            click.echo(f"warning    {msg}", err=True)
+            if msg not in shown:  # the same edge met by each --input-transform candidate's search: said once
+                click.echo(f"warning    {msg}", err=True)
+            shown.add(msg)
         else:
             rest.append(w)
     return rest

@@ -4,6 +4,7 @@ from ._robust_search import RobustLSSVRCV
 from .classifier import SparseLSSVC
 from .family_search_cv import SparseLSSVCCV, SparseLSSVRCV
 from .fixed_size import FixedSizeLSSVC, FixedSizeLSSVCCV, FixedSizeLSSVR, FixedSizeLSSVRCV, scdp
+from .input_transform import InputTransformSearch
 from .nystrom import NystromLSSVC, NystromLSSVCCV, NystromLSSVR, NystromLSSVRCV
 from .regressor import SparseLSSVR
 from .robust import RobustLSSVR
@@ -21,6 +22,7 @@ __all__ = [
     "FixedSizeLSSVCCV",
     "FixedSizeLSSVR",
     "FixedSizeLSSVRCV",
+    "InputTransformSearch",
     "NystromLSSVC",
     "NystromLSSVCCV",
     "NystromLSSVR",

@@ -17,9 +17,10 @@ LOO or on fixed folds) once on each candidate input matrix, and keeps the
 candidate of best CV score, plain inputs ("none") on a tie.  The candidate
 searches run without the ARD stage and with the fixed basis size rule, so
 that they compare the inputs, not the stages' budgets; the winner's search
-then goes on to the wrapped search's own stages (ARD stage, basis growth,
-within its time budget counted from that search's start), as its ``fit``
-would have.  The transform is part of the fitted model: ``predict`` takes
+then goes on to the wrapped search's own stages (ARD stage, basis growth),
+as its ``fit`` would have, within its time budget counted from the first
+candidate's start: the comparison spends the budget too, so that a search
+with a budget stays within it.  The transform is part of the fitted model: ``predict`` takes
 the raw inputs.
 
 Columns with at most two distinct values (binary flags, one-hot columns)
@@ -28,8 +29,10 @@ standard deviation 1 on the training rows).  ``"auto"`` compares "none"
 with "quantile" where some transformed column is skewed (absolute sample
 skewness above :data:`SKEW_THRESHOLD`), else uses "none" at no extra cost.
 
-Cost: one search per candidate, then the winner's stages (about twice the
-wrapped search's time for "auto" on a skewed table).
+Cost: one search per candidate, then the winner's stages.  Without a time
+budget that is about twice the wrapped search's time for "auto" on a
+skewed table; with one, the stages get what the candidates' searches leave
+of it, so the whole fit stays near the budget.
 """
 
 from __future__ import annotations
@@ -132,6 +135,54 @@ class InputTransform(TransformerMixin, BaseEstimator):
             out[:, self.columns_] = (self.transformer_.transform(X[:, self.columns_]) - self.mean_) / self.scale_
         return out
 
+    def to_stored(self):
+        """The fitted transform as (JSON values, arrays): what a model file keeps (:meth:`from_stored`)."""
+        check_is_fitted(self, "columns_")
+        meta = {"method": self.method, "n_features_in": int(self.n_features_in_)}
+        arrays = {"input_transform_columns": self.columns_.astype(np.uint8)}
+        if self.transformer_ is not None:
+            arrays.update(input_transform_mean=self.mean_, input_transform_scale=self.scale_)
+            if self.method == "quantile":
+                arrays.update(input_transform_quantiles=self.transformer_.quantiles_,
+                              input_transform_references=self.transformer_.references_)
+            else:
+                arrays["input_transform_lambdas"] = self.transformer_.lambdas_
+        return meta, arrays
+
+    @classmethod
+    def from_stored(cls, meta, arrays):
+        """The fitted transform of :meth:`to_stored`'s output; ``ValueError`` if it is not one."""
+        if not isinstance(meta, dict) or set(meta) != {"method", "n_features_in"} or \
+                meta["method"] not in INPUT_TRANSFORMS or meta["method"] == "none":
+            raise ValueError(f"an input transform is an object with a method in {INPUT_TRANSFORMS[1:]} and "
+                             "n_features_in")
+        d = meta["n_features_in"]
+        columns = np.asarray(arrays.get("input_transform_columns", ()), dtype=bool)
+        if isinstance(d, bool) or not isinstance(d, int) or columns.shape != (d,) or not columns.any():
+            raise ValueError("the input transform's columns do not match its number of inputs")
+        k = int(columns.sum())
+        need = ("quantiles", "references") if meta["method"] == "quantile" else ("lambdas",)
+        got = {n: np.asarray(arrays.get(f"input_transform_{n}", ()), dtype=float)
+               for n in ("mean", "scale", *need)}
+        q = got.get("quantiles", np.zeros((2, k)))
+        shapes_ok = got["mean"].shape == got["scale"].shape == (k,) and q.ndim == 2 and q.shape[1] == k and (
+            meta["method"] != "quantile" or (q.shape[0] >= 2 and got["references"].shape == (q.shape[0],))) and (
+            meta["method"] == "quantile" or got["lambdas"].shape == (k,))
+        if not shapes_ok or not all(np.isfinite(a).all() for a in got.values()) or np.any(got["scale"] <= 0):
+            raise ValueError("the input transform's arrays have the wrong shapes or non-finite values")
+        self = cls(meta["method"])
+        self.n_features_in_, self.columns_ = d, columns
+        self.mean_, self.scale_ = got["mean"], got["scale"]
+        if meta["method"] == "quantile":
+            tr = QuantileTransformer(output_distribution="normal", n_quantiles=q.shape[0])
+            tr.quantiles_, tr.references_, tr.n_quantiles_ = q, got["references"], q.shape[0]
+        else:
+            tr = PowerTransformer(method="yeo-johnson", standardize=False)
+            tr.lambdas_ = got["lambdas"]
+        tr.n_features_in_ = k
+        self.transformer_ = tr
+        return self
+
 
 def _check_inputs(X, owner):
     if sp.issparse(X):
@@ -158,13 +209,13 @@ def _candidates(input_transform, X):
     return ["none"] + [n for n in names if n != "none"] if "none" in names else names
 
 
-def _finish_stages(search, X, y, groups, restore):
+def _finish_stages(search, X, y, groups, restore, t0):
     """What the search's ``fit`` runs after its search (the ARD stage, the basis growth), on a search fitted
-    with those stages off (``restore``: their settings), the budget's clock started at the search's start."""
+    with those stages off (``restore``: their settings), the budget's clock started at ``t0``
+    (``time.perf_counter()`` at the first candidate's start)."""
     if not restore:
         return search
     search.set_params(**restore)
-    t0 = time.perf_counter() - search.search_time_ - search.refit_time_
     X, y = validate_input(search, X, y, dtype=np.float64, multi_output=not search._classification,
                           y_numeric=not search._classification, ensure_min_samples=2, reset=False)
     if getattr(search, "ard", False) is not False:
@@ -211,13 +262,13 @@ class InputTransformSearch(BaseEstimator):
     The searches share their folds (``cv`` resolved once; LOO is the same for all). The transform is fitted on
     all training rows before the search, as the standardisation is: it uses no target, only the inputs'
     ranks or their power-law fit.  Cost: one search per candidate, then the winner's ARD stage and basis
-    growth.
+    growth in what the wrapped search's ``time_budget`` leaves, counted from the first candidate's start.
 
     Examples
     --------
     >>> import numpy as np
     >>> from lssvm import SparseLSSVRCV
-    >>> from lssvm.estimators.input_transform import InputTransformSearch
+    >>> from lssvm import InputTransformSearch
     >>> rng = np.random.default_rng(0)
     >>> X = rng.lognormal(size=(120, 2))
     >>> y = np.log(X[:, 0]) + 0.1 * rng.normal(size=120)
@@ -248,7 +299,7 @@ class InputTransformSearch(BaseEstimator):
         tags.classifier_tags, tags.regressor_tags = base.classifier_tags, base.regressor_tags
         return tags
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, **fit_params):
         """Score each candidate transform by the search's exact CV, then fit the search on the best.
 
         Parameters
@@ -257,7 +308,10 @@ class InputTransformSearch(BaseEstimator):
         y : array-like of shape (m,) or (m, v)
         groups : array-like of shape (m,), optional
             Passed to a group splitter and to the searches.
+        **fit_params
+            Passed to every search's ``fit`` (e.g. ``callback``).
         """
+        start = time.perf_counter()  # the wrapped search's time budget counts every candidate's search
         base = self._base()
         if not hasattr(base, "fit") or "cv" not in base.get_params():
             raise TypeError(f"InputTransformSearch wraps a search estimator with a cv parameter (SparseLSSVRCV, "
@@ -271,7 +325,7 @@ class InputTransformSearch(BaseEstimator):
             folds = resolve_folds(cv, X.shape[0], y=np.asarray(y), groups=groups, classifier=is_classifier(base))
             every = np.arange(X.shape[0])
             cv = [(np.setdiff1d(every, f), np.asarray(f)) for f in folds]
-        fit_kw = {} if groups is None else {"groups": groups}
+        fit_kw = {**fit_params, **({} if groups is None else {"groups": groups})}
         transforms = {n: InputTransform(n).fit(X) for n in names}
         scores, searches = {}, {}
         plain = {}
@@ -288,7 +342,7 @@ class InputTransformSearch(BaseEstimator):
         self.transformer_ = transforms[chosen]
         if scores:  # the winner's search is the wrapped search's: only its stages remain to run
             self.estimator_ = _finish_stages(searches[chosen], self.transformer_.transform(X), y, groups,
-                                             {k: params[k] for k in plain})
+                                             {k: params[k] for k in plain}, start)
         else:
             self.estimator_ = clone(base).set_params(cv=cv).fit(self.transformer_.transform(X), y, **fit_kw)
         self.n_features_in_ = X.shape[1]

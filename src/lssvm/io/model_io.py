@@ -23,7 +23,10 @@ object dtype —
   (and ``classes_kind`` for classifiers, ``preprocessing`` for a stored
   tabular encoding, :mod:`lssvm.io.tabular`, ``target_transform`` for a
   regressor fitted on a log or Box-Cox target: ``{"name", "lmbda", "low",
-  "high"}``, predictions mapped back by its inverse);
+  "high"}``, predictions mapped back by its inverse; ``input_transform``
+  for a per-column transform of the scaled or encoded inputs:
+  ``{"method", "n_features_in"}`` with the ``input_transform_*`` arrays,
+  :meth:`lssvm.estimators.input_transform.InputTransform.to_stored`);
 * ``basis_vectors`` (n, d) — or ``basis_data``/``basis_indices``/
   ``basis_indptr``/``basis_shape`` for a CSR basis —, ``dual_coef`` (n, v),
   ``intercept`` (v,), ``x_center`` (d,), ``x_scale`` (d,), ``classes``
@@ -55,6 +58,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from ..estimators import SparseLSSVC, SparseLSSVR
+from ..estimators.input_transform import InputTransform
 from ..estimators.target_transform import TargetTransform
 from ..kernels import KERNELS as KERNEL_NAMES
 from ..kernels import KernelExpansion, kernel_from_dict
@@ -151,6 +155,10 @@ def save_model(path, model: SavedModel):
         if name != "SparseLSSVR":
             raise ValueError("cannot save the model: a target transform is for regression models")
         meta["target_transform"] = transform.to_dict()
+    inputs = getattr(model, "input_transform", None)
+    if inputs is not None and inputs.transformer_ is not None:
+        meta["input_transform"], input_arrays = inputs.to_stored()
+        arrays.update(input_arrays)
     curve_meta, curve_arrays = basis_curve_arrays(model.estimator, model.basis_curve)  # the CV error per size
     if curve_meta is not None:
         meta["basis_curve"] = curve_meta
@@ -339,6 +347,14 @@ def _build(meta, arrays):
             raise ModelFileError("the tabular encoding's columns do not match the feature names")
     basis_curve = stored_basis_curve(meta.get("basis_curve"), arrays, ModelFileError)
     transform = _check_target_transform(meta, cls is SparseLSSVC)
+    inputs = None
+    if "input_transform" in meta:
+        try:
+            inputs = InputTransform.from_stored(meta["input_transform"], arrays)
+        except ValueError as exc:
+            raise ModelFileError(f"invalid input transform: {exc}") from None
+        if inputs.n_features_in_ != len(meta["feature_names"]):
+            raise ModelFileError("the input transform's columns do not match the feature names")
     return SavedModel(
         estimator=est,
         x_center=x_center,
@@ -351,6 +367,7 @@ def _build(meta, arrays):
         preprocessing=pre,
         basis_curve=basis_curve,
         target_transform=transform,
+        input_transform=inputs,
     )
 
 

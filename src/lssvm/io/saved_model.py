@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..estimators.input_transform import InputTransform
 from ..estimators.target_transform import TargetTransform, TargetTransformRegressor
 from ..exceptions import InputWarning
 from .tables import input_matrix
@@ -57,6 +58,11 @@ class SavedModel:
         ``lssvm select --target-transform``): ``estimator`` predicts on that
         scale, and :meth:`predictor` (every prediction method here, and
         ``lssvm predict``) maps back to the original one.  None: identity.
+    input_transform : lssvm.estimators.input_transform.InputTransform or None
+        A per-column transform of the scaled or encoded inputs (quantile or
+        Yeo-Johnson, ``lssvm select --input-transform``), fitted on the
+        training rows and applied after them by :meth:`encode` and
+        :meth:`transform`.  None: the inputs as encoded.
     """
 
     estimator: object
@@ -70,6 +76,7 @@ class SavedModel:
     preprocessing: TabularEncoding | None = None
     basis_curve: dict | None = None
     target_transform: TargetTransform | None = None
+    input_transform: InputTransform | None = None
 
     def predictor(self):
         """What predicts on the original target scale: the estimator, or, with a target transform, the
@@ -87,7 +94,7 @@ class SavedModel:
         it, the prediction methods below warn it.
         """
         if self.preprocessing is not None:
-            return self.preprocessing.transform(frame)
+            return self._transform_inputs(self.preprocessing.transform(frame))
         return self.transform(input_matrix(frame, self.feature_names))
 
     def input_changes(self):
@@ -96,15 +103,18 @@ class SavedModel:
         encoding, or when nothing was changed."""
         return [] if self.preprocessing is None else self.preprocessing.input_changes()
 
+    def _transform_inputs(self, Z):
+        return Z if self.input_transform is None else self.input_transform.transform(Z)
+
     def transform(self, X):
-        """Apply the stored input scaling, shape (m, d) -> (m, d)."""
+        """Apply the stored input scaling (and input transform), shape (m, d) -> (m, d)."""
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.x_center.size:
             raise ValueError(
                 f"the model expects {self.x_center.size} input column(s) "
                 f"({', '.join(self.feature_names)}); got an array of shape {X.shape}"
             )
-        return (X - self.x_center) / self.x_scale
+        return self._transform_inputs((X - self.x_center) / self.x_scale)
 
     def model_inputs(self, X):
         """The estimator's inputs (m, d) for raw inputs ``X``, the one path of
