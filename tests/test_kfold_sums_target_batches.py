@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 from sklearn.model_selection import GroupKFold, KFold
+from test_kfold_sums_many_targets import _refit_sse  # the explicit refit of one fold
 
 from lssvm import SparseLSSVR, SparseLSSVRCV
 from lssvm.cv import fold_kernel
@@ -20,19 +21,6 @@ def _data(rng, m, v, d=3):
     noise = rng.permutation(np.geomspace(0.02, 3.0, v))  # signal-to-noise spread widely over the targets
     Y = np.sin(X @ rng.normal(size=(d, v))) + 1.5 + noise * rng.normal(size=(m, v))
     return X, Y
-
-
-def _refit_sse(X, Y, basis_rows, gamma, alphas, test, mode):
-    """Explicit refit of one fold; sums over the test rows of the squared residuals (A, v)."""
-    m = X.shape[0]
-    held = np.isin(np.arange(m), test)
-    if mode == "train":  # held-out basis rows stay in training
-        held &= ~np.isin(np.arange(m), basis_rows)
-    keep = basis_rows if mode != "remove" else basis_rows[~np.isin(basis_rows, test)]
-    est = SparseLSSVR(gamma=gamma, basis=X[keep]).fit(X[~held], Y[~held])
-    a, b = est.factorization_.coef(alphas)
-    F = np.einsum("hn,anv->ahv", est.kernel_(X[test], est.basis_vectors_), a) + b[:, None, :]
-    return ((F - Y[test]) ** 2).sum(axis=1)
 
 
 def _dense_kernel_ridge_sse(K, Y, alphas, train, test):
