@@ -1,5 +1,6 @@
 """Platt's objective as evaluated by the calibration (one exponential and one
-``log1p`` per row, in reused buffers) against its direct formulas with
+``log1p`` per row, the sums of the terms linear in ``z`` formed once, a
+branch-free ``P(positive)``, in reused buffers) against its direct formulas with
 ``logaddexp`` and ``expit``, on fresh random data: loss, gradient and Hessian
 to rounding, weighted and unweighted, out to saturated sigmoids (``|z|``
 past the exponential's overflow)."""
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from lssvm.estimators._calibration import _platt_newton, _platt_objective
+from lssvm.estimators._calibration import _platt_newton, _PlattObjective
 
 
 def _direct(A, B, g, target, w):
@@ -27,10 +28,11 @@ def test_objective_equals_the_direct_formulas(seed, weighted):
     g = rng.uniform(-1.0, 1.0, m)
     target = np.where(rng.random(m) < 0.4, 1.0 - 1.0 / (m + 2.0), 1.0 / (m + 2.0))
     w = rng.integers(1, 5, m).astype(float) if weighted else np.ones(m)
-    design = np.vstack([g * g, g, np.ones(m)]) * w
-    work = np.empty((4, m))
+    objective = _PlattObjective(g, target, w if weighted else None)
     for A, B in [(0.0, rng.normal()), (-rng.uniform(0, 10), rng.normal()), (-2000.0, 3.0), (1500.0, -900.0)]:
-        loss, grad, hess = _platt_objective(A, B, g, target, 1.0 - target, design, work)
+        loss = objective.loss(A, B)
+        grad, (haa, hab, hbb) = objective.derivatives()
+        hess = np.array([[haa, hab], [hab, hbb]])
         want = _direct(A, B, g, target, w)
         scale = w.sum() * max(1.0, abs(A) + abs(B))
         assert abs(loss - want[0]) <= 1e-13 * scale

@@ -109,78 +109,139 @@ def with_calibration(cv_text, before="\n    Attributes\n", attribute=True):
     return decorate
 
 
-def _platt_objective(A, B, g, target, negative, design, work):
-    """Smoothed-target negative log-likelihood of ``z = A g + B`` and its
-    gradient and Hessian in ``(A, B)``.
+class _PlattObjective:
+    """Platt's smoothed-target negative log-likelihood of ``z = A g + B``,
+    with its gradient and Hessian in ``(A, B)``, for fixed rows.
 
-    ``negative`` is ``1 - target``; ``design`` (3, m) holds the rows ``w
-    g^2, w g, w`` (``w`` the row weights), so that the Hessian is one
-    product ``design @ c`` and the gradient ``design[1:] @ r``; ``work``
-    (4, m) is scratch space, reused so that no evaluation allocates an
-    m-vector (fresh pages cost more than the arithmetic here).  One
-    exponential and one ``log1p`` per row: with ``e = exp(-|z|)``, ``log(1
-    + e^z) = max(z, 0) + log1p(e)``, ``P(positive) = 1 / (1 + e^z)`` is ``e
-    / (1 + e)`` for ``z > 0`` and ``1 / (1 + e)`` otherwise.  The same
-    values as ``logaddexp`` and ``expit`` up to rounding, at a third of the cost."""
-    z, e, p, terms = work
-    np.multiply(g, A, out=z)
-    z += B
-    np.abs(z, out=e)
-    np.negative(e, out=e)
-    np.exp(e, out=e)  # e^-|z|
-    np.log1p(e, out=terms)
-    np.maximum(z, 0.0, out=p)
-    terms += p
-    np.multiply(negative, z, out=p)
-    terms -= p
-    loss = float(design[2] @ terms)  # sum_i w_i (log(1 + e^z_i) - (1 - target_i) z_i)
-    np.copyto(p, 1.0)
-    np.copyto(p, e, where=z > 0.0)
-    e += 1.0  # 1 + e^-|z|
-    p /= e  # P(positive | g)
-    np.subtract(target, p, out=terms)  # d loss / dz
-    grad = design[1:] @ terms
-    np.subtract(1.0, p, out=z)
-    z *= p  # d^2 loss / dz^2 = p (1 - p)
-    h = design @ z
-    hess = np.array([[h[0], h[1]], [h[1], h[2]]])
-    return loss, grad, hess
+    Parameters
+    ----------
+    g : ndarray of shape (m,)
+        Decision values (centred and scaled by the caller).
+    target : ndarray of shape (m,)
+        Smoothed targets, ``P(positive)`` to fit.
+    w : ndarray of shape (m,) or None
+        Row weights (None: all one).
+
+    Notes
+    -----
+    The loss is ``sum_i w_i (log(1 + e^z_i) - (1 - target_i) z_i)``.  Everything linear in ``z`` is
+    summed once here: ``sum w (1 - target) z = A sum w (1 - target) g + B sum w (1 - target)``,
+    ``max(z, 0) = (z + |z|) / 2``, and the gradient's ``sum w g target``.  An evaluation is then one
+    exponential and one ``log1p`` per row, ``e = exp(-|z|)``, ``log(1 + e^z) = max(z, 0) + log1p(e)``,
+    ``s = 1 / (1 + e)``, ``P(positive) = 1 / (1 + e^z) = (1 - tanh(z / 2)) / 2`` with ``tanh(|z| / 2) =
+    s - e s`` given the sign of ``z`` (no branch per row), ``p (1 - p) = e s^2``, and one product of the
+    (3, m) rows ``w g^2, w g, w`` with ``tanh(z / 2)`` and ``p (1 - p)`` for the gradient and the Hessian: about ten passes over m values in
+    buffers allocated once (fresh pages cost more than the arithmetic here).  The same values as
+    ``logaddexp`` and ``expit`` to rounding.
+    """
+
+    def __init__(self, g, target, w=None):
+        m = g.size
+        self.g = g
+        self.design = np.empty((3, m))
+        np.multiply(g, g, out=self.design[0])
+        self.design[1] = g
+        self.design[2] = 1.0
+        if w is not None:
+            self.design *= w
+        # sums of the terms linear in z
+        self.sum_w, self.sum_wg = float(self.design[2].sum()), float(self.design[1].sum())
+        negative = 1.0 - target
+        self.neg_w, self.neg_wg = float(self.design[2] @ negative), float(self.design[1] @ negative)
+        self.target_moments = self.design[1:] @ target  # (sum w g t, sum w t)
+        self.half_moments = np.array([self.sum_wg, self.sum_w])  # 2 sum w g p = these - sum w g tanh(z / 2)
+        self.w = w
+        self.z, self.absz, self.e = np.empty(m), np.empty(m), np.empty(m)
+        self.pq = np.empty((2, m))  # tanh(z / 2) = 1 - 2 P(positive), p (1 - p)
+
+    def loss(self, A, B):
+        """The loss at ``(A, B)``; leaves ``z``, ``|z|`` and ``e = exp(-|z|)`` in the buffers."""
+        z, absz, e = self.z, self.absz, self.e
+        np.multiply(self.g, A, out=z)
+        z += B
+        np.abs(z, out=absz)
+        np.negative(absz, out=e)
+        np.exp(e, out=e)
+        terms = self.pq[0]
+        np.log1p(e, out=terms)
+        if self.w is None:
+            curved, spread = float(terms.sum()), float(absz.sum())
+        else:
+            curved, spread = float(self.w @ terms), float(self.w @ absz)
+        linear = A * self.sum_wg + B * self.sum_w  # sum w z
+        return curved + 0.5 * (linear + spread) - (A * self.neg_wg + B * self.neg_w)
+
+    def derivatives(self):
+        """Gradient (2,) and Hessian (sum w g^2 c, sum w g c, sum w c) with ``c = p (1 - p)`` at the
+        point of the last :meth:`loss`."""
+        e, pq = self.e, self.pq
+        s, c = pq
+        np.add(e, 1.0, out=s)
+        np.divide(1.0, s, out=s)  # 1 / (1 + e), the larger of p and 1 - p
+        e *= s  # e / (1 + e), the smaller
+        np.multiply(e, s, out=c)  # p (1 - p)
+        np.subtract(s, e, out=s)  # tanh(|z| / 2)
+        np.copysign(s, self.z, out=s)  # tanh(z / 2) = 1 - 2 p, without a branch per row
+        moments = self.design @ pq.T  # (3, 2)
+        grad = self.target_moments - 0.5 * (self.half_moments - moments[1:, 0])
+        return grad, moments[:, 1]
 
 
-def _platt_newton(g, target, B0, w):
-    """Minimise :func:`_platt_objective` by Newton's method with a
+#: Newton decrement per unit of weight below which the loss's rounding may hide the decrease of a
+#: full step: there the step is judged by the gradient instead (:func:`_platt_newton`).
+_PLATT_NEAR = 1e-9
+
+
+def _platt_newton(g, target, B0, w=None):
+    """Minimise :class:`_PlattObjective` by Newton's method with a
     backtracking line search (Lin, Lin and Weng 2007, Algorithm 1), to the
     last digits: the objective is strictly convex in two unknowns, so
-    Newton converges quadratically and stops when a step no longer lowers it.
-    O(m) per iteration (a few passes over the rows); one evaluation per
+    Newton converges quadratically and stops when a step no longer lowers it, or, where the loss's
+    rounding hides the decrease (decrement below ``_PLATT_NEAR`` per unit weight), the gradient.
+    O(m) per iteration (about ten passes over the rows); one evaluation per
     iteration where the full step is taken, the usual case."""
-    negative = 1.0 - target
-    design = np.vstack([g * g, g, np.ones_like(g)])
-    design *= w
-    work = np.empty((4, g.size))
+    objective = _PlattObjective(g, target, w)
     A, B = 0.0, B0
-    loss, grad, hess = _platt_objective(A, B, g, target, negative, design, work)
-    scale = max(1.0, float(w.sum()))
+    loss = objective.loss(A, B)
+    grad, (haa, hab, hbb) = objective.derivatives()
+    scale = max(1.0, objective.sum_w)
     for _ in range(200):
         # the Hessian is singular only for constant g (handled by the caller); the shift keeps
-        # the solve defined where the sigmoid saturates (Lin et al.: 1e-12)
-        step = -np.linalg.solve(hess + 1e-12 * np.eye(2), grad)
-        decrement = float(-(grad @ step))
+        # the solve defined where the sigmoid saturates (Lin et al.: 1e-12); a 2 x 2 solve by hand
+        haa, hbb = haa + 1e-12, hbb + 1e-12
+        det = haa * hbb - hab * hab
+        step_a = -(hbb * grad[0] - hab * grad[1]) / det
+        step_b = -(haa * grad[1] - hab * grad[0]) / det
+        decrement = -(grad[0] * step_a + grad[1] * step_b)
         if not (np.isfinite(decrement) and decrement > 0.0):
             break
         if decrement < 1e-16 * scale:  # in the quadratic region: the full step is exact to rounding
-            A, B = A + step[0], B + step[1]
+            A, B = A + step_a, B + step_b
             break
+        if decrement < _PLATT_NEAR * scale:
+            # the loss's rounding may hide a decrease this small: in the quadratic region the full
+            # Newton step is taken as long as it lowers the gradient's norm (the decrement)
+            new_loss = objective.loss(A + step_a, B + step_b)
+            new_grad, new_hess = objective.derivatives()
+            haa, hab, hbb = new_hess[0] + 1e-12, new_hess[1], new_hess[2] + 1e-12
+            new_decrement = ((hbb * new_grad[0] - 2.0 * hab * new_grad[1]) * new_grad[0]
+                             + haa * new_grad[1] ** 2) / (haa * hbb - hab * hab)
+            if not new_decrement < decrement:
+                break
+            A, B, loss = A + step_a, B + step_b, new_loss
+            grad, (haa, hab, hbb) = new_grad, new_hess
+            continue
         t = 1.0
         while t >= 1e-10:
-            new = _platt_objective(A + t * step[0], B + t * step[1], g, target, negative, design, work)
-            if new[0] <= loss - 1e-4 * t * decrement:
+            new_loss = objective.loss(A + t * step_a, B + t * step_b)
+            if new_loss <= loss - 1e-4 * t * decrement:
                 break
             t /= 2.0
         else:
             break  # no decrease left: at the minimum to rounding
-        A, B = A + t * step[0], B + t * step[1]
-        loss, grad, hess = new
+        A, B = A + t * step_a, B + t * step_b
+        loss = new_loss
+        grad, (haa, hab, hbb) = objective.derivatives()
     return A, B
 
 
@@ -224,15 +285,20 @@ def fit_platt(f, t, weights=None, what="the positive class"):
     """
     f = np.asarray(f, dtype=float)
     pos = np.asarray(t, dtype=bool)
-    w = np.ones(f.size) if weights is None else np.asarray(weights, dtype=float)
-    n_pos, n_neg = float(w[pos].sum()), float(w[~pos].sum())
-    if weights is None:
-        n_pos, n_neg = int(n_pos), int(n_neg)
+    if weights is None:  # counts and means without an m-vector of ones
+        w = None
+        n_pos = int(np.count_nonzero(pos))
+        n_neg = f.size - n_pos
+        total, centre = float(f.size), float(f.mean()) if f.size else 0.0
+    else:
+        w = np.asarray(weights, dtype=float)
+        n_pos, n_neg = float(w[pos].sum()), float(w[~pos].sum())
+        total = float(w.sum())
+        centre = float(w @ f / total) if f.size else 0.0
     target = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    mean_target = float(w @ target / w.sum()) if target.size else 0.5
+    mean_target = (n_pos * (n_pos + 1.0) / (n_pos + 2.0) + n_neg / (n_neg + 2.0)) / total if f.size else 0.5
     flat_B = float(np.log1p(-mean_target) - np.log(mean_target))  # 1 / (1 + e^B) = mean target
-    centre = float(w @ f / w.sum()) if f.size else 0.0
-    spread = float(np.max(np.abs(f - centre))) if f.size else 0.0
+    spread = max(float(f.max()) - centre, centre - float(f.min())) if f.size else 0.0
     if not spread > 0.0:
         warn_numerical(
             f"the {f.size} out-of-sample decision values of {what} are all equal: the sigmoid calibration is "
@@ -241,7 +307,8 @@ def fit_platt(f, t, weights=None, what="the positive class"):
         return 0.0, flat_B
     # Newton in a unit-scale variable (affine invariant in exact arithmetic; better rounded)
     scale = spread
-    g = (f - centre) / scale
+    g = np.subtract(f, centre)
+    g /= scale
     a, c = _platt_newton(g, target, float(np.log((n_neg + 1.0) / (n_pos + 1.0))), w)
     A, B = a / scale, c - a * centre / scale
     if not A < 0.0:
