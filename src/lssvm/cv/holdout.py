@@ -591,8 +591,9 @@ class BandPath:
         eigenbasis), shared by the batches of targets of one fold.
     G : ndarray of shape (r', v), optional
         The right-hand side in the eigenbasis of ``C``, formed directly where
-        :attr:`side` already holds that eigenbasis (``rhs`` is then None: only
-        :meth:`sums` is offered).
+        :attr:`side` already holds that eigenbasis, or where :meth:`of` was
+        asked for the eigen route and formed it first (``rhs`` is then None:
+        only :meth:`sums` is offered).
     """
 
     fac: SparseRLSFactorization
