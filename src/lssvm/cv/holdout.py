@@ -218,11 +218,13 @@ class HoldoutEngine:
         if cached is None:
             # with no more remaining rows than directions (every row in the basis), the fold's own kernel:
             # the primal's centred normal matrix then has a null direction that costs digits at small alphas
-            dual = (alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
-                    and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size))
-            path = FoldKernelPath.of(prob) if dual else BandPath.of(prob)
+            # many alphas x targets: BandPath.sums takes the eigen route (r' <= rank), so BandPath.of forms
+            # C's eigenbasis first and the right-hand side straight into it, as for later batches
+            eigen_route = alphas.size * Y_H.shape[1] >= _EIGEN_COLUMNS_PER_RANK * fac.rank
+            dual = eigen_route and fold_kernel_applies(fac.n_samples, p.size, fac.rank, E.size)
+            path = FoldKernelPath.of(prob) if dual else BandPath.of(prob, eigen_route=eigen_route, Y_H=Y_H)
         elif isinstance(cached, BandKernelSide):
-            path = BandPath.of(prob, cached)
+            path = BandPath.of(prob, cached, Y_H=Y_H)
         else:
             path = FoldKernelPath.of(prob, cached)
         sse, est = path.sums(alphas, Y_H)  # overwrites Y_H
@@ -589,8 +591,9 @@ class BandPath:
         eigenbasis), shared by the batches of targets of one fold.
     G : ndarray of shape (r', v), optional
         The right-hand side in the eigenbasis of ``C``, formed directly where
-        :attr:`side` already holds that eigenbasis (``rhs`` is then None: only
-        :meth:`sums` is offered).
+        :attr:`side` already holds that eigenbasis, or where :meth:`of` was
+        asked for the eigen route and formed it first (``rhs`` is then None:
+        only :meth:`sums` is offered).
     """
 
     fac: SparseRLSFactorization
@@ -605,17 +608,29 @@ class BandPath:
     G: np.ndarray | None = None
 
     @classmethod
-    def of(cls, prob: FoldProblem, side: BandKernelSide | None = None) -> BandPath:
+    def of(cls, prob: FoldProblem, side: BandKernelSide | None = None, *, eigen_route=False,
+           Y_H=None) -> BandPath:
         """Form the fold's normal matrix: O(h' r^2) SYRK, plus O(h r |E| +
         |E| r^2) for removed basis points; then its right-hand side, O(h' r v
         + r |E| v).  ``side``: the fold's target-independent part from an
-        earlier batch of targets of the same fit (:attr:`side`), reused."""
+        earlier batch of targets of the same fit (:attr:`side`), reused.
+
+        ``eigen_route``: the caller takes :meth:`sums` by the eigen route (many
+        alphas x targets): the eigendecomposition of ``C`` is then formed first
+        and the right-hand side goes straight into its eigenbasis (2 r r' v +
+        2 h' r' v flops, against 2 h' r v + 4 r |E| v + 2 r'^2 v through the
+        reflector and the reduced coordinates); only :meth:`sums` is offered.
+        ``Y_H``: the query rows' targets ``Y[H]`` where the caller has read
+        them (not modified here), so that they are not read twice."""
         fac, Y, H, E = prob.fac, prob.Y, prob.H, prob.E
         Hp = H[prob.p]
         if side is None:
             side = BandKernelSide.of(fac, Hp, E)
-        Y_Hp = Y[Hp]  # read once, freed before the rank-one term: one h' x v array at a time
+        # read once, freed before the rank-one term: one h' x v array at a time
+        Y_Hp = (Y_H if prob.p.size == H.size else Y_H[prob.p]) if Y_H is not None else Y[Hp]
         c_int = Y.sum(axis=0) - Y_Hp.sum(axis=0)  # (v,)
+        if side.C is not None and side.eigen is None and eigen_route:
+            cls(fac, H, side.C, None, side.reflector, side.s, c_int, side.n_train, side).eigen_kernel()
         if side.C is not None and side.eigen is not None:
             # a later batch of targets: the right-hand side straight into C's eigenbasis,
             # G = U_full^T z - (M_H' U_full)^T y_H' + (s^T U_full)^T c / n (2 r r' v + 2 h' r' v flops,

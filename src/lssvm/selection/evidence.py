@@ -56,36 +56,42 @@ from ..solvers import check_alphas
 __all__ = ["gcv_path", "log_evidence_path", "noise_precision", "ridge_objective"]
 
 
-def _parts(fac, alphas):
+def _parts(fac, alphas, sum_squares=None):
     lam = fac.eigenvalues[:, None]  # (r, 1)
     shift = lam + alphas[None, :]  # (r, A)
     z2 = fac.z**2  # (r, v)
+    if sum_squares is not None:  # given by a caller that reads them once for several paths
+        return lam, shift, z2, sum_squares
     # by batches of targets where the factorisation holds the targets uncentred: no m x v temporary
     yy = fac.centred_sum_squares() if hasattr(fac, "centred_sum_squares") else (fac.y_centered**2).sum(axis=0)
     return lam, shift, z2, yy
 
 
-def ridge_objective(fac, alpha):
-    """``S(alpha) = ||Yc||^2 - sum_j z_j^2 / (lambda_j + alpha)``, shape (A, v); O(r v) per alpha."""
+def ridge_objective(fac, alpha, sum_squares=None):
+    """``S(alpha) = ||Yc||^2 - sum_j z_j^2 / (lambda_j + alpha)``, shape (A, v); O(r v) per alpha
+    (``sum_squares``: ``||Yc||^2`` (v,) where known, else O(m v) to form it)."""
     alphas, _ = check_alphas(alpha)
-    _, shift, z2, yy = _parts(fac, alphas)
+    _, shift, z2, yy = _parts(fac, alphas, sum_squares)
     return np.maximum(yy[None, :] - (1.0 / shift).T @ z2, 0.0)
 
 
-def gcv_path(fac, alpha):
+def gcv_path(fac, alpha, sum_squares=None):
     """Generalised cross-validation score for every alpha (module docstring).
 
     Parameters
     ----------
     fac : SparseRLSFactorization
     alpha : float or array-like of shape (A,)
+    sum_squares : ndarray of shape (v,), optional
+        The centred targets' sums of squares ``||Yc||^2`` where the caller
+        holds them (else formed here, O(m v)).
 
     Returns
     -------
     ndarray of shape (A, v)
     """
     alphas, _ = check_alphas(alpha)
-    lam, shift, z2, yy = _parts(fac, alphas)
+    lam, shift, z2, yy = _parts(fac, alphas, sum_squares)
     m = fac.n_samples
     sse = yy[None, :] - 2.0 * (1.0 / shift).T @ z2 + (lam / shift**2).T @ z2
     sse = np.maximum(sse, 0.0)
@@ -99,7 +105,7 @@ def noise_precision(fac, alpha):
         return (fac.n_samples - 1.0) / np.maximum(ridge_objective(fac, alpha), np.finfo(float).tiny)
 
 
-def log_evidence_path(fac, alpha, zeta=None):
+def log_evidence_path(fac, alpha, zeta=None, sum_squares=None):
     """Log marginal likelihood (intercept integrated out) for every alpha.
 
     Parameters
@@ -109,15 +115,19 @@ def log_evidence_path(fac, alpha, zeta=None):
     zeta : float or ndarray broadcastable to (A, v), optional
         Noise precision; default the maximiser :func:`noise_precision`
         (the profile likelihood).
+    sum_squares : ndarray of shape (v,), optional
+        As for :func:`gcv_path`.
 
     Returns
     -------
     ndarray of shape (A, v)
     """
     alphas, _ = check_alphas(alpha)
-    lam, shift, z2, yy = _parts(fac, alphas)
+    if sum_squares is None:  # read once for S below
+        sum_squares = _parts(fac, alphas)[3]
+    lam, shift, z2, _ = _parts(fac, alphas, sum_squares)
     m, r = fac.n_samples, lam.shape[0]
-    S = ridge_objective(fac, alphas)
+    S = ridge_objective(fac, alphas, sum_squares)
     if zeta is None:  # the maximiser (m - 1) / S in logs: finite where S = 0 (a constant output), not inf * 0 = NaN
         S_floor = np.maximum(S, np.finfo(float).tiny)
         log_zeta, zeta_S = np.log(m - 1.0) - np.log(S_floor), (m - 1.0) * (S / S_floor)

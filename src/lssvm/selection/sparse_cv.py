@@ -62,15 +62,19 @@ class KeptFactorization:
 def _gcv_and_evidence(fac, alphas):
     """The mean GCV score and the summed log evidence over the targets, (A,) each: by batches of
     targets when they are many (each r x |T| temporary at most ``TARGET_BATCH_BYTES``), so that no
-    temporary of size r x v is formed beside ``z``; O(r A v)."""
+    temporary of size r x v is formed beside ``z``; O(r A v) after one O(m v) pass for the targets'
+    sums of squares."""
     batches = target_batches(4 * fac.rank, fac.z.shape[1])
+    # the centred targets' sums of squares: one O(m v) pass, shared by both criteria
+    yy = fac.centred_sum_squares() if hasattr(fac, "centred_sum_squares") else (fac.y_centered**2).sum(axis=0)
     if len(batches) == 1:
-        return {"gcv": gcv_path(fac, alphas).mean(axis=1), "evidence": log_evidence_path(fac, alphas).sum(axis=1)}
+        return {"gcv": gcv_path(fac, alphas, yy).mean(axis=1),
+                "evidence": log_evidence_path(fac, alphas, sum_squares=yy).sum(axis=1)}
     gcv, evidence = np.zeros(alphas.size), np.zeros(alphas.size)
     for cols in batches:
         part = restrict_targets(fac, cols)
-        gcv += gcv_path(part, alphas).sum(axis=1)
-        evidence += log_evidence_path(part, alphas).sum(axis=1)
+        gcv += gcv_path(part, alphas, yy[cols]).sum(axis=1)
+        evidence += log_evidence_path(part, alphas, sum_squares=yy[cols]).sum(axis=1)
     return {"gcv": gcv / fac.z.shape[1], "evidence": evidence}
 
 
