@@ -64,6 +64,10 @@ class ExpansionRegressorMixin:
     def _single_output(self):
         return self._y_1d
 
+    @_single_output.setter
+    def _single_output(self, value):  # the sparse fit, a loaded model and a target's sub-model set it
+        self._y_1d = value
+
     def predict(self, X):
         """Predictions, shape (m,) or (m, n_outputs)."""
         F = self._decision_2d(X)

@@ -11,13 +11,15 @@ from ._base import BaseSparseLSSVM, check_sample_weight
 from ._bayes import BayesMixin
 from ._docs import PARAMETER_NAMES_NOTE
 from ._exact_cv import RegressorCVMixin
+from ._expansion import ExpansionRegressorMixin
 from ._intervals import SparseIntervalMixin
 from ._validation import validate_input
 
 __all__ = ["SparseLSSVR"]
 
 
-class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin, BaseSparseLSSVM):
+class SparseLSSVR(ExpansionRegressorMixin, SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMixin,
+                  BaseSparseLSSVM):
     _alpha_per_target = True
 
     __doc__ = """Sparse least-squares support vector regression (sparse kernel ridge
@@ -205,13 +207,4 @@ class SparseLSSVR(SparseIntervalMixin, BayesMixin, RegressorCVMixin, RegressorMi
         self.dual_coef_ = a[:, 0] if self._single_output else a
         self.intercept_ = float(b[0]) if self._single_output else b
 
-    def predict(self, X):
-        """Predict targets, shape (m,) or (m, v); O(m n d)."""
-        F = self._decision_2d(X)
-        return F[:, 0] if self._single_output else F
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
 
